@@ -1,0 +1,32 @@
+package model
+
+import "slices"
+
+// ResyncEventData is the complete state a renderer must converge to on Resync.
+type ResyncEventData struct {
+	// NodeIPs are the InternalIP and ExternalIP addresses of every node; NodePort
+	// services are reachable on each of them.
+	NodeIPs IPAddresses
+	// Services are all rendered services, sorted by ID.
+	Services []*ContivService
+	// FrontendIfs are the interfaces through which clients reach services.
+	FrontendIfs Interfaces
+	// BackendIfs are the interfaces of local pods that serve at least one service.
+	BackendIfs Interfaces
+}
+
+// NodePortServices returns the services that expose at least one node port.
+func (r *ResyncEventData) NodePortServices() []*ContivService {
+	var out []*ContivService
+	for _, s := range r.Services {
+		if s.HasNodePort() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// SortServices puts Services in ID order.
+func (r *ResyncEventData) SortServices() {
+	slices.SortFunc(r.Services, func(a, b *ContivService) int { return a.ID.Compare(b.ID) })
+}

@@ -1,0 +1,260 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// TrafficPolicy says which endpoints may serve a class of frontends
+// (externalTrafficPolicy or internalTrafficPolicy of the Service).
+type TrafficPolicy uint8
+
+const (
+	// TrafficPolicyCluster lets every ready endpoint of the cluster serve.
+	TrafficPolicyCluster TrafficPolicy = iota
+	// TrafficPolicyLocal lets only endpoints on this node serve; with none, the
+	// frontend drops traffic.
+	TrafficPolicyLocal
+)
+
+func (p TrafficPolicy) String() string {
+	if p == TrafficPolicyLocal {
+		return "Local"
+	}
+	return "Cluster"
+}
+
+// Protocol is an L4 protocol, numbered as IANA (and VPP) number them.
+type Protocol uint8
+
+const (
+	ProtocolTCP  Protocol = 6
+	ProtocolUDP  Protocol = 17
+	ProtocolSCTP Protocol = 132
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case ProtocolTCP:
+		return "TCP"
+	case ProtocolUDP:
+		return "UDP"
+	case ProtocolSCTP:
+		return "SCTP"
+	}
+	return fmt.Sprintf("proto-%d", uint8(p))
+}
+
+// ServicePort is one port of a Service, as its frontends expose it.
+type ServicePort struct {
+	Protocol Protocol
+	Port     uint16
+	// NodePort is the port opened on every node IP; 0 when the Service has none.
+	NodePort uint16
+}
+
+func (p ServicePort) String() string {
+	s := fmt.Sprintf("%d/%s", p.Port, p.Protocol)
+	if p.NodePort != 0 {
+		s += fmt.Sprintf(" nodePort=%d", p.NodePort)
+	}
+	return s
+}
+
+// ServiceBackend is one endpoint able to serve a service port.
+type ServiceBackend struct {
+	IP   netip.Addr
+	Port uint16 // the resolved target port
+	// Local is true when the endpoint runs on this node.
+	Local bool
+	// HostNetwork is true when the endpoint IP is a node IP (a host-network pod).
+	HostNetwork bool
+	// Terminating is true when the endpoint is serving but terminating; such
+	// endpoints are only passed on when a port has no ready endpoint (KEP-1669).
+	Terminating bool
+	// ZoneHints are the zones the EndpointSlice controller hinted this endpoint
+	// for, sorted; empty when the slice carries no hints.
+	ZoneHints []string
+}
+
+// AddrPort returns the endpoint as ip:port.
+func (b ServiceBackend) AddrPort() netip.AddrPort { return netip.AddrPortFrom(b.IP, b.Port) }
+
+func (b ServiceBackend) String() string {
+	var flags []string
+	if b.Local {
+		flags = append(flags, "local")
+	}
+	if b.HostNetwork {
+		flags = append(flags, "hostnet")
+	}
+	if b.Terminating {
+		flags = append(flags, "terminating")
+	}
+	if len(b.ZoneHints) > 0 {
+		flags = append(flags, "zones="+strings.Join(b.ZoneHints, "+"))
+	}
+	s := b.AddrPort().String()
+	if len(flags) > 0 {
+		s += "(" + strings.Join(flags, ",") + ")"
+	}
+	return s
+}
+
+// Equal reports whether both backends are the same in every field.
+func (b ServiceBackend) Equal(o ServiceBackend) bool {
+	return b.IP == o.IP && b.Port == o.Port && b.Local == o.Local && b.HostNetwork == o.HostNetwork &&
+		b.Terminating == o.Terminating && slices.Equal(b.ZoneHints, o.ZoneHints)
+}
+
+// CompareBackends orders backends by IP, then port.
+func CompareBackends(a, b ServiceBackend) int {
+	if c := a.IP.Compare(b.IP); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Port, b.Port)
+}
+
+// ContivService is everything a renderer needs to know about one Kubernetes
+// Service on this node: its frontends, its ports and, per port, the backends
+// that may serve it. The name is kept from the Contiv service plugin, whose
+// renderer contract vppsvc follows.
+//
+// Collections are kept in a canonical order (IP sets sorted, source ranges
+// sorted, backends sorted by IP:port) so that Equal is a plain field compare.
+type ContivService struct {
+	ID ServiceID
+
+	// ExternalTrafficPolicy applies to NodePort, ExternalIP and LoadBalancer frontends.
+	ExternalTrafficPolicy TrafficPolicy
+	// InternalTrafficPolicy applies to ClusterIP frontends.
+	InternalTrafficPolicy TrafficPolicy
+	// SessionAffinityTimeout is the ClientIP affinity timeout in seconds; 0 means
+	// no session affinity.
+	SessionAffinityTimeout uint32
+
+	ClusterIPs      IPAddresses // spec.clusterIPs (both families for dual-stack)
+	ExternalIPs     IPAddresses // spec.externalIPs
+	LoadBalancerIPs IPAddresses // status.loadBalancer.ingress[].ip (not ipMode Proxy)
+	// LoadBalancerSourceRanges restricts the clients of LoadBalancer frontends;
+	// empty means any client. Prefixes are masked and sorted.
+	LoadBalancerSourceRanges []netip.Prefix
+	// HealthCheckNodePort serves kube-proxy style health checks for
+	// externalTrafficPolicy Local services; 0 when unset.
+	HealthCheckNodePort uint16
+
+	// Ports by service-port name ("" for a single unnamed port).
+	Ports map[string]ServicePort
+	// Backends by service-port name, sorted by IP:port. A port with no entry or
+	// an empty list has no usable endpoint.
+	Backends map[string][]ServiceBackend
+}
+
+// PortNames returns the service-port names in sorted order.
+func (s *ContivService) PortNames() []string {
+	return slices.Sorted(maps.Keys(s.Ports))
+}
+
+// HasNodePort reports whether any port of the service is exposed on node IPs.
+func (s *ContivService) HasNodePort() bool {
+	for _, p := range s.Ports {
+		if p.NodePort != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// LocalBackends returns the backends of the named port that run on this node.
+func (s *ContivService) LocalBackends(portName string) []ServiceBackend {
+	var out []ServiceBackend
+	for _, b := range s.Backends[portName] {
+		if b.Local {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Equal reports whether two services are identical in every field; nil equals
+// only nil.
+func (s *ContivService) Equal(o *ContivService) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	return s.ID == o.ID &&
+		s.ExternalTrafficPolicy == o.ExternalTrafficPolicy &&
+		s.InternalTrafficPolicy == o.InternalTrafficPolicy &&
+		s.SessionAffinityTimeout == o.SessionAffinityTimeout &&
+		s.ClusterIPs.Equal(o.ClusterIPs) &&
+		s.ExternalIPs.Equal(o.ExternalIPs) &&
+		s.LoadBalancerIPs.Equal(o.LoadBalancerIPs) &&
+		slices.Equal(s.LoadBalancerSourceRanges, o.LoadBalancerSourceRanges) &&
+		s.HealthCheckNodePort == o.HealthCheckNodePort &&
+		maps.Equal(s.Ports, o.Ports) &&
+		maps.EqualFunc(s.Backends, o.Backends, func(a, b []ServiceBackend) bool {
+			return slices.EqualFunc(a, b, ServiceBackend.Equal)
+		})
+}
+
+// Clone returns a deep copy; nil clones to nil.
+func (s *ContivService) Clone() *ContivService {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.ClusterIPs = slices.Clone(s.ClusterIPs)
+	c.ExternalIPs = slices.Clone(s.ExternalIPs)
+	c.LoadBalancerIPs = slices.Clone(s.LoadBalancerIPs)
+	c.LoadBalancerSourceRanges = slices.Clone(s.LoadBalancerSourceRanges)
+	c.Ports = maps.Clone(s.Ports)
+	if s.Backends != nil {
+		c.Backends = make(map[string][]ServiceBackend, len(s.Backends))
+		for name, list := range s.Backends {
+			cl := make([]ServiceBackend, len(list))
+			for i, b := range list {
+				b.ZoneHints = slices.Clone(b.ZoneHints)
+				cl[i] = b
+			}
+			c.Backends[name] = cl
+		}
+	}
+	return &c
+}
+
+// String renders the service on one line, deterministically.
+func (s *ContivService) String() string {
+	if s == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s etp=%s itp=%s", s.ID, s.ExternalTrafficPolicy, s.InternalTrafficPolicy)
+	if s.SessionAffinityTimeout != 0 {
+		fmt.Fprintf(&b, " affinity=%ds", s.SessionAffinityTimeout)
+	}
+	fmt.Fprintf(&b, " clusterIPs=%s", s.ClusterIPs)
+	if len(s.ExternalIPs) > 0 {
+		fmt.Fprintf(&b, " externalIPs=%s", s.ExternalIPs)
+	}
+	if len(s.LoadBalancerIPs) > 0 {
+		fmt.Fprintf(&b, " lbIPs=%s", s.LoadBalancerIPs)
+	}
+	if len(s.LoadBalancerSourceRanges) > 0 {
+		fmt.Fprintf(&b, " sourceRanges=%v", s.LoadBalancerSourceRanges)
+	}
+	if s.HealthCheckNodePort != 0 {
+		fmt.Fprintf(&b, " hcNodePort=%d", s.HealthCheckNodePort)
+	}
+	for _, name := range s.PortNames() {
+		backends := make([]string, len(s.Backends[name]))
+		for i, be := range s.Backends[name] {
+			backends[i] = be.String()
+		}
+		fmt.Fprintf(&b, " port[%s]=%s->[%s]", name, s.Ports[name], strings.Join(backends, " "))
+	}
+	return b.String()
+}
