@@ -1,0 +1,16 @@
+// Package vppcfg is the declarative VPP layer: renderers describe the VPP
+// configuration they want as typed items, and the layer works out and applies
+// the minimal VPP operations, in dependency order, with retries, ownership per
+// renderer and a hitless resync against what VPP already holds.
+//
+// Items are plain values (net/netip, no govpp types) with one stable Key each.
+// A renderer writes them through a transaction:
+//
+//	txn := client.Txn()
+//	txn.Put(&vppcfg.NAT44LBMapping{...})
+//	txn.Delete(vppcfg.NAT44MappingKey(ext, vppcfg.ProtoTCP))
+//	err := txn.Commit(ctx)
+//
+// Everything that talks to VPP goes through the Driver interface, implemented
+// by package govppdriver over go.fd.io/govpp; fakevpp stands in for VPP in tests.
+package vppcfg

@@ -1,0 +1,52 @@
+package vppcfg
+
+import "strconv"
+
+// Item is one piece of desired VPP configuration.
+type Item interface {
+	// Key identifies the item; two items with equal keys describe the same VPP object.
+	Key() Key
+	// Equal reports whether other is the same configuration (same kind and fields).
+	Equal(other Item) bool
+	// String renders the item on one line for logs and dumps.
+	String() string
+}
+
+// InterfaceBound is implemented by items that refer to interfaces by name. Such
+// an item stays pending until every named interface exists in VPP.
+type InterfaceBound interface {
+	Interfaces() []string
+}
+
+// Protocol is an IP protocol number as VPP uses it.
+type Protocol uint8
+
+const (
+	ProtoAny   Protocol = 0
+	ProtoICMP  Protocol = 1
+	ProtoTCP   Protocol = 6
+	ProtoUDP   Protocol = 17
+	ProtoICMP6 Protocol = 58
+	ProtoSCTP  Protocol = 132
+)
+
+func (p Protocol) String() string {
+	switch p {
+	case ProtoAny:
+		return "any"
+	case ProtoICMP:
+		return "icmp"
+	case ProtoTCP:
+		return "tcp"
+	case ProtoUDP:
+		return "udp"
+	case ProtoICMP6:
+		return "icmp6"
+	case ProtoSCTP:
+		return "sctp"
+	}
+	return "proto" + strconv.Itoa(int(p))
+}
+
+// AnyVRF marks a NAT pool address usable by every inside VRF (VPP's ~0).
+const AnyVRF = ^uint32(0)
