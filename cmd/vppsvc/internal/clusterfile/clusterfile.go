@@ -1,0 +1,107 @@
+// Package clusterfile reads cluster state the way `kubectl get -o yaml` writes
+// it: multi-document YAML or JSON holding Services, EndpointSlices, Nodes and
+// Pods, bare or inside List objects.
+package clusterfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// Cluster is the decoded content of a cluster file.
+type Cluster struct {
+	Services       []*corev1.Service
+	EndpointSlices []*discoveryv1.EndpointSlice
+	Nodes          []*corev1.Node
+	Pods           []*corev1.Pod
+	// Ignored counts objects of other kinds by kind (ConfigMaps, Deployments,
+	// custom resources…): valid input that plays no part in service proxying.
+	// Callers report them, so that a misspelt kind does not pass unnoticed.
+	Ignored map[string]int
+}
+
+// DecodeError names the document that could not be decoded.
+type DecodeError struct {
+	Source   string
+	Document int // 1-based position in the stream
+	Err      error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("%s: document %d: %v", e.Source, e.Document, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+var decoder = serializer.NewCodecFactory(scheme.Scheme).UniversalDeserializer()
+
+// Parse decodes every document of r. A document that does not decode is an
+// error naming source and position: the caller cannot know what it was meant
+// to hold, so nothing is rendered from a partly unreadable file.
+func Parse(source string, r io.Reader) (*Cluster, error) {
+	c := &Cluster{}
+	reader := utilyaml.NewYAMLOrJSONDecoder(bufio.NewReader(r), 4096)
+	for doc := 1; ; doc++ {
+		var raw runtime.RawExtension
+		if err := reader.Decode(&raw); err != nil {
+			if errors.Is(err, io.EOF) {
+				return c, nil
+			}
+			return nil, &DecodeError{source, doc, err}
+		}
+		raw.Raw = bytes.TrimSpace(raw.Raw)
+		if len(raw.Raw) == 0 || bytes.Equal(raw.Raw, []byte("null")) {
+			continue
+		}
+		if err := c.add(raw.Raw); err != nil {
+			return nil, &DecodeError{source, doc, err}
+		}
+	}
+}
+
+func (c *Cluster) add(data []byte) error {
+	obj, gvk, err := decoder.Decode(data, nil, nil)
+	if runtime.IsNotRegisteredError(err) && gvk != nil && gvk.Kind != "" {
+		c.ignore(gvk.Kind)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch o := obj.(type) {
+	case *corev1.Service:
+		c.Services = append(c.Services, o)
+	case *discoveryv1.EndpointSlice:
+		c.EndpointSlices = append(c.EndpointSlices, o)
+	case *corev1.Node:
+		c.Nodes = append(c.Nodes, o)
+	case *corev1.Pod:
+		c.Pods = append(c.Pods, o)
+	case *corev1.List:
+		for i, item := range o.Items {
+			if err := c.add(item.Raw); err != nil {
+				return fmt.Errorf("list item %d: %w", i+1, err)
+			}
+		}
+	default:
+		c.ignore(obj.GetObjectKind().GroupVersionKind().Kind)
+	}
+	return nil
+}
+
+func (c *Cluster) ignore(kind string) {
+	if c.Ignored == nil {
+		c.Ignored = map[string]int{}
+	}
+	c.Ignored[kind]++
+}
