@@ -1,0 +1,165 @@
+package health
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/model"
+)
+
+// ServiceServers runs one HTTP server per healthCheckNodePort of the
+// externalTrafficPolicy Local services. Each answers any path with 200 and
+// the number of local ready endpoints when there is at least one, 503
+// otherwise — the contract cloud load balancers rely on with kube-proxy.
+type ServiceServers struct {
+	// Listen opens the listener of a health-check port; nil listens on every
+	// address of the node (":port").
+	Listen func(port uint16) (net.Listener, error)
+	Log    logrus.FieldLogger
+	// ProxyHealthy, when set, makes every answer 503 while the agent itself is
+	// unhealthy (kube-proxy's serviceProxyHealthy).
+	ProxyHealthy func() bool
+
+	mu      sync.Mutex
+	servers map[uint16]*serviceServer
+}
+
+type serviceServer struct {
+	id model.ServiceID
+	// localEndpoints is read by the HTTP handler without s.mu, so that Sync
+	// can shut a server down while holding s.mu without waiting on a handler.
+	localEndpoints atomic.Int64
+	srv            *http.Server
+	addr           net.Addr
+}
+
+// Sync makes the running servers match the given services: it opens servers
+// for new health-check ports, closes those no longer wanted and updates the
+// endpoint counts. A port that cannot be opened is logged and retried on the
+// next Sync; the others keep working.
+func (s *ServiceServers) Sync(services []*model.ContivService) {
+	want := map[uint16]*model.ContivService{}
+	for _, svc := range services {
+		if svc.ExternalTrafficPolicy == model.TrafficPolicyLocal && svc.HealthCheckNodePort != 0 {
+			want[svc.HealthCheckNodePort] = svc
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.servers == nil {
+		s.servers = map[uint16]*serviceServer{}
+	}
+	for port, srv := range s.servers {
+		if svc, ok := want[port]; !ok || svc.ID != srv.id {
+			_ = srv.srv.Shutdown(context.Background())
+			delete(s.servers, port)
+		}
+	}
+	for port, svc := range want {
+		if srv, ok := s.servers[port]; ok {
+			srv.localEndpoints.Store(int64(LocalReadyEndpoints(svc)))
+			continue
+		}
+		srv, err := s.start(port, svc)
+		if err != nil {
+			s.log().WithFields(logrus.Fields{"service": svc.ID.String(), "port": port}).WithError(err).
+				Warning("cannot open health-check node port")
+			continue
+		}
+		s.servers[port] = srv
+	}
+}
+
+// Addr returns the address a health-check port listens on (for tests).
+func (s *ServiceServers) Addr(port uint16) (net.Addr, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	srv, ok := s.servers[port]
+	if !ok {
+		return nil, false
+	}
+	return srv.addr, true
+}
+
+// Close shuts every server down.
+func (s *ServiceServers) Close() {
+	s.Sync(nil)
+}
+
+func (s *ServiceServers) start(port uint16, svc *model.ContivService) (*serviceServer, error) {
+	listen := s.Listen
+	if listen == nil {
+		listen = func(p uint16) (net.Listener, error) { return net.Listen("tcp", ":"+strconv.Itoa(int(p))) }
+	}
+	ln, err := listen(port)
+	if err != nil {
+		return nil, err
+	}
+	srv := &serviceServer{id: svc.ID, addr: ln.Addr()}
+	srv.localEndpoints.Store(int64(LocalReadyEndpoints(svc)))
+	srv.srv = &http.Server{
+		ReadHeaderTimeout: 5 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			s.answer(w, srv.id, int(srv.localEndpoints.Load()))
+		}),
+	}
+	go func() {
+		if err := srv.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log().WithField("port", port).WithError(err).Warning("health-check server stopped")
+		}
+	}()
+	return srv, nil
+}
+
+func (s *ServiceServers) answer(w http.ResponseWriter, id model.ServiceID, count int) {
+	proxyHealthy := s.ProxyHealthy == nil || s.ProxyHealthy()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Load-Balancing-Endpoint-Weight", fmt.Sprint(count))
+	if count == 0 || !proxyHealthy {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	body := struct {
+		Service struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+		} `json:"service"`
+		LocalEndpoints      int  `json:"localEndpoints"`
+		ServiceProxyHealthy bool `json:"serviceProxyHealthy"`
+	}{LocalEndpoints: count, ServiceProxyHealthy: proxyHealthy}
+	body.Service.Namespace, body.Service.Name = id.Namespace, id.Name
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (s *ServiceServers) log() logrus.FieldLogger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return logrus.StandardLogger()
+}
+
+// LocalReadyEndpoints counts the distinct IPs of the service's local backends
+// that are ready (not terminating), across all ports, as kube-proxy does: a
+// pod serving two ports is one endpoint, and a node with only terminating
+// endpoints must fail the check so that load balancers drain it.
+func LocalReadyEndpoints(svc *model.ContivService) int {
+	ips := map[string]struct{}{}
+	for _, backends := range svc.Backends {
+		for _, b := range backends {
+			if b.Local && !b.Terminating {
+				ips[b.IP.String()] = struct{}{}
+			}
+		}
+	}
+	return len(ips)
+}
