@@ -1,0 +1,143 @@
+// Package flows parses the packets `vppsvc trace` sends: one from flags, or a
+// YAML list of them from a flows file. A malformed flow is reported on its
+// own and never stops the others.
+package flows
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// DefaultSourcePort is used when a source is given without a port.
+const DefaultSourcePort = 40000
+
+// Spec is a flow as written by the user.
+type Spec struct {
+	Name    string `json:"name"`
+	Src     string `json:"src"`
+	Dst     string `json:"dst"`
+	Proto   string `json:"proto,omitempty"`
+	Ingress string `json:"ingress,omitempty"`
+}
+
+// Flow is a parsed, valid flow.
+type Flow struct {
+	Name     string
+	Src, Dst netip.AddrPort
+	Protocol uint8 // 6 TCP, 17 UDP
+	// Ingress is the interface the packet enters on; empty means "infer it
+	// from the source".
+	Ingress string
+}
+
+// Parsed is one entry of a flows file: a valid Flow or the reason it is not.
+type Parsed struct {
+	Name string
+	Flow Flow
+	Err  error
+}
+
+// ParseFile parses a YAML (or JSON) list of flows. Only a document that is not
+// such a list is an error for the whole file; a bad entry is reported in its
+// Parsed.Err.
+func ParseFile(data []byte) ([]Parsed, error) {
+	var specs []Spec
+	if err := yaml.UnmarshalStrict(data, &specs); err != nil {
+		return nil, fmt.Errorf("flows file: want a list of {name, src, dst, proto, ingress}: %w", err)
+	}
+	out := make([]Parsed, len(specs))
+	for i, s := range specs {
+		name := s.Name
+		if name == "" {
+			name = fmt.Sprintf("flow-%d", i+1)
+		}
+		f, err := s.Parse()
+		f.Name = name
+		out[i] = Parsed{Name: name, Flow: f, Err: err}
+	}
+	return out, nil
+}
+
+// Parse validates a spec.
+func (s Spec) Parse() (Flow, error) {
+	f := Flow{Name: s.Name, Ingress: strings.TrimSpace(s.Ingress)}
+	var err error
+	if f.Protocol, err = ParseProtocol(s.Proto); err != nil {
+		return f, err
+	}
+	if f.Src, err = ParseEndpoint(s.Src, false); err != nil {
+		return f, fmt.Errorf("src: %w", err)
+	}
+	if f.Dst, err = ParseEndpoint(s.Dst, true); err != nil {
+		return f, fmt.Errorf("dst: %w", err)
+	}
+	if f.Src.Addr().Is4() != f.Dst.Addr().Is4() {
+		return f, fmt.Errorf("src %s and dst %s are of different address families", f.Src.Addr(), f.Dst.Addr())
+	}
+	return f, nil
+}
+
+// ParseProtocol accepts TCP or UDP in any case; empty means TCP.
+func ParseProtocol(s string) (uint8, error) {
+	switch strings.ToUpper(strings.TrimSpace(s)) {
+	case "", "TCP":
+		return 6, nil
+	case "UDP":
+		return 17, nil
+	}
+	return 0, fmt.Errorf("proto: want TCP or UDP, got %q", s)
+}
+
+// ParseEndpoint parses "IP", "IP:PORT", "[IPv6]:PORT" or a bare IPv6
+// address. The port must be 1–65535; it is required when needPort is set and
+// DefaultSourcePort otherwise.
+func ParseEndpoint(s string, needPort bool) (netip.AddrPort, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return netip.AddrPort{}, fmt.Errorf("missing address")
+	}
+	if ip, err := netip.ParseAddr(s); err == nil {
+		if needPort {
+			return netip.AddrPort{}, fmt.Errorf("%q has no port (want IP:PORT, or [IPv6]:PORT)", s)
+		}
+		if ip.Zone() != "" {
+			return netip.AddrPort{}, fmt.Errorf("%q: zones are not supported", s)
+		}
+		return netip.AddrPortFrom(ip.Unmap(), DefaultSourcePort), nil
+	}
+	host, portStr, ok := cutPort(s)
+	if !ok {
+		return netip.AddrPort{}, fmt.Errorf("%q is not IP, IP:PORT or [IPv6]:PORT", s)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" {
+		return netip.AddrPort{}, fmt.Errorf("%q: bad IP address %q", s, host)
+	}
+	port, err := strconv.ParseUint(portStr, 10, 16)
+	if err != nil || port == 0 {
+		return netip.AddrPort{}, fmt.Errorf("%q: port must be 1-65535", s)
+	}
+	return netip.AddrPortFrom(ip.Unmap(), uint16(port)), nil
+}
+
+func cutPort(s string) (host, port string, ok bool) {
+	if strings.HasPrefix(s, "[") {
+		end := strings.Index(s, "]:")
+		if end < 0 {
+			return "", "", false
+		}
+		return s[1:end], s[end+2:], true
+	}
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 || strings.Count(s, ":") > 1 {
+		return "", "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
+// FormatEndpoint writes ip:port, with IPv6 as [addr]:port (the trace JSON contract).
+func FormatEndpoint(ap netip.AddrPort) string { return ap.String() }

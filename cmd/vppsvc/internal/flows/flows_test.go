@@ -1,0 +1,87 @@
+package flows
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		needPort bool
+		want     string
+		err      string
+	}{
+		{in: "10.1.1.2:40000", needPort: true, want: "10.1.1.2:40000"},
+		{in: " 10.1.1.2 ", want: "10.1.1.2:40000"},
+		{in: "10.1.1.2", needPort: true, err: "has no port"},
+		{in: "[fd00::1]:80", needPort: true, want: "[fd00::1]:80"},
+		{in: "fd00::1", want: "[fd00::1]:40000"},
+		{in: "fd00::1", needPort: true, err: "has no port"},
+		{in: "::ffff:10.0.0.1", want: "10.0.0.1:40000"},
+		{in: "10.1.1.2:0", needPort: true, err: "port must be 1-65535"},
+		{in: "10.1.1.2:70000", needPort: true, err: "port must be 1-65535"},
+		{in: "10.1.1.2:http", needPort: true, err: "port must be 1-65535"},
+		{in: "300.1.1.2:80", needPort: true, err: "bad IP address"},
+		{in: "fd00::1:80", needPort: true, err: "has no port"},
+		{in: "[fd00::1]80", needPort: true, err: "is not IP"},
+		{in: "fe80::1%eth0", err: "zones"},
+		{in: "", err: "missing address"},
+	} {
+		got, err := ParseEndpoint(tc.in, tc.needPort)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, FormatEndpoint(got), tc.in)
+	}
+}
+
+func TestParseFileKeepsGoodFlowsBesideBadOnes(t *testing.T) {
+	got, err := ParseFile([]byte(`
+- {name: pod-to-web, src: 10.1.1.9, dst: 10.96.0.10:80}
+- {name: dns, src: "10.1.1.9:5353", dst: "10.96.0.53:53", proto: udp, ingress: tap-x}
+- {name: bad-proto, src: 10.1.1.9, dst: 10.96.0.10:80, proto: ICMP}
+- {name: mixed, src: 10.1.1.9, dst: "[fd00:96::15]:80"}
+- {src: 10.1.1.9, dst: 10.96.0.10}
+`))
+	require.NoError(t, err)
+	require.Len(t, got, 5)
+	assert.NoError(t, got[0].Err)
+	assert.Equal(t, Flow{Name: "pod-to-web", Src: netip.MustParseAddrPort("10.1.1.9:40000"), Dst: netip.MustParseAddrPort("10.96.0.10:80"), Protocol: 6}, got[0].Flow)
+	assert.NoError(t, got[1].Err)
+	assert.Equal(t, uint8(17), got[1].Flow.Protocol)
+	assert.Equal(t, "tap-x", got[1].Flow.Ingress)
+	assert.ErrorContains(t, got[2].Err, "proto")
+	assert.ErrorContains(t, got[3].Err, "different address families")
+	assert.Equal(t, "flow-5", got[4].Name)
+	assert.ErrorContains(t, got[4].Err, "dst")
+}
+
+func TestParseFileRejectsNonList(t *testing.T) {
+	_, err := ParseFile([]byte("name: x\nsrc: 1.2.3.4\n"))
+	assert.ErrorContains(t, err, "want a list")
+	_, err = ParseFile([]byte("- {name: x, source: 1.2.3.4}\n"))
+	assert.ErrorContains(t, err, "want a list", "unknown fields are rejected, so a typo is not silently ignored")
+}
+
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte("- {name: a, src: 10.1.1.9, dst: 10.96.0.10:80}"))
+	f.Add([]byte("- {src: '[fd00::1]:1', dst: '[fd00::2]:2', proto: udp}"))
+	f.Add([]byte("[]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parsed, err := ParseFile(data)
+		if err != nil {
+			return
+		}
+		for _, p := range parsed {
+			if p.Err == nil && (!p.Flow.Src.IsValid() || !p.Flow.Dst.IsValid() || p.Flow.Dst.Port() == 0) {
+				t.Fatalf("accepted an invalid flow %+v", p.Flow)
+			}
+		}
+	})
+}
