@@ -1,0 +1,243 @@
+package processor
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/vppsvc/vppsvc/model"
+)
+
+// endpoint is one EndpointSlice endpoint with its conditions resolved.
+type endpoint struct {
+	backend model.ServiceBackend // Port is filled in per slice port
+	// ready uses the API's rule that a missing condition counts as ready.
+	ready bool
+	// servingTerminating endpoints are the KEP-1669 fallback: still able to
+	// serve while they shut down.
+	servingTerminating bool
+}
+
+// rank orders duplicates of one IP:port seen in several slices: the local
+// copy wins (as in kube-proxy), then the one in the better condition.
+func (e endpoint) rank() int {
+	r := 0
+	switch {
+	case e.ready:
+		r = 2
+	case e.servingTerminating:
+		r = 1
+	}
+	if e.backend.Local {
+		r += 4
+	}
+	return r
+}
+
+// sliceBackendPort is a slice port that matched a service port.
+type sliceBackendPort struct {
+	svcPortName string
+	port        uint16
+}
+
+// backends joins the slices to the service ports and picks, per port, the
+// endpoints renderers should use. Slices are visited in name order so that the
+// winner among duplicates does not depend on the order they arrived in.
+func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in []*discoveryv1.EndpointSlice, node NodeContext) map[string][]model.ServiceBackend {
+	fam := familiesOf(out.ClusterIPs)
+	sorted := slices.Clone(in)
+	slices.SortFunc(sorted, func(a, b *discoveryv1.EndpointSlice) int {
+		if a == nil || b == nil {
+			return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
+		}
+		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Namespace, b.Namespace))
+	})
+
+	// Candidates per service-port name, in slice-name order.
+	candidates := map[string][]endpoint{}
+	for _, s := range sorted {
+		if !c.sliceUsable(svc, s, fam) {
+			continue
+		}
+		ports := c.matchSlicePorts(s, out.Ports)
+		if len(ports) == 0 {
+			continue
+		}
+		eps := c.sliceEndpoints(s, node)
+		for _, sp := range ports {
+			list := candidates[sp.svcPortName]
+			for _, e := range eps {
+				e.backend.Port = sp.port
+				list = append(list, e)
+			}
+			candidates[sp.svcPortName] = list
+		}
+	}
+
+	keepLocal := out.ExternalTrafficPolicy == model.TrafficPolicyLocal || out.InternalTrafficPolicy == model.TrafficPolicyLocal
+	result := make(map[string][]model.ServiceBackend, len(candidates))
+	for name, list := range candidates {
+		if b := usableBackends(list, node.Zone, keepLocal); len(b) > 0 {
+			result[name] = b
+		}
+	}
+	return result
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// usableBackends picks the endpoints of one service port. Duplicates of an
+// IP:port keep the best-ranked copy, the first in slice order among equals.
+// Then it keeps the ready endpoints, filtered by zone hints; or, when none is
+// ready, the serving-terminating ones marked Terminating (KEP-1669). Hints are
+// not applied to the fallback, as in kube-proxy: with nothing ready anywhere,
+// any serving endpoint is better than none. The result is sorted by IP:port.
+func usableBackends(list []endpoint, zone string, keepLocal bool) []model.ServiceBackend {
+	// A stable sort keeps slice order among copies of equal rank.
+	slices.SortStableFunc(list, func(a, b endpoint) int {
+		if c := model.CompareBackends(a.backend, b.backend); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.rank(), a.rank())
+	})
+	var ready, terminating []model.ServiceBackend
+	for i, e := range list {
+		if i > 0 && model.CompareBackends(list[i-1].backend, e.backend) == 0 {
+			continue // a lower-ranked duplicate
+		}
+		switch {
+		case e.ready:
+			ready = append(ready, e.backend)
+		case e.servingTerminating:
+			b := e.backend
+			b.Terminating = true
+			terminating = append(terminating, b)
+		}
+	}
+	if len(ready) > 0 {
+		return filterByZoneHints(ready, zone, keepLocal)
+	}
+	return terminating
+}
+
+// sliceUsable checks that a slice belongs to the service and carries addresses
+// of a family the service serves. FQDN slices and slices of a family the
+// service lacks are skipped silently: they are valid, just not ours to use.
+func (c *converter) sliceUsable(svc *corev1.Service, s *discoveryv1.EndpointSlice, fam ipFamilies) bool {
+	if s == nil {
+		c.problems = append(c.problems, Problem{Kind: KindEndpointSlice, Object: c.object(), Reason: "nil EndpointSlice passed for service"})
+		return false
+	}
+	if s.Namespace != svc.Namespace || s.Labels[discoveryv1.LabelServiceName] != svc.Name {
+		c.sliceProblem(s, "metadata.labels["+discoveryv1.LabelServiceName+"]", s.Labels[discoveryv1.LabelServiceName], "slice does not belong to service "+c.object())
+		return false
+	}
+	switch s.AddressType {
+	case discoveryv1.AddressTypeIPv4:
+		return fam.v4
+	case discoveryv1.AddressTypeIPv6:
+		return fam.v6
+	case discoveryv1.AddressTypeFQDN:
+		return false
+	}
+	c.sliceProblem(s, "addressType", string(s.AddressType), "unknown address type; slice skipped")
+	return false
+}
+
+// matchSlicePorts returns the slice ports that serve a service port. Like
+// kube-proxy, a slice port serves the service port of the same name and
+// protocol, and its number is the backend port: the EndpointSlice controller
+// has already resolved named and numbered targetPorts per pod.
+func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svcPorts map[string]model.ServicePort) []sliceBackendPort {
+	var out []sliceBackendPort
+	for _, p := range s.Ports {
+		if p.Name == nil {
+			c.sliceProblem(s, "ports[].name", "", "port without name; port skipped")
+			continue
+		}
+		proto := model.ProtocolTCP
+		if p.Protocol != nil {
+			var ok bool
+			if proto, ok = parseProtocol(*p.Protocol); !ok {
+				c.sliceProblem(s, "ports[].protocol", string(*p.Protocol), "unknown protocol; port skipped")
+				continue
+			}
+		}
+		if p.Port == nil || !validPort(*p.Port) {
+			value := ""
+			if p.Port != nil {
+				value = strconv.Itoa(int(*p.Port))
+			}
+			c.sliceProblem(s, "ports[].port", value, "port missing or out of range 1-65535; port skipped")
+			continue
+		}
+		if sp, ok := svcPorts[*p.Name]; ok && sp.Protocol == proto {
+			out = append(out, sliceBackendPort{svcPortName: *p.Name, port: uint16(*p.Port)})
+		}
+	}
+	return out
+}
+
+// sliceEndpoints parses the endpoints of a slice. Only the first address of an
+// endpoint is used: the API says all addresses of one endpoint are fungible,
+// and kube-proxy uses the first.
+func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContext) []endpoint {
+	out := make([]endpoint, 0, len(s.Endpoints))
+	for _, ep := range s.Endpoints {
+		if len(ep.Addresses) == 0 {
+			c.sliceProblem(s, "endpoints[].addresses", "", "endpoint without address; skipped")
+			continue
+		}
+		ip, ok := parseIP(ep.Addresses[0])
+		if !ok {
+			c.sliceProblem(s, "endpoints[].addresses", ep.Addresses[0], "not an IP address; endpoint skipped")
+			continue
+		}
+		if ip.Is4() != (s.AddressType == discoveryv1.AddressTypeIPv4) {
+			c.sliceProblem(s, "endpoints[].addresses", ep.Addresses[0], "address family differs from addressType "+string(s.AddressType)+"; endpoint skipped")
+			continue
+		}
+		cond := ep.Conditions
+		ready := cond.Ready == nil || *cond.Ready
+		serving := cond.Serving == nil || *cond.Serving
+		terminating := cond.Terminating != nil && *cond.Terminating
+		out = append(out, endpoint{
+			backend: model.ServiceBackend{
+				IP:          ip,
+				Local:       ep.NodeName != nil && node.Name != "" && *ep.NodeName == node.Name,
+				HostNetwork: node.NodeIPs.Has(ip),
+				ZoneHints:   zoneHints(ep.Hints),
+			},
+			ready:              ready,
+			servingTerminating: serving && terminating,
+		})
+	}
+	return out
+}
+
+// zoneHints returns the hinted zone names sorted and deduplicated; nil when
+// the endpoint carries none.
+func zoneHints(h *discoveryv1.EndpointHints) []string {
+	if h == nil || len(h.ForZones) == 0 {
+		return nil
+	}
+	zones := make([]string, 0, len(h.ForZones))
+	for _, z := range h.ForZones {
+		if z.Name != "" {
+			zones = append(zones, z.Name)
+		}
+	}
+	if len(zones) == 0 {
+		return nil
+	}
+	slices.Sort(zones)
+	return slices.Compact(zones)
+}

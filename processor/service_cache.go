@@ -1,0 +1,251 @@
+package processor
+
+import (
+	"net/netip"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	"github.com/vppsvc/vppsvc/model"
+)
+
+// sliceKey identifies an EndpointSlice by namespace and name.
+type sliceKey struct{ Namespace, Name string }
+
+func (k sliceKey) String() string { return k.Namespace + "/" + k.Name }
+
+// serviceEntry is everything known about one service ID: the Service (nil
+// while only slices are known), its slices by name, and its last computed
+// value (nil when it is not rendered). Keeping slices grouped per service is
+// what makes an event cost O(that service) instead of O(cluster).
+type serviceEntry struct {
+	svc    *corev1.Service
+	slices map[string]*discoveryv1.EndpointSlice
+	value  *model.ContivService
+}
+
+func (e *serviceEntry) sliceList() []*discoveryv1.EndpointSlice {
+	out := make([]*discoveryv1.EndpointSlice, 0, len(e.slices))
+	for _, s := range e.slices {
+		out = append(out, s)
+	}
+	return out
+}
+
+// serviceCache holds the service entries, which slice belongs to which
+// service, and the indexes that tell which services a node-level change
+// touches.
+type serviceCache struct {
+	entries map[model.ServiceID]*serviceEntry
+	// sliceOwners remembers the service of each slice, because a slice's
+	// service-name label can change and a delete carries only the slice name.
+	sliceOwners map[sliceKey]model.ServiceID
+	// byBackendIP maps each backend IP of a rendered service to the services
+	// using it: a node-IP change flips HostNetwork on exactly those, and a
+	// local pod is a backend while its IP has an entry here.
+	byBackendIP map[netip.Addr]backendUsers
+	// nodePort holds rendered services with a node port, for
+	// UpdateNodePortServices.
+	nodePort map[model.ServiceID]struct{}
+	// hinted holds rendered services with zone-hinted backends: only their
+	// value depends on this node's zone.
+	hinted   map[model.ServiceID]struct{}
+	rendered int
+}
+
+func newServiceCache() *serviceCache {
+	return &serviceCache{
+		entries:     map[model.ServiceID]*serviceEntry{},
+		sliceOwners: map[sliceKey]model.ServiceID{},
+		byBackendIP: map[netip.Addr]backendUsers{},
+		nodePort:    map[model.ServiceID]struct{}{},
+		hinted:      map[model.ServiceID]struct{}{},
+	}
+}
+
+func (c *serviceCache) entry(id model.ServiceID) *serviceEntry {
+	e := c.entries[id]
+	if e == nil {
+		e = &serviceEntry{slices: map[string]*discoveryv1.EndpointSlice{}}
+		c.entries[id] = e
+	}
+	return e
+}
+
+// setService stores a Service.
+func (c *serviceCache) setService(svc *corev1.Service) model.ServiceID {
+	id := ServiceIDOf(svc)
+	c.entry(id).svc = svc
+	return id
+}
+
+// deleteService forgets a Service; its slices stay until they are deleted.
+func (c *serviceCache) deleteService(id model.ServiceID) {
+	if e := c.entries[id]; e != nil {
+		e.svc = nil
+	}
+}
+
+// setSlice stores a slice under its service and returns the service it
+// belonged to before, if that was another one (the label changed).
+func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discoveryv1.EndpointSlice) (previous model.ServiceID, moved bool) {
+	if old, had := c.sliceOwners[key]; had && old != owner {
+		c.detachSlice(key, old)
+		previous, moved = old, true
+	}
+	c.sliceOwners[key] = owner
+	c.entry(owner).slices[key.Name] = s
+	return previous, moved
+}
+
+// deleteSlice forgets a slice and returns the service it belonged to.
+func (c *serviceCache) deleteSlice(key sliceKey) (model.ServiceID, bool) {
+	owner, had := c.sliceOwners[key]
+	if had {
+		c.detachSlice(key, owner)
+	}
+	return owner, had
+}
+
+func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
+	delete(c.sliceOwners, key)
+	if e := c.entries[owner]; e != nil {
+		delete(e.slices, key.Name)
+	}
+}
+
+// setValue records the new computed value of a service, updates the indexes
+// and drops the entry once nothing is left of it. It returns the previous
+// value and the backend IPs that started or stopped backing any service.
+func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
+	e := c.entries[id]
+	if e == nil {
+		return nil, nil
+	}
+	old = e.value
+	e.value = v
+	if e.svc == nil && len(e.slices) == 0 {
+		delete(c.entries, id)
+	}
+	if old == v {
+		return old, nil
+	}
+	if old != nil {
+		c.rendered--
+	}
+	if v != nil {
+		c.rendered++
+	}
+	setMember(c.nodePort, id, v != nil && v.HasNodePort())
+	setMember(c.hinted, id, v != nil && hasZoneHints(v))
+
+	oldIPs, newIPs := backendIPs(old), backendIPs(v)
+	// Walk both sorted lists at once: IPs only in old lose this service,
+	// IPs only in new gain it.
+	i, j := 0, 0
+	for i < len(oldIPs) || j < len(newIPs) {
+		switch {
+		case j == len(newIPs) || (i < len(oldIPs) && oldIPs[i].Less(newIPs[j])):
+			if c.removeUser(oldIPs[i], id) {
+				crossed = append(crossed, oldIPs[i])
+			}
+			i++
+		case i == len(oldIPs) || newIPs[j].Less(oldIPs[i]):
+			if c.addUser(newIPs[j], id) {
+				crossed = append(crossed, newIPs[j])
+			}
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return old, crossed
+}
+
+// isBackend reports whether ip backs at least one rendered service.
+func (c *serviceCache) isBackend(ip netip.Addr) bool {
+	_, used := c.byBackendIP[ip]
+	return used
+}
+
+func setMember(set map[model.ServiceID]struct{}, id model.ServiceID, in bool) {
+	if in {
+		set[id] = struct{}{}
+	} else {
+		delete(set, id)
+	}
+}
+
+// backendUsers lists the services using one backend IP. Most IPs back a
+// single service, which is kept inline: the index then costs no allocation
+// per endpoint, which matters for a cold sync of many thousand endpoints.
+type backendUsers struct {
+	first model.ServiceID
+	more  []model.ServiceID
+}
+
+// ids returns the services in no particular order.
+func (u backendUsers) ids() []model.ServiceID { return append([]model.ServiceID{u.first}, u.more...) }
+
+// addUser records that id uses ip and reports whether ip was unused before.
+func (c *serviceCache) addUser(ip netip.Addr, id model.ServiceID) bool {
+	users, used := c.byBackendIP[ip]
+	if !used {
+		c.byBackendIP[ip] = backendUsers{first: id}
+		return true
+	}
+	users.more = append(users.more, id)
+	c.byBackendIP[ip] = users
+	return false
+}
+
+// removeUser forgets that id uses ip and reports whether ip is now unused.
+func (c *serviceCache) removeUser(ip netip.Addr, id model.ServiceID) bool {
+	users, used := c.byBackendIP[ip]
+	if !used {
+		return false
+	}
+	if users.first == id {
+		if len(users.more) == 0 {
+			delete(c.byBackendIP, ip)
+			return true
+		}
+		users.first = users.more[len(users.more)-1]
+		users.more = users.more[:len(users.more)-1]
+	} else if k := slices.Index(users.more, id); k >= 0 {
+		users.more = slices.Delete(users.more, k, k+1)
+	}
+	c.byBackendIP[ip] = users
+	return false
+}
+
+// backendIPs returns the distinct backend IPs of a value, sorted.
+func backendIPs(v *model.ContivService) []netip.Addr {
+	if v == nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, list := range v.Backends {
+		for _, b := range list {
+			out = append(out, b.IP)
+		}
+	}
+	slices.SortFunc(out, netip.Addr.Compare)
+	return slices.Compact(out)
+}
+
+// hasZoneHints reports whether the value could change with this node's zone:
+// that is the case only if some port's backends carry hints (see
+// filterByZoneHints, which only filters when every endpoint is hinted).
+func hasZoneHints(v *model.ContivService) bool {
+	for _, list := range v.Backends {
+		for _, b := range list {
+			if len(b.ZoneHints) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
