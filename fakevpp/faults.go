@@ -1,0 +1,77 @@
+package fakevpp
+
+import "math/rand/v2"
+
+// faults plans failures of requests. Only requests answered by a reply with a
+// retval can fail (dumps cannot fail in VPP: they return what exists), and
+// control pings never do (govpp's health check would take the connection
+// down). A failed request leaves every table untouched.
+type faults struct {
+	seq    uint64           // faultable requests received so far
+	nth    map[uint64]int32 // request sequence number → retval
+	byName map[string]int32 // message name → retval
+
+	share  float64
+	rng    *rand.Rand
+	retval int32
+}
+
+// take decides whether the faultable request name fails, and with which
+// retval. It is called once per such request.
+func (f *faults) take(name string) (int32, bool) {
+	f.seq++
+	if r, ok := f.nth[f.seq]; ok {
+		delete(f.nth, f.seq)
+		return r, true
+	}
+	if r, ok := f.byName[name]; ok {
+		return r, true
+	}
+	if f.rng != nil && f.rng.Float64() < f.share {
+		return f.retval, true
+	}
+	return 0, false
+}
+
+// FailNth makes the n-th next faultable request (1 = the next one) fail with
+// retval. Several FailNth calls add up.
+func (v *VPP) FailNth(n int, retval int32) {
+	if n < 1 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.faults.nth == nil {
+		v.faults.nth = map[uint64]int32{}
+	}
+	v.faults.nth[v.faults.seq+uint64(n)] = retval
+}
+
+// FailMessage makes every request of a message fail with retval until
+// ClearFaults. msgName is the VPP name ("acl_add_replace") or the Go type name
+// ("ACLAddReplace").
+func (v *VPP) FailMessage(msgName string, retval int32) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.faults.byName == nil {
+		v.faults.byName = map[string]int32{}
+	}
+	v.faults.byName[messages().canonicalName(msgName)] = retval
+}
+
+// FailRandom makes a share (0..1) of faultable requests fail with retval,
+// drawn from a generator seeded with seed, until ClearFaults.
+func (v *VPP) FailRandom(share float64, seed int64, retval int32) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.faults.share = share
+	v.faults.rng = rand.New(rand.NewPCG(uint64(seed), 0xfa017))
+	v.faults.retval = retval
+}
+
+// ClearFaults cancels every planned failure.
+func (v *VPP) ClearFaults() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.faults = faults{seq: v.faults.seq}
+}

@@ -1,0 +1,102 @@
+package fakevpp
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// route is a FIB entry added with AddRoute: dst via an interface, no next hop
+// (the fake does not model neighbours). It refers to the interface by name so
+// that it survives nothing it should not: DeleteInterface removes it.
+type route struct {
+	dst     netip.Prefix
+	ifName  string
+	startup bool // added before the first client connected: kept by Restart
+}
+
+// AddRoute installs dst via the interface (pod /32 → its tap, 0.0.0.0/0 →
+// uplink). An existing route for the same prefix is replaced. Routing an
+// unknown interface panics: it is a mistake in the test.
+func (v *VPP) AddRoute(dst netip.Prefix, ifName string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ifaceNamed(ifName) == nil {
+		panic(fmt.Sprintf("fakevpp: AddRoute %s via unknown interface %q", dst, ifName))
+	}
+	dst = dst.Masked()
+	v.routes[dst] = &route{dst: dst, ifName: ifName, startup: !v.booted}
+}
+
+// DeleteRoute removes the route for dst added with AddRoute.
+func (v *VPP) DeleteRoute(dst netip.Prefix) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	dst = dst.Masked()
+	_, ok := v.routes[dst]
+	delete(v.routes, dst)
+	return ok
+}
+
+// fibResult is the outcome of a FIB lookup.
+type fibResult struct {
+	local  *iface       // dst is this interface's own address (receive entry)
+	egress *iface       // otherwise: the interface the packet leaves by
+	prefix netip.Prefix // the matching entry
+}
+
+func (r fibResult) found() bool { return r.local != nil || r.egress != nil }
+
+// lookup does the longest-prefix match in table 0 over the receive entries
+// (interface addresses), the connected subnets and the routes. A connected
+// subnet wins over a route of the same length.
+func (v *VPP) lookup(dst netip.Addr) fibResult {
+	var best fibResult
+	bestLen := -1
+	v.ifaces.each(func(_ uint32, ifc *iface) bool {
+		for _, p := range ifc.addrs {
+			if p.Addr() == dst {
+				best = fibResult{local: ifc, prefix: netip.PrefixFrom(dst, dst.BitLen())}
+				bestLen = 1 << 10
+				return false
+			}
+			if m := p.Masked(); m.Contains(dst) && m.Bits() > bestLen {
+				best, bestLen = fibResult{egress: ifc, prefix: m}, m.Bits()
+			}
+		}
+		return true
+	})
+	if best.local != nil {
+		return best
+	}
+	for _, r := range v.routes {
+		if r.dst.Contains(dst) && r.dst.Bits() > bestLen {
+			if ifc := v.ifaceNamed(r.ifName); ifc != nil {
+				best, bestLen = fibResult{egress: ifc, prefix: r.dst}, r.dst.Bits()
+			}
+		}
+	}
+	return best
+}
+
+// lockTable creates FIB table vrf if needed and takes a reference on it, as
+// fib_table_find_or_create_and_lock does for NAT VRFs.
+func (v *VPP) lockTable(vrf uint32) { v.tables[vrf]++ }
+
+// unlockTable drops a reference; the table disappears with the last one
+// (table 0 is never removed).
+func (v *VPP) unlockTable(vrf uint32) {
+	if v.tables[vrf] <= 1 && vrf != 0 {
+		delete(v.tables, vrf)
+		return
+	}
+	if vrf != 0 {
+		v.tables[vrf]--
+	}
+}
+
+// tableExists tells whether FIB table vrf exists. The fake uses the VRF ID as
+// the FIB index.
+func (v *VPP) tableExists(vrf uint32) bool {
+	_, ok := v.tables[vrf]
+	return ok
+}

@@ -1,0 +1,87 @@
+package cnat
+
+import "math/bits"
+
+// Source-port allocation (cnat_src_policy.c, §2.5 alloc_port).
+//
+// VPP keeps one global bitmap per protocol — TCP, UDP, ICMP and ICMPv6, shared
+// by IPv4 and IPv6 and by the VIP path and cnat-snat — and always takes the
+// lowest free port at or above 49152 (MIN_SRC_PORT). Port 65535 is never
+// handed out, so 16383 ports exist per protocol. Freed ports (when the session
+// holding them expires) are reused first. Other protocols (SCTP included) have
+// no allocator: asking for a port fails, which the callers turn into a drop.
+const (
+	minSrcPort = 49152
+	maxSrcPort = 65534
+)
+
+const (
+	protoICMP  = 1
+	protoTCP   = 6
+	protoUDP   = 17
+	protoICMP6 = 58
+	protoSCTP  = 132
+)
+
+// portAllocator holds the four bitmaps; the zero value has every port free.
+type portAllocator struct {
+	used [4][1024]uint64
+}
+
+// bitmap returns the protocol's bitmap, or nil if it has none.
+func (a *portAllocator) bitmap(proto uint8) *[1024]uint64 {
+	switch proto {
+	case protoTCP:
+		return &a.used[0]
+	case protoUDP:
+		return &a.used[1]
+	case protoICMP:
+		return &a.used[2]
+	case protoICMP6:
+		return &a.used[3]
+	}
+	return nil
+}
+
+// alloc is cnat_allocate_port with a zero hint: the lowest free port in
+// [49152, 65534], or false when the protocol has no allocator or every port
+// is taken ("no more free ports").
+func (a *portAllocator) alloc(proto uint8) (uint16, bool) {
+	bm := a.bitmap(proto)
+	if bm == nil {
+		return 0, false
+	}
+	for w := minSrcPort / 64; w < len(bm); w++ {
+		free := ^bm[w]
+		if free == 0 {
+			continue
+		}
+		port := w*64 + bits.TrailingZeros64(free)
+		if port > maxSrcPort {
+			return 0, false
+		}
+		bm[w] |= 1 << (port % 64)
+		return uint16(port), true
+	}
+	return 0, false
+}
+
+// free is cnat_free_port.
+func (a *portAllocator) free(proto uint8, port uint16) {
+	if bm := a.bitmap(proto); bm != nil {
+		bm[port/64] &^= 1 << (port % 64)
+	}
+}
+
+// inUse counts the allocated ports of a protocol (for Dump).
+func (a *portAllocator) inUse(proto uint8) int {
+	bm := a.bitmap(proto)
+	if bm == nil {
+		return 0
+	}
+	n := 0
+	for _, w := range bm {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}

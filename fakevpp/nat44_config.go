@@ -1,0 +1,516 @@
+package fakevpp
+
+import (
+	"fmt"
+	"net/netip"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip_types"
+	"go.fd.io/govpp/binapi/nat44_ed"
+	"go.fd.io/govpp/binapi/nat_types"
+)
+
+const natPlugin = "nat44-ed"
+
+// anyVRF is ~0: "any VRF" in pools, "use the enable-time inside VRF" in
+// mappings.
+const anyVRF = ^uint32(0)
+
+// defaultSessions is the per-thread session limit used when enable sends 0.
+const defaultSessions = 63 * 1024
+
+// natTimeouts are in seconds.
+type natTimeouts struct{ udp, tcpEstablished, tcpTransitory, icmp uint32 }
+
+var defaultTimeouts = natTimeouts{udp: 300, tcpEstablished: 7440, tcpTransitory: 240, icmp: 60}
+
+// natIface is a NAT interface record: a role record in the interface pool,
+// or an output-feature record (both flags set, as VPP does internally).
+type natIface struct {
+	sw              uint32
+	inside, outside bool
+}
+
+// natAddr is a pool address; vrf is anyVRF when any inside VRF may use it.
+type natAddr struct {
+	addr netip.Addr
+	vrf  uint32
+}
+
+// natState is everything NAT44-ED keeps (semantics §1.1).
+type natState struct {
+	enabled               bool
+	insideVrf, outsideVrf uint32
+	sessionLimit          uint32
+	forwarding            bool
+	timeouts              natTimeouts
+	ifaces                pool[natIface]
+	outputs               pool[natIface]
+	fibRefs               map[uint32]int // NAT interfaces per FIB; 0 expires its sessions
+	addrs, twiceAddrs     []natAddr
+	tableLocks            map[uint32]int // FIB tables NAT created or locked
+	mappings              pool[mapping]
+	byExt                 map[extKey]*mapping
+	byLocal               map[localKey]*mapping
+	resolve               []*resolveRec
+	sessions              pool[session]
+	flows                 map[flowKey]*session
+	affinity              map[affKey]*affinityRec
+}
+
+func newNATState(v *VPP) any {
+	n := &natState{timeouts: defaultTimeouts}
+	n.reset(v)
+	return n
+}
+
+// reset empties every table; timeouts survive (semantics: disable keeps them).
+func (n *natState) reset(v *VPP) {
+	for vrf, k := range n.tableLocks {
+		for ; k > 0; k-- {
+			v.unlockTable(vrf)
+		}
+	}
+	t := n.timeouts
+	*n = natState{timeouts: t}
+	n.fibRefs = map[uint32]int{}
+	n.tableLocks = map[uint32]int{}
+	n.byExt = map[extKey]*mapping{}
+	n.byLocal = map[localKey]*mapping{}
+	n.flows = map[flowKey]*session{}
+	n.affinity = map[affKey]*affinityRec{}
+}
+
+func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }
+
+// lockTable creates (if needed) and locks a FIB table on NAT's behalf.
+func (n *natState) lockTable(v *VPP, vrf uint32) {
+	v.lockTable(vrf)
+	n.tableLocks[vrf]++
+}
+
+func (n *natState) unlockTable(v *VPP, vrf uint32) {
+	if n.tableLocks[vrf] == 0 {
+		return
+	}
+	n.tableLocks[vrf]--
+	v.unlockTable(vrf)
+}
+
+func init() {
+	registerPlugin(&plugin{
+		name:     natPlugin,
+		order:    30,
+		newState: newNATState,
+		handlers: handlers(
+			handle(natEnableDisable),
+			handle(natShowRunningConfig),
+			handle(natForwarding),
+			handle(natSetTimeouts),
+			handle(natInterfaceAddDel),
+			handle(natInterfaceDump),
+			handle(natOutputInterfaceAddDel),
+			handle(natOutputInterfaceGet),
+			handle(natAddressRange),
+			handle(natAddressDump),
+			handle(natStaticMappingV2),
+			handle(natStaticMappingLegacy),
+			handle(natStaticMappingDump),
+			handle(natIdentityMapping),
+			handle(natIdentityMappingDump),
+			handle(natLbStaticMapping),
+			handle(natLbLocal),
+			handle(natLbStaticMappingDump),
+			handle(natDelSession),
+			handle(natUserDump),
+			handle(natUserSessionV3Dump),
+		),
+		input:            []node{{name: "nat44-ed", order: orderNAT44In, run: natInputNode}},
+		output:           []node{{name: "nat44-ed-in2out-output", order: orderNAT44Out, run: natOutputNode}},
+		interfaceAdded:   natInterfaceAdded,
+		interfaceDeleted: natInterfaceDeleted,
+		dump:             natDumpState,
+	})
+}
+
+func ip4(a ip_types.IP4Address) netip.Addr { return netip.AddrFrom4(a) }
+func apiIP4(a netip.Addr) ip_types.IP4Address {
+	if !a.Is4() {
+		return ip_types.IP4Address{}
+	}
+	return a.As4()
+}
+
+func natEnableDisable(c *call, req *nat44_ed.Nat44EdPluginEnableDisable) []api.Message {
+	v, n := c.v, c.v.nat()
+	r := &nat44_ed.Nat44EdPluginEnableDisableReply{}
+	if req.Enable {
+		switch {
+		case req.Flags&(nat44_ed.NAT44_IS_STATIC_MAPPING_ONLY|nat44_ed.NAT44_IS_CONNECTION_TRACKING) != 0:
+			r.Retval = int32(api.UNSUPPORTED)
+		case n.enabled:
+			r.Retval = int32(api.FEATURE_ALREADY_ENABLED)
+		default:
+			n.reset(v)
+			n.enabled = true
+			n.insideVrf, n.outsideVrf = req.InsideVrf, req.OutsideVrf
+			n.lockTable(v, req.InsideVrf)
+			n.lockTable(v, req.OutsideVrf)
+			n.sessionLimit = req.Sessions
+			if n.sessionLimit == 0 {
+				n.sessionLimit = defaultSessions
+			}
+			n.timeouts = defaultTimeouts
+		}
+		return reply(r)
+	}
+	if !n.enabled {
+		r.Retval = int32(api.FEATURE_ALREADY_DISABLED)
+		return reply(r)
+	}
+	n.reset(v)
+	return reply(r)
+}
+
+// natShowRunningConfig: Sessions is 0 exactly while the plugin is disabled,
+// which is how a control plane detects a (restarted) unconfigured VPP.
+func natShowRunningConfig(c *call, _ *nat44_ed.Nat44ShowRunningConfig) []api.Message {
+	n := c.v.nat()
+	r := &nat44_ed.Nat44ShowRunningConfigReply{
+		ForwardingEnabled: n.forwarding,
+		Timeouts: nat_types.NatTimeouts{
+			UDP: n.timeouts.udp, TCPEstablished: n.timeouts.tcpEstablished,
+			TCPTransitory: n.timeouts.tcpTransitory, ICMP: n.timeouts.icmp,
+		},
+		Flags: nat44_ed.NAT44_IS_ENDPOINT_DEPENDENT,
+	}
+	if n.enabled {
+		r.InsideVrf, r.OutsideVrf, r.Sessions = n.insideVrf, n.outsideVrf, n.sessionLimit
+	}
+	return reply(r)
+}
+
+// natForwarding always succeeds, even while disabled. Turning forwarding
+// off deletes the forwarding-bypass sessions.
+func natForwarding(c *call, req *nat44_ed.Nat44ForwardingEnableDisable) []api.Message {
+	v, n := c.v, c.v.nat()
+	n.forwarding = req.Enable
+	if !req.Enable && n.enabled {
+		n.sessions.each(func(_ uint32, s *session) bool {
+			if s.flags&sfBypass != 0 {
+				n.deleteSession(v, s)
+			}
+			return true
+		})
+	}
+	return reply(&nat44_ed.Nat44ForwardingEnableDisableReply{})
+}
+
+// natSetTimeouts always succeeds and applies at once to existing sessions
+// (expiry is computed from last_heard at each check).
+func natSetTimeouts(c *call, req *nat44_ed.NatSetTimeouts) []api.Message {
+	c.v.nat().timeouts = natTimeouts{udp: req.UDP, tcpEstablished: req.TCPEstablished, tcpTransitory: req.TCPTransitory, icmp: req.ICMP}
+	return reply(&nat44_ed.NatSetTimeoutsReply{})
+}
+
+func (n *natState) role(sw uint32) *natIface {
+	_, r := n.ifaces.find(func(r *natIface) bool { return r.sw == sw })
+	return r
+}
+
+func (n *natState) output(sw uint32) *natIface {
+	_, r := n.outputs.find(func(r *natIface) bool { return r.sw == sw })
+	return r
+}
+
+// fibRef counts NAT interfaces per FIB; when the last one goes, every session
+// of that FIB is invalidated and deleted when next hit (per-VRF sessions).
+func (n *natState) fibRef(fib uint32, add bool) {
+	if add {
+		n.fibRefs[fib]++
+		return
+	}
+	n.fibRefs[fib]--
+	if n.fibRefs[fib] > 0 {
+		return
+	}
+	delete(n.fibRefs, fib)
+	n.sessions.each(func(_ uint32, s *session) bool {
+		if s.inFib == fib || s.outFib == fib {
+			s.vrfExpired = true
+		}
+		return true
+	})
+}
+
+func natInterfaceAddDel(c *call, req *nat44_ed.Nat44InterfaceAddDelFeature) []api.Message {
+	v, n := c.v, c.v.nat()
+	r := &nat44_ed.Nat44InterfaceAddDelFeatureReply{}
+	sw := uint32(req.SwIfIndex)
+	inside := req.Flags&nat_types.NAT_IS_INSIDE != 0
+	switch {
+	case v.iface(sw) == nil:
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+	case !n.enabled:
+		r.Retval = int32(api.UNSUPPORTED)
+	case req.IsAdd:
+		r.Retval = n.addRole(sw, inside)
+	default:
+		r.Retval = n.delRole(v, sw, inside)
+	}
+	return reply(r)
+}
+
+func (n *natState) addRole(sw uint32, inside bool) int32 {
+	if n.output(sw) != nil {
+		return int32(api.VALUE_EXIST)
+	}
+	rec := n.role(sw)
+	if rec != nil && ((rec.inside && inside) || (rec.outside && !inside)) {
+		return 0
+	}
+	if rec == nil {
+		rec = &natIface{sw: sw}
+		n.ifaces.add(rec)
+	}
+	if inside {
+		rec.inside = true
+	} else {
+		rec.outside = true
+	}
+	n.fibRef(0, true)
+	return 0
+}
+
+// delRole removes a role. On an interface with one role the whole record goes
+// whichever role was asked for (VPP quirk), which the fake flags.
+func (n *natState) delRole(v *VPP, sw uint32, inside bool) int32 {
+	idx, rec := n.ifaces.find(func(r *natIface) bool { return r.sw == sw })
+	if rec == nil {
+		return int32(api.NO_SUCH_ENTRY)
+	}
+	if rec.inside && rec.outside {
+		if inside {
+			rec.inside = false
+		} else {
+			rec.outside = false
+		}
+	} else {
+		if rec.inside != inside {
+			v.violate("NAT interface role delete mismatch",
+				fmt.Sprintf("sw_if_index %d has role %s; deleting role %s removed it anyway", sw, roleName(rec), roleName(&natIface{inside: inside, outside: !inside})))
+		}
+		n.ifaces.del(idx)
+	}
+	n.fibRef(0, false)
+	return 0
+}
+
+func roleName(r *natIface) string {
+	switch {
+	case r.inside && r.outside:
+		return "inside+outside"
+	case r.inside:
+		return "inside"
+	default:
+		return "outside"
+	}
+}
+
+// natInterfaceDump lists role records only; output-feature interfaces are
+// not included.
+func natInterfaceDump(c *call, _ *nat44_ed.Nat44InterfaceDump) []api.Message {
+	n := c.v.nat()
+	var out []api.Message
+	n.ifaces.each(func(_ uint32, r *natIface) bool {
+		d := &nat44_ed.Nat44InterfaceDetails{SwIfIndex: interface_types.InterfaceIndex(r.sw)}
+		if r.inside {
+			d.Flags |= nat_types.NAT_IS_INSIDE
+		}
+		if r.outside {
+			d.Flags |= nat_types.NAT_IS_OUTSIDE
+		}
+		out = append(out, d)
+		return true
+	})
+	return out
+}
+
+func natOutputInterfaceAddDel(c *call, req *nat44_ed.Nat44EdAddDelOutputInterface) []api.Message {
+	v, n := c.v, c.v.nat()
+	r := &nat44_ed.Nat44EdAddDelOutputInterfaceReply{}
+	sw := uint32(req.SwIfIndex)
+	switch {
+	case v.iface(sw) == nil:
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+	case !n.enabled:
+		r.Retval = int32(api.UNSUPPORTED)
+	case req.IsAdd:
+		if n.role(sw) != nil || n.output(sw) != nil {
+			r.Retval = int32(api.VALUE_EXIST)
+			break
+		}
+		n.outputs.add(&natIface{sw: sw, inside: true, outside: true})
+		n.fibRef(0, true)
+	default:
+		idx, rec := n.outputs.find(func(r *natIface) bool { return r.sw == sw })
+		if rec == nil {
+			r.Retval = int32(api.NO_SUCH_ENTRY)
+			break
+		}
+		n.outputs.del(idx)
+		n.fibRef(0, false)
+	}
+	return reply(r)
+}
+
+// natOutputInterfaceGet is a cursor-style "get": details from the cursor on,
+// then a reply with Cursor ~0 when the walk is complete. With no output
+// interface VPP sends only the reply and never sets Cursor (left 0 here).
+func natOutputInterfaceGet(c *call, req *nat44_ed.Nat44EdOutputInterfaceGet) []api.Message {
+	n := c.v.nat()
+	r := &nat44_ed.Nat44EdOutputInterfaceGetReply{}
+	if n.outputs.len() == 0 {
+		return reply(r)
+	}
+	var out []api.Message
+	n.outputs.each(func(i uint32, o *natIface) bool {
+		if i >= req.Cursor {
+			out = append(out, &nat44_ed.Nat44EdOutputInterfaceDetails{SwIfIndex: interface_types.InterfaceIndex(o.sw)})
+		}
+		return true
+	})
+	r.Cursor = ^uint32(0)
+	return append(out, r)
+}
+
+// natAddressRange adds or deletes one address at a time and stops at the
+// first error without rolling back.
+func natAddressRange(c *call, req *nat44_ed.Nat44AddDelAddressRange) []api.Message {
+	v, n := c.v, c.v.nat()
+	r := &nat44_ed.Nat44AddDelAddressRangeReply{}
+	if req.IsAdd && !n.enabled {
+		r.Retval = int32(api.UNSUPPORTED)
+		return reply(r)
+	}
+	twice := req.Flags&nat_types.NAT_IS_TWICE_NAT != 0
+	list := &n.addrs
+	if twice {
+		list = &n.twiceAddrs
+	}
+	first, last := ip4(req.FirstIPAddress), ip4(req.LastIPAddress)
+	for a := first; a.IsValid() && a.Compare(last) <= 0; a = a.Next() {
+		i := indexAddr(*list, a)
+		if req.IsAdd {
+			if i >= 0 {
+				r.Retval = int32(api.VALUE_EXIST)
+				break
+			}
+			if req.VrfID != anyVRF {
+				n.lockTable(v, req.VrfID)
+			}
+			*list = append(*list, natAddr{addr: a, vrf: req.VrfID})
+			continue
+		}
+		if i < 0 {
+			r.Retval = int32(api.NO_SUCH_ENTRY)
+			break
+		}
+		// Dynamic sessions using the address go, for both pools (§8).
+		n.sessions.each(func(_ uint32, s *session) bool {
+			if s.flags&sfStatic == 0 && s.out.Addr() == a {
+				n.deleteSession(v, s)
+			}
+			return true
+		})
+		if (*list)[i].vrf != anyVRF {
+			n.unlockTable(v, (*list)[i].vrf)
+		}
+		// vec_del1: the last element moves into the freed slot.
+		l := *list
+		l[i] = l[len(l)-1]
+		*list = l[:len(l)-1]
+		if a == last {
+			break
+		}
+	}
+	return reply(r)
+}
+
+func indexAddr(l []natAddr, a netip.Addr) int {
+	for i, x := range l {
+		if x.addr == a {
+			return i
+		}
+	}
+	return -1
+}
+
+// natAddressDump lists the normal pool, then the twice-NAT pool.
+func natAddressDump(c *call, _ *nat44_ed.Nat44AddressDump) []api.Message {
+	n := c.v.nat()
+	var out []api.Message
+	for _, a := range n.addrs {
+		out = append(out, &nat44_ed.Nat44AddressDetails{IPAddress: apiIP4(a.addr), VrfID: a.vrf})
+	}
+	for _, a := range n.twiceAddrs {
+		out = append(out, &nat44_ed.Nat44AddressDetails{IPAddress: apiIP4(a.addr), VrfID: a.vrf, Flags: nat_types.NAT_IS_TWICE_NAT})
+	}
+	return out
+}
+
+// natInterfaceAdded applies the interface-bound mappings waiting for the new
+// interface's address.
+func natInterfaceAdded(v *VPP, ifc *iface) {
+	n := v.nat()
+	if !n.enabled {
+		return
+	}
+	addr, ok := ifc.firstIP4()
+	if !ok {
+		return
+	}
+	for _, rp := range append([]*resolveRec(nil), n.resolve...) {
+		if rp.sw != ifc.index || rp.resolved {
+			continue
+		}
+		if n.addStaticInternal(v, rp.args(addr)) == 0 {
+			rp.resolved = true
+		}
+	}
+}
+
+// natInterfaceDeleted is VPP's interface-delete callback (roles and output
+// feature removed silently) plus the address-delete callback (mappings
+// resolved from the interface's address are removed, their records stay
+// pending).
+func natInterfaceDeleted(v *VPP, ifc *iface) {
+	n := v.nat()
+	if !n.enabled {
+		return
+	}
+	if rec := n.role(ifc.index); rec != nil {
+		if rec.inside {
+			n.delRole(v, ifc.index, true)
+		}
+		if rec.outside && n.role(ifc.index) != nil {
+			n.delRole(v, ifc.index, false)
+		}
+	}
+	if idx, rec := n.outputs.find(func(r *natIface) bool { return r.sw == ifc.index }); rec != nil {
+		n.outputs.del(idx)
+		n.fibRef(0, false)
+	}
+	addr, ok := ifc.firstIP4()
+	if !ok {
+		return
+	}
+	for _, rp := range n.resolve {
+		if rp.sw == ifc.index && rp.resolved {
+			a := rp.args(addr)
+			n.delStaticInternal(v, a)
+			rp.resolved = false
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package fakevpp
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"go.fd.io/govpp/api"
+)
+
+// plugin is one VPP plugin (or core module) of the fake: its per-VPP state,
+// its API handlers and its graph nodes. Each plugin file registers itself from
+// init(), so adding a plugin (cnat, for example) means adding files, not
+// editing the dispatcher or the packet pipeline. See docs/fakevpp.md.
+type plugin struct {
+	// name keys the plugin's state in VPP.state and orders Dump sections
+	// together with order.
+	name  string
+	order int
+
+	// newState returns the plugin's empty state. It is called by New and by
+	// Restart (VPP keeps nothing across a restart).
+	newState func(v *VPP) any
+
+	// handlers serve API requests, keyed by VPP message name.
+	handlers map[string]handlerFunc
+
+	// input runs on ip4-unicast/ip6-unicast of the ingress interface,
+	// lookup at FIB-lookup time (before the longest-prefix match: cnat's VIP
+	// path), output on ip4-output/ip6-output of the egress interface. Nodes of
+	// all plugins run sorted by their order.
+	input, lookup, output []node
+
+	// interfaceAdded and interfaceDeleted let the plugin react to interface
+	// life cycle (resolve pending objects, drop bindings). interfaceDeleted
+	// runs before the interface leaves the table.
+	interfaceAdded, interfaceDeleted func(v *VPP, ifc *iface)
+
+	// clockAdvanced runs after Advance moved the fake clock, for plugins
+	// whose VPP counterpart scans in the background (cnat's session scanner).
+	clockAdvanced func(v *VPP)
+
+	// dump appends the plugin's section to VPP.Dump.
+	dump func(v *VPP, w *dumpWriter)
+}
+
+// node is one graph node of a plugin in the packet pipeline. run inspects and
+// may rewrite c.pkt, add steps, or end the packet with c.drop or c.deliverLocal.
+type node struct {
+	name  string
+	order int
+	run   func(c *pktCtx)
+}
+
+// Node orders used by the built-in plugins; a new plugin picks free values in
+// between. Input: cnat-input 10, acl-in 20, nat44-ed 30. Output: nat44-ed
+// in2out-output 10, acl-out 20, cnat-output 30.
+const (
+	orderCnatInput  = 10
+	orderACLIn      = 20
+	orderNAT44In    = 30
+	orderNAT44Out   = 10
+	orderACLOut     = 20
+	orderCnatOutput = 30
+)
+
+// call is the context of one API request.
+type call struct {
+	v      *VPP
+	client *client
+}
+
+// handlerFunc serves one request. It returns the messages VPP sends back in
+// order: one reply, or the details of a dump (the control-ping reply that ends
+// a dump is a separate request), or details followed by a reply for the
+// cursor-style "_get" messages.
+type handlerFunc func(c *call, req api.Message) []api.Message
+
+// handlerEntry pairs a message name with its handler.
+type handlerEntry struct {
+	name string
+	fn   handlerFunc
+}
+
+// handle adapts a typed handler. The message name is taken from Req, so a
+// handler cannot be registered under the wrong name.
+func handle[Req api.Message](fn func(c *call, req Req) []api.Message) handlerEntry {
+	var zero Req
+	return handlerEntry{
+		name: zero.GetMessageName(),
+		fn: func(c *call, req api.Message) []api.Message {
+			return fn(c, req.(Req))
+		},
+	}
+}
+
+// handlers builds a plugin's handler map.
+func handlers(entries ...handlerEntry) map[string]handlerFunc {
+	m := make(map[string]handlerFunc, len(entries))
+	for _, e := range entries {
+		m[e.name] = e.fn
+	}
+	return m
+}
+
+// reply is a shorthand for handlers that answer with one message.
+func reply(m api.Message) []api.Message { return []api.Message{m} }
+
+var (
+	pluginsMu sync.Mutex
+	plugins   []*plugin
+	pipeline  = sync.OnceValue(buildPipeline)
+)
+
+// registerPlugin is called from init() of each plugin file.
+func registerPlugin(p *plugin) {
+	pluginsMu.Lock()
+	defer pluginsMu.Unlock()
+	for _, q := range plugins {
+		if q.name == p.name {
+			panic(fmt.Sprintf("fakevpp: plugin %q registered twice", p.name))
+		}
+		for name := range p.handlers {
+			if _, dup := q.handlers[name]; dup {
+				panic(fmt.Sprintf("fakevpp: message %s served by %s and %s", name, q.name, p.name))
+			}
+		}
+	}
+	plugins = append(plugins, p)
+	sort.SliceStable(plugins, func(i, j int) bool {
+		if plugins[i].order != plugins[j].order {
+			return plugins[i].order < plugins[j].order
+		}
+		return plugins[i].name < plugins[j].name
+	})
+}
+
+// graph is the merged, ordered node lists and handler table of all plugins.
+type graph struct {
+	input, lookup, output []node
+	handlers              map[string]handlerFunc
+	plugins               []*plugin
+}
+
+func buildPipeline() *graph {
+	pluginsMu.Lock()
+	defer pluginsMu.Unlock()
+	g := &graph{handlers: map[string]handlerFunc{}, plugins: append([]*plugin(nil), plugins...)}
+	for _, p := range plugins {
+		g.input = append(g.input, p.input...)
+		g.lookup = append(g.lookup, p.lookup...)
+		g.output = append(g.output, p.output...)
+		for name, h := range p.handlers {
+			g.handlers[name] = h
+		}
+	}
+	for _, l := range []*[]node{&g.input, &g.lookup, &g.output} {
+		sort.SliceStable(*l, func(i, j int) bool { return (*l)[i].order < (*l)[j].order })
+	}
+	return g
+}
+
+// stateOf returns a plugin's state with its concrete type.
+func stateOf[T any](v *VPP, name string) *T {
+	return v.state[name].(*T)
+}

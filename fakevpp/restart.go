@@ -1,0 +1,52 @@
+package fakevpp
+
+// Restart models a VPP restart (semantics §5). Every table is dropped: NAT44-ED
+// is disabled, there are no ACLs (the next index is 0 again), no sessions, no
+// plugin state, and the fake clock restarts at 0. Interfaces go back to the
+// startup set — those created before the first client connected (VPP's
+// startup configuration), or marked with SetStartup — re-created in their
+// original order from index 1, so an index may differ from before. Routes
+// added before the first connect through a startup interface are kept; every
+// other route goes. The PID changes. Every connected client sees its
+// connection reset: its next request fails, so govpp's health check reports
+// Disconnected, disconnects and reconnects (Connected). Event registrations
+// die with the connection; clients must ask again. Faults, call counters and
+// violations are test instrumentation and survive.
+func (v *VPP) Restart() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var startup []*iface
+	v.ifaces.each(func(_ uint32, ifc *iface) bool {
+		if ifc.index != 0 && ifc.startup {
+			startup = append(startup, ifc)
+		}
+		return true
+	})
+	var routes []*route
+	for _, r := range v.routes {
+		if r.startup {
+			routes = append(routes, r)
+		}
+	}
+	v.pid++
+	for _, c := range v.clients {
+		if c.connected {
+			c.broken = true
+			c.wantIfEvents = false
+			if c.out != nil {
+				c.out.close()
+				c.out = nil
+			}
+		}
+	}
+	v.resetTables()
+	v.booted = false
+	for _, ifc := range startup {
+		v.createInterface(ifc.name, ifc.addrs, true)
+	}
+	for _, r := range routes {
+		if v.ifaceNamed(r.ifName) != nil {
+			v.routes[r.dst] = r
+		}
+	}
+}

@@ -1,0 +1,308 @@
+package fakevpp
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// IP protocol numbers used by the fake.
+const (
+	protoICMP  uint8 = 1
+	protoTCP   uint8 = 6
+	protoUDP   uint8 = 17
+	protoICMP6 uint8 = 58
+)
+
+// Packet is what Trace injects: an IPv4 or IPv6 packet arriving on an
+// interface. For ICMP and ICMPv6 it is an echo request (or reply with
+// EchoReply) and the ports carry the echo identifier (Src.Port, or Dst.Port
+// if Src.Port is 0, is copied to both). Protocols other than TCP, UDP, ICMP
+// and ICMPv6 have no ports.
+type Packet struct {
+	Ingress   string
+	Protocol  uint8
+	Src, Dst  netip.AddrPort
+	TCPFlags  uint8 // 0 means SYN for TCP
+	EchoReply bool  // ICMP/ICMPv6 only: an echo reply instead of a request
+}
+
+func (p Packet) String() string {
+	return pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply}.String()
+}
+
+// Verdict is what happened to a traced packet.
+type Verdict string
+
+// Verdicts.
+const (
+	Forward Verdict = "forward" // left through Trace.Egress
+	Drop    Verdict = "drop"    // dropped; Trace.Reason says where and why
+	Local   Verdict = "local"   // addressed to one of VPP's own addresses
+)
+
+// Trace is the result of tracing a packet.
+type Trace struct {
+	In      Packet  // the packet as injected (normalised: TCP flags, ICMP identifier)
+	Verdict Verdict //
+	Out     Packet  // the packet as it leaves (or as it was when dropped)
+	Egress  string  // the interface it leaves by (Verdict forward)
+	// Endpoints are the destinations the packet may leave with: every LB
+	// local with a non-zero probability when the packet created an LB session
+	// by a random draw, otherwise the single translated destination.
+	Endpoints []netip.AddrPort
+	SNAT      bool   // the source was rewritten
+	ReplyOK   bool   // the reply of Out, entering on Egress, comes back as In.Dst → In.Src
+	Reason    string // why it was dropped
+	Steps     []string
+}
+
+// pkt is the packet while it walks the graph.
+type pkt struct {
+	proto     uint8
+	src, dst  netip.AddrPort
+	tcpFlags  uint8
+	echoReply bool
+}
+
+func (p pkt) is4() bool { return p.dst.Addr().Is4() }
+
+func (p pkt) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
+
+// hasPorts tells whether the protocol has L4 ports (or an echo identifier).
+func hasPorts(proto uint8) bool {
+	switch proto {
+	case protoTCP, protoUDP, protoICMP, protoICMP6:
+		return true
+	}
+	return false
+}
+
+func protoName(p uint8) string {
+	switch p {
+	case protoTCP:
+		return "tcp"
+	case protoUDP:
+		return "udp"
+	case protoICMP:
+		return "icmp"
+	case protoICMP6:
+		return "icmp6"
+	}
+	return fmt.Sprintf("proto-%d", p)
+}
+
+func (p pkt) String() string {
+	s := fmt.Sprintf("%s %s → %s", protoName(p.proto), p.src, p.dst)
+	switch {
+	case p.proto == protoTCP:
+		s += " [" + tcpFlagString(p.tcpFlags) + "]"
+	case p.isICMP() && p.echoReply:
+		s += " [echo-reply]"
+	case p.isICMP():
+		s += " [echo-request]"
+	}
+	return s
+}
+
+func tcpFlagString(f uint8) string {
+	var parts []string
+	for _, x := range []struct {
+		f uint8
+		s string
+	}{{tcpSYN, "SYN"}, {tcpACK, "ACK"}, {tcpFIN, "FIN"}, {tcpRST, "RST"}, {tcpPSH, "PSH"}} {
+		if f&x.f != 0 {
+			parts = append(parts, x.s)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "|")
+}
+
+// pktCtx is the state of one packet in the graph, handed to every node.
+type pktCtx struct {
+	v         *VPP
+	pkt       pkt
+	rx, tx    *iface
+	steps     []string
+	verdict   Verdict
+	reason    string
+	done      bool
+	endpoints []netip.AddrPort
+}
+
+func (c *pktCtx) step(format string, args ...any) {
+	c.steps = append(c.steps, fmt.Sprintf(format, args...))
+}
+
+// drop ends the packet in node with a reason.
+func (c *pktCtx) drop(node, reason string) {
+	c.step("%s: drop (%s)", node, reason)
+	c.verdict, c.reason, c.done = Drop, node+": "+reason, true
+}
+
+// dropLine ends the packet; line is both the last step and the reason.
+func (c *pktCtx) dropLine(line string) {
+	c.step("%s", line)
+	c.verdict, c.reason, c.done = Drop, line, true
+}
+
+// family returns "ip4" or "ip6", the prefix of VPP's node names.
+func (c *pktCtx) family() string {
+	if c.pkt.is4() {
+		return "ip4"
+	}
+	return "ip6"
+}
+
+// normalise applies the Packet conventions: TCP flags 0 = SYN, one ICMP
+// identifier in both ports, no ports for other protocols.
+func normalise(p Packet) Packet {
+	switch {
+	case p.Protocol == protoTCP && p.TCPFlags == 0:
+		p.TCPFlags = tcpSYN
+	case p.Protocol == protoICMP || p.Protocol == protoICMP6:
+		id := p.Src.Port()
+		if id == 0 {
+			id = p.Dst.Port()
+		}
+		p.Src = netip.AddrPortFrom(p.Src.Addr(), id)
+		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), id)
+	case !hasPorts(p.Protocol):
+		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
+		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)
+	}
+	if p.Protocol != protoTCP {
+		p.TCPFlags = 0
+	}
+	if p.Protocol != protoICMP && p.Protocol != protoICMP6 {
+		p.EchoReply = false
+	}
+	return p
+}
+
+// Trace injects p on its ingress interface and walks it through the graph,
+// statefully as VPP would (sessions, affinity records, port allocations are
+// created). For a forwarded packet it then sends the reply of Out back from
+// the egress interface, also statefully, to compute ReplyOK.
+func (v *VPP) Trace(p Packet) Trace {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	t := v.trace(p)
+	if t.Verdict != Forward {
+		return t
+	}
+	r := v.trace(replyPacket(t))
+	t.ReplyOK = r.Verdict == Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
+	switch {
+	case r.Verdict != Forward:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: %s (%s)", r.In, r.Verdict, r.Reason))
+	case t.ReplyOK:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: back to the client as %s via %s", r.In, r.Out, r.Egress))
+	default:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: leaves as %s via %s, not %s → %s", r.In, r.Out, r.Egress, t.In.Dst, t.In.Src))
+	}
+	return t
+}
+
+// TraceReply sends the reply of t.Out back from t.Egress: source and
+// destination swapped, SYN|ACK for a SYN (ACK otherwise), echo reply for an
+// echo request. It does not compute ReplyOK.
+func (v *VPP) TraceReply(t Trace) Trace {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if t.Verdict != Forward {
+		return Trace{In: replyPacket(t), Verdict: Drop, Reason: "trace: the original packet was not forwarded"}
+	}
+	return v.trace(replyPacket(t))
+}
+
+// replyPacket is the answer of the host that received t.Out.
+func replyPacket(t Trace) Packet {
+	r := Packet{Ingress: t.Egress, Protocol: t.Out.Protocol, Src: t.Out.Dst, Dst: t.Out.Src}
+	switch {
+	case r.Protocol == protoTCP && t.Out.TCPFlags&tcpSYN != 0 && t.Out.TCPFlags&tcpACK == 0:
+		r.TCPFlags = tcpSYN | tcpACK
+	case r.Protocol == protoTCP:
+		r.TCPFlags = tcpACK
+	case r.Protocol == protoICMP || r.Protocol == protoICMP6:
+		r.EchoReply = !t.Out.EchoReply
+	}
+	return r
+}
+
+// trace runs the graph: input features of the ingress interface (ACL, NAT44
+// …), lookup nodes (cnat's VIP path), the FIB lookup, then the output
+// features of the egress interface (NAT44 output, ACL …).
+func (v *VPP) trace(p Packet) (t Trace) {
+	in := normalise(p)
+	t.In = in
+	c := &pktCtx{v: v, pkt: pkt{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}}
+	defer func() {
+		t.Verdict, t.Reason, t.Steps = c.verdict, c.reason, c.steps
+		t.Out = Packet{Ingress: in.Ingress, Protocol: c.pkt.proto, Src: c.pkt.src, Dst: c.pkt.dst, TCPFlags: c.pkt.tcpFlags, EchoReply: c.pkt.echoReply}
+		t.SNAT = t.Out.Src != in.Src
+		if c.verdict == Forward {
+			t.Egress = c.tx.name
+		}
+		if c.verdict != Drop {
+			t.Endpoints = c.endpoints
+			if t.Endpoints == nil {
+				t.Endpoints = []netip.AddrPort{t.Out.Dst}
+			}
+		}
+	}()
+	switch {
+	case !in.Src.Addr().IsValid() || !in.Dst.Addr().IsValid() || in.Src.Addr().Is4() != in.Dst.Addr().Is4():
+		c.drop("trace", "malformed packet: source and destination must be addresses of one family")
+		return t
+	}
+	c.rx = v.ifaceNamed(in.Ingress)
+	if c.rx == nil {
+		c.drop("trace", fmt.Sprintf("unknown ingress interface %q", in.Ingress))
+		return t
+	}
+	c.step("%s-input %s: %s", c.family(), c.rx.name, c.pkt)
+	g := pipeline()
+	for _, n := range g.input {
+		if n.run(c); c.done {
+			return t
+		}
+	}
+	for _, n := range g.lookup {
+		if n.run(c); c.done {
+			return t
+		}
+	}
+	v.fibNode(c)
+	if c.done {
+		return t
+	}
+	for _, n := range g.output {
+		if n.run(c); c.done {
+			return t
+		}
+	}
+	c.verdict = Forward
+	c.step("%s-output %s: %s", c.family(), c.tx.name, c.pkt)
+	return t
+}
+
+// fibNode is ip4-lookup/ip6-lookup: local delivery, an egress interface, or
+// a drop for lack of a route.
+func (v *VPP) fibNode(c *pktCtx) {
+	node := c.family() + "-lookup"
+	res := v.lookup(c.pkt.dst.Addr())
+	switch {
+	case res.local != nil:
+		c.step("%s: %s is local (%s)", node, c.pkt.dst.Addr(), res.local.name)
+		c.verdict, c.done = Local, true
+	case res.egress != nil:
+		c.tx = res.egress
+		c.step("%s: %s via %s (%s)", node, c.pkt.dst.Addr(), res.egress.name, res.prefix)
+	default:
+		c.drop(node, fmt.Sprintf("no route to %s", c.pkt.dst.Addr()))
+	}
+}

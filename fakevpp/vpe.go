@@ -1,0 +1,21 @@
+package fakevpp
+
+import (
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/vpe"
+)
+
+// Version is what ShowVersion reports.
+const Version = "25.10-release"
+
+func init() {
+	registerPlugin(&plugin{
+		name:  "vpe",
+		order: 0,
+		handlers: handlers(
+			handle(func(c *call, _ *vpe.ShowVersion) []api.Message {
+				return reply(&vpe.ShowVersionReply{Program: "vpe", Version: Version, BuildDate: "fakevpp", BuildDirectory: "/fakevpp"})
+			}),
+		),
+	})
+}

@@ -1,0 +1,384 @@
+package fakevpp
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"go.fd.io/govpp/adapter"
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/memclnt"
+)
+
+// VPP is an in-memory VPP 25.10. It implements adapter.VppAPI for one client
+// connection (NewAdapter opens more), keeps the plugins' tables, and traces
+// packets through them. All methods are safe for concurrent use.
+type VPP struct {
+	mu sync.Mutex
+
+	rng    *rand.Rand
+	pid    uint32
+	uptime time.Duration // the fake clock: time since VPP (re)started
+
+	def        *client
+	clients    []*client // every adapter handed out, connected or not
+	nextClient uint32
+	booted     bool // a client connected: later interfaces are API-created
+
+	ifaces      pool[iface]
+	ifaceByName map[string]uint32
+	routes      map[netip.Prefix]*route
+	tables      map[uint32]int // FIB tables (VRF ID → lock count); table 0 always exists
+
+	state map[string]any // plugin name → plugin state
+
+	faults     faults
+	calls      map[string]int
+	violations []Violation
+	seenViol   map[Violation]bool
+}
+
+// Option configures New.
+type Option func(*VPP)
+
+// WithSeed seeds the random generator used for LB backend choice and port
+// allocation, so traces are reproducible. The default seed is 1.
+func WithSeed(seed int64) Option {
+	return func(v *VPP) { v.rng = rand.New(rand.NewPCG(uint64(seed), 0x7670707376630a)) }
+}
+
+// WithPID sets the VPP process ID reported in ControlPingReply.VpePID. Restart
+// changes it.
+func WithPID(pid uint32) Option {
+	return func(v *VPP) { v.pid = pid }
+}
+
+// New returns a VPP that has just booted: only local0 exists and no plugin is
+// configured.
+func New(opts ...Option) *VPP {
+	v := &VPP{pid: 4242, calls: map[string]int{}, seenViol: map[Violation]bool{}}
+	WithSeed(1)(v)
+	for _, o := range opts {
+		o(v)
+	}
+	v.def = v.newClient()
+	v.resetTables()
+	return v
+}
+
+// resetTables gives VPP its boot-time state: local0, table 0, empty plugins.
+func (v *VPP) resetTables() {
+	v.ifaces = pool[iface]{}
+	v.ifaceByName = map[string]uint32{}
+	v.routes = map[netip.Prefix]*route{}
+	v.tables = map[uint32]int{0: 1}
+	v.uptime = 0
+	v.state = map[string]any{}
+	for _, p := range pipeline().plugins {
+		if p.newState != nil {
+			v.state[p.name] = p.newState(v)
+		}
+	}
+	v.createInterface(localIfName, nil, false)
+}
+
+// now returns the fake clock.
+func (v *VPP) now() time.Duration { return v.uptime }
+
+// clockEpoch is the wall-clock time the fake VPP "started", for plugins that
+// keep time.Time timestamps.
+var clockEpoch = time.Date(2025, 10, 27, 0, 0, 0, 0, time.UTC)
+
+// clock returns the fake clock as a time.Time.
+func (v *VPP) clock() time.Time { return clockEpoch.Add(v.uptime) }
+
+// Uptime returns the fake clock: the time since New or Restart, as moved by
+// Advance.
+func (v *VPP) Uptime() time.Duration {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.uptime
+}
+
+// Advance moves the fake clock forward: NAT and ACL session timeouts and
+// affinity countdowns are evaluated against it. NAT44-ED and ACL sessions
+// are reclaimed lazily, as in VPP; plugins with a background scanner in VPP
+// run it once here.
+func (v *VPP) Advance(d time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.uptime += d
+	for _, p := range pipeline().plugins {
+		if p.clockAdvanced != nil {
+			p.clockAdvanced(v)
+		}
+	}
+}
+
+// Calls returns how many requests of each message (by VPP name, for example
+// "nat44_add_del_static_mapping_v2") were received since New or ResetCalls,
+// failed ones included. Control pings are not counted: govpp sends them on its
+// own, for health checks and to end every dump.
+func (v *VPP) Calls() map[string]int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	m := make(map[string]int, len(v.calls))
+	for k, n := range v.calls {
+		m[k] = n
+	}
+	return m
+}
+
+// ResetCalls clears the counters of Calls.
+func (v *VPP) ResetCalls() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.calls = map[string]int{}
+}
+
+// random32 draws from the seeded generator (VPP's random_u32).
+func (v *VPP) random32() uint32 { return v.rng.Uint32() }
+
+// randomPort returns a port in 1024–65534: VPP's snat_random_port over the
+// single worker's range of 0xffff-1024 ports starting at 1024.
+func (v *VPP) randomPort() uint16 { return uint16(1024 + v.rng.IntN(0xffff-1024)) }
+
+// dispatch serves one decoded request and returns what VPP sends back.
+func (v *VPP) dispatch(c *client, req api.Message) []api.Message {
+	name := req.GetMessageName()
+	if name == (*memclnt.ControlPing)(nil).GetMessageName() {
+		return reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
+	}
+	v.calls[name]++
+	t := messages()
+	if !isDump(name) {
+		if retval, ok := v.faults.take(name); ok {
+			if r := t.replyFor(name); r != nil {
+				setRetval(r, retval)
+				return reply(r)
+			}
+		}
+	}
+	h := pipeline().handlers[name]
+	if h == nil {
+		v.violate("unmodelled message", fmt.Sprintf("%s is a VPP 25.10 message the fake does not serve; answered with retval %d (UNIMPLEMENTED)", name, int32(api.UNIMPLEMENTED)))
+		if r := t.replyFor(name); r != nil && !isDump(name) {
+			setRetval(r, int32(api.UNIMPLEMENTED))
+			return reply(r)
+		}
+		return nil
+	}
+	return h(&call{v: v, client: c}, req)
+}
+
+// client is one API connection. VPP answers it in order through an outbox
+// drained by a goroutine, as the socket reader of govpp's real adapter does:
+// replies must not be delivered inside SendMsg, or a dump longer than govpp's
+// reply buffer would stall.
+type client struct {
+	v         *VPP
+	cb        adapter.MsgCallback
+	index     uint32
+	connected bool
+	broken    bool // VPP restarted under this connection
+	out       *outbox
+
+	wantIfEvents bool
+	eventPID     uint32
+}
+
+func (v *VPP) newClient() *client {
+	c := &client{v: v}
+	v.clients = append(v.clients, c)
+	return c
+}
+
+// NewAdapter returns an additional client connection to the same VPP (a CLI
+// next to the agent, for example). v itself is the first one.
+func (v *VPP) NewAdapter() adapter.VppAPI {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.newClient()
+}
+
+var _ adapter.VppAPI = (*VPP)(nil)
+var _ adapter.VppAPI = (*client)(nil)
+
+// Connect implements adapter.VppAPI.
+func (v *VPP) Connect() error { return v.def.Connect() }
+
+// Disconnect implements adapter.VppAPI.
+func (v *VPP) Disconnect() error { return v.def.Disconnect() }
+
+// GetMsgID implements adapter.VppAPI: every message of VPP 25.10 (govpp
+// v0.13.0 bindings) has an ID, served or not.
+func (v *VPP) GetMsgID(msgName, msgCrc string) (uint16, error) {
+	return messages().lookup(msgName, msgCrc)
+}
+
+// SendMsg implements adapter.VppAPI.
+func (v *VPP) SendMsg(context uint32, data []byte) error { return v.def.SendMsg(context, data) }
+
+// SetMsgCallback implements adapter.VppAPI.
+func (v *VPP) SetMsgCallback(cb adapter.MsgCallback) { v.def.SetMsgCallback(cb) }
+
+// WaitReady implements adapter.VppAPI; the fake is always ready.
+func (v *VPP) WaitReady() error { return nil }
+
+// Connect implements adapter.VppAPI. The first connection ends VPP's "boot":
+// interfaces created before it are startup interfaces (see Restart).
+func (c *client) Connect() error {
+	v := c.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c.cb == nil {
+		return errors.New("fakevpp: Connect before SetMsgCallback")
+	}
+	if c.out != nil {
+		c.out.close()
+	}
+	v.nextClient++
+	c.index = v.nextClient
+	c.connected, c.broken = true, false
+	c.wantIfEvents = false
+	c.out = newOutbox(c.cb)
+	v.booted = true
+	return nil
+}
+
+// Disconnect implements adapter.VppAPI. VPP's reaper drops the client's event
+// registrations.
+func (c *client) Disconnect() error {
+	v := c.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if c.out != nil {
+		c.out.close()
+		c.out = nil
+	}
+	c.connected, c.broken, c.wantIfEvents = false, false, false
+	return nil
+}
+
+// GetMsgID implements adapter.VppAPI.
+func (c *client) GetMsgID(msgName, msgCrc string) (uint16, error) {
+	return messages().lookup(msgName, msgCrc)
+}
+
+// SetMsgCallback implements adapter.VppAPI.
+func (c *client) SetMsgCallback(cb adapter.MsgCallback) {
+	c.v.mu.Lock()
+	defer c.v.mu.Unlock()
+	c.cb = cb
+}
+
+// WaitReady implements adapter.VppAPI.
+func (c *client) WaitReady() error { return nil }
+
+// errRestarted is what a connection sees after Restart, like a socket reset.
+var errRestarted = errors.New("fakevpp: connection reset: VPP restarted")
+
+// SendMsg implements adapter.VppAPI: the request is served at once, in the
+// order received, and the answers are queued for delivery.
+func (c *client) SendMsg(context uint32, data []byte) error {
+	v := c.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case c.broken:
+		return errRestarted
+	case !c.connected:
+		return errors.New("fakevpp: not connected")
+	}
+	t := messages()
+	req, err := t.decodeRequest(data)
+	if err != nil {
+		v.violate("undecodable request", err.Error())
+		return err
+	}
+	for _, m := range v.dispatch(c, req) {
+		id, frame, err := t.encode(m, context, c.index)
+		if err != nil {
+			v.violate("unencodable reply", err.Error())
+			continue
+		}
+		c.out.push(id, frame)
+	}
+	return nil
+}
+
+// sendEvent queues an event to every connected client for which sel returns
+// a message.
+func (v *VPP) sendEvent(sel func(c *client) api.Message) {
+	t := messages()
+	for _, c := range v.clients {
+		if !c.connected || c.broken {
+			continue
+		}
+		m := sel(c)
+		if m == nil {
+			continue
+		}
+		id, frame, err := t.encode(m, 0, c.index)
+		if err != nil {
+			v.violate("unencodable event", err.Error())
+			continue
+		}
+		c.out.push(id, frame)
+	}
+}
+
+// outbox delivers frames to govpp's callback in order from its own goroutine.
+type outbox struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	frames []frame
+	closed bool
+}
+
+type frame struct {
+	id   uint16
+	data []byte
+}
+
+func newOutbox(cb adapter.MsgCallback) *outbox {
+	o := &outbox{}
+	o.cond = sync.NewCond(&o.mu)
+	go o.run(cb)
+	return o
+}
+
+func (o *outbox) push(id uint16, data []byte) {
+	o.mu.Lock()
+	o.frames = append(o.frames, frame{id, data})
+	o.mu.Unlock()
+	o.cond.Signal()
+}
+
+func (o *outbox) close() {
+	o.mu.Lock()
+	o.closed = true
+	o.frames = nil
+	o.mu.Unlock()
+	o.cond.Signal()
+}
+
+func (o *outbox) run(cb adapter.MsgCallback) {
+	for {
+		o.mu.Lock()
+		for len(o.frames) == 0 && !o.closed {
+			o.cond.Wait()
+		}
+		if o.closed {
+			o.mu.Unlock()
+			return
+		}
+		f := o.frames[0]
+		o.frames = o.frames[1:]
+		o.mu.Unlock()
+		cb(f.id, f.data)
+	}
+}
