@@ -1,7 +1,7 @@
 // Package fakevpp is an in-memory VPP 25.10 for tests and for renderer
 // authors: a govpp adapter (adapter.VppAPI) that keeps VPP's tables, answers
 // the binary API with VPP's retvals and quirks, and traces packets through
-// the graph (ACL, NAT44-ED, FIB; cnat plugs in) the way VPP would translate
+// the graph (ACL, NAT44-ED, cnat, FIB) the way VPP would translate
 // them. It is the independent oracle of vppsvc's tests, so it imports nothing
 // from vppsvc; govpp's generated RPC clients run against it unchanged.
 //

@@ -25,9 +25,13 @@ type iface struct {
 
 // firstIP4 returns the interface's first IPv4 address, the one NAT44-ED uses
 // for interface-bound mappings.
-func (i *iface) firstIP4() (netip.Addr, bool) {
+func (i *iface) firstIP4() (netip.Addr, bool) { return i.firstAddr(false) }
+
+// firstAddr returns the interface's first address of a family, what VPP's
+// ip4_interface_first_address / ip6_interface_first_address return.
+func (i *iface) firstAddr(ip6 bool) (netip.Addr, bool) {
 	for _, p := range i.addrs {
-		if p.Addr().Is4() {
+		if p.Addr().Is6() == ip6 {
 			return p.Addr(), true
 		}
 	}

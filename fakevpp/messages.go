@@ -130,8 +130,9 @@ func (t *msgTable) decodeRequest(data []byte) (api.Message, error) {
 
 // encode encodes a message VPP sends: replies and details carry the request's
 // context right after the ID (govpp routes them by it, including the
-// multipart bit it set), events carry the client index there and no context,
-// so govpp treats them as notifications.
+// multipart bit it set), or after the client index for the odd reply the API
+// declares with one; events carry the client index right after the ID and no
+// context, so govpp treats them as notifications.
 func (t *msgTable) encode(m api.Message, context, clientIndex uint32) (uint16, []byte, error) {
 	id, ok := t.id(m)
 	if !ok {
@@ -144,6 +145,11 @@ func (t *msgTable) encode(m api.Message, context, clientIndex uint32) (uint16, [
 	switch m.GetMessageType() {
 	case api.ReplyMessage:
 		binary.BigEndian.PutUint32(data[2:6], context)
+	case api.RequestMessage:
+		// A reply declared with client_index before context, as
+		// feature_is_enabled_reply is in VPP 25.10: VPP fills the context
+		// at its offset, and govpp reads it there.
+		binary.BigEndian.PutUint32(data[6:10], context)
 	case api.EventMessage:
 		binary.BigEndian.PutUint32(data[2:6], clientIndex)
 	}

@@ -31,6 +31,10 @@ type plugin struct {
 	// all plugins run sorted by their order.
 	input, lookup, output []node
 
+	// features are the plugin's nodes that FeatureEnableDisable switches on
+	// per interface (feature.go serves the message for every plugin).
+	features []arcFeature
+
 	// interfaceAdded and interfaceDeleted let the plugin react to interface
 	// life cycle (resolve pending objects, drop bindings). interfaceDeleted
 	// runs before the interface leaves the table.
@@ -53,12 +57,13 @@ type node struct {
 }
 
 // Node orders used by the built-in plugins; a new plugin picks free values in
-// between. Input: cnat-input 10, acl-in 20, nat44-ed 30. Output: nat44-ed
-// in2out-output 10, acl-out 20, cnat-output 30.
+// between. Input: cnat-input 10, acl-in 20, nat44-ed 30, cnat-snat 35.
+// Output: nat44-ed in2out-output 10, acl-out 20, cnat-output 30.
 const (
 	orderCnatInput  = 10
 	orderACLIn      = 20
 	orderNAT44In    = 30
+	orderCnatSnat   = 35
 	orderNAT44Out   = 10
 	orderACLOut     = 20
 	orderCnatOutput = 30
@@ -125,6 +130,13 @@ func registerPlugin(p *plugin) {
 				panic(fmt.Sprintf("fakevpp: message %s served by %s and %s", name, q.name, p.name))
 			}
 		}
+		for _, f := range p.features {
+			for _, g := range q.features {
+				if f.key == g.key {
+					panic(fmt.Sprintf("fakevpp: feature %s offered by %s and %s", f.key, q.name, p.name))
+				}
+			}
+		}
 	}
 	plugins = append(plugins, p)
 	sort.SliceStable(plugins, func(i, j int) bool {
@@ -139,14 +151,18 @@ func registerPlugin(p *plugin) {
 type graph struct {
 	input, lookup, output []node
 	handlers              map[string]handlerFunc
+	features              map[featureKey]arcFeature
 	plugins               []*plugin
 }
 
 func buildPipeline() *graph {
 	pluginsMu.Lock()
 	defer pluginsMu.Unlock()
-	g := &graph{handlers: map[string]handlerFunc{}, plugins: append([]*plugin(nil), plugins...)}
+	g := &graph{handlers: map[string]handlerFunc{}, features: map[featureKey]arcFeature{}, plugins: append([]*plugin(nil), plugins...)}
 	for _, p := range plugins {
+		for _, f := range p.features {
+			g.features[f.key] = f
+		}
 		g.input = append(g.input, p.input...)
 		g.lookup = append(g.lookup, p.lookup...)
 		g.output = append(g.output, p.output...)

@@ -140,6 +140,12 @@ func (c *pktCtx) step(format string, args ...any) {
 // drop ends the packet in node with a reason.
 func (c *pktCtx) drop(node, reason string) {
 	c.step("%s: drop (%s)", node, reason)
+	c.dropAfterSteps(node, reason)
+}
+
+// dropAfterSteps ends the packet in node with a reason, adding no step: for
+// nodes whose own steps already say what happened (cnat's engine).
+func (c *pktCtx) dropAfterSteps(node, reason string) {
 	c.verdict, c.reason, c.done = Drop, node+": "+reason, true
 }
 

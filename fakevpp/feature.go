@@ -1,0 +1,146 @@
+package fakevpp
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/feature"
+)
+
+// arcFeature is a graph node a plugin offers on a feature arc (cnat-snat-ip4 on
+// ip4-unicast, for example). It is off until FeatureEnableDisable turns it on
+// for an interface; VPP has no plugin message for that. The node itself runs
+// from the plugin's input or output list and asks its own state whether it is
+// on, so set only has to tell the plugin.
+type arcFeature struct {
+	key featureKey
+	set func(v *VPP, sw uint32, on bool)
+}
+
+// featureKey names a feature as FeatureEnableDisable does: arc and node.
+type featureKey struct{ arc, name string }
+
+func (k featureKey) String() string { return k.arc + "/" + k.name }
+
+const featurePlugin = "feature"
+
+// featureState counts how often each feature was enabled on each interface.
+// A count, not a flag: vnet_config_add_feature (vnet/config.c) appends the
+// node to the interface's feature list without looking for it, so a second
+// enable makes VPP run it twice per packet, and one disable removes one copy.
+type featureState struct {
+	count map[featureBinding]int
+}
+
+type featureBinding struct {
+	featureKey
+	sw uint32
+}
+
+func init() {
+	registerPlugin(&plugin{
+		name:             featurePlugin,
+		order:            2,
+		newState:         func(*VPP) any { return &featureState{count: map[featureBinding]int{}} },
+		handlers:         handlers(handle(featureEnableDisable), handle(featureIsEnabled)),
+		interfaceDeleted: featureInterfaceDeleted,
+	})
+}
+
+func (v *VPP) features() *featureState { return stateOf[featureState](v, featurePlugin) }
+
+// lookupFeature finds a modelled feature; for any other arc/feature pair it
+// records a violation, since the fake cannot tell a feature VPP has but the
+// fake does not model from one VPP does not know.
+func (v *VPP) lookupFeature(msg, arc, name string, sw uint32) (arcFeature, bool) {
+	key := featureKey{arc, name}
+	f, ok := pipeline().features[key]
+	if !ok {
+		v.violate("unmodelled feature", fmt.Sprintf("%s %s on %s: the fake models only %s and answers as VPP does for an arc/feature pair it has not registered",
+			msg, key, v.ifName(sw), modelledFeatures()))
+	}
+	return f, ok
+}
+
+func modelledFeatures() string {
+	var names []string
+	for k := range pipeline().features {
+		names = append(names, k.String())
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// resolveFeature is what both feature handlers do first: validate the
+// interface (INVALID_SW_IF_INDEX), then find the arc/feature registration
+// (INVALID_VALUE, see lookupFeature).
+func (v *VPP) resolveFeature(msg string, sw uint32, arc, name string) (arcFeature, api.VPPApiError) {
+	if v.iface(sw) == nil {
+		return arcFeature{}, api.INVALID_SW_IF_INDEX
+	}
+	if f, ok := v.lookupFeature(msg, arc, name, sw); ok {
+		return f, 0
+	}
+	return arcFeature{}, api.INVALID_VALUE
+}
+
+// featureEnableDisable is vl_api_feature_enable_disable_t_handler
+// (vnet/feature/feature_api.c): -2 for an unknown interface, -7 for an
+// arc/feature pair without registration, anything else 0 — disabling a
+// feature that is not enabled included.
+func featureEnableDisable(c *call, req *feature.FeatureEnableDisable) []api.Message {
+	v := c.v
+	sw := uint32(req.SwIfIndex)
+	f, rv := v.resolveFeature("FeatureEnableDisable", sw, req.ArcName, req.FeatureName)
+	if rv != 0 {
+		return reply(&feature.FeatureEnableDisableReply{Retval: int32(rv)})
+	}
+	s := v.features()
+	b := featureBinding{f.key, sw}
+	n := s.count[b]
+	switch {
+	case req.Enable && n > 0:
+		v.violate("feature enabled twice", fmt.Sprintf("%s on %s: VPP adds the node to the interface's feature list again and runs it %d times per packet; the fake runs it once",
+			f.key, v.ifName(sw), n+1))
+		s.count[b]++
+	case req.Enable:
+		s.count[b] = 1
+		f.set(v, sw, true)
+	case n > 1:
+		s.count[b]--
+	case n == 1:
+		delete(s.count, b)
+		f.set(v, sw, false)
+	}
+	return reply(&feature.FeatureEnableDisableReply{})
+}
+
+// featureIsEnabled is vl_api_feature_is_enabled_t_handler: -2 for an unknown
+// interface, otherwise 0 with the state (false for a pair VPP does not know).
+func featureIsEnabled(c *call, req *feature.FeatureIsEnabled) []api.Message {
+	v := c.v
+	sw := uint32(req.SwIfIndex)
+	f, rv := v.resolveFeature("FeatureIsEnabled", sw, req.ArcName, req.FeatureName)
+	switch rv {
+	case api.INVALID_SW_IF_INDEX:
+		return reply(&feature.FeatureIsEnabledReply{Retval: int32(rv)})
+	case api.INVALID_VALUE:
+		return reply(&feature.FeatureIsEnabledReply{})
+	}
+	return reply(&feature.FeatureIsEnabledReply{IsEnabled: v.features().count[featureBinding{f.key, sw}] > 0})
+}
+
+// featureInterfaceDeleted is vnet_feature_add_del_sw_interface: a deleted
+// interface loses every enabled feature, so an interface that later reuses
+// its index starts with none.
+func featureInterfaceDeleted(v *VPP, ifc *iface) {
+	s := v.features()
+	for b := range s.count {
+		if b.sw == ifc.index {
+			delete(s.count, b)
+			pipeline().features[b.featureKey].set(v, b.sw, false)
+		}
+	}
+}
