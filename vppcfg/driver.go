@@ -1,0 +1,210 @@
+package vppcfg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Driver is the seam between the layer and VPP. The reconciler decides what
+// to do; the driver only translates operations into VPP API messages and VPP
+// dumps back into items. It is implemented by package govppdriver over govpp;
+// tests use an in-memory fake.
+type Driver interface {
+	// Dump reads everything of the kinds the layer manages and maps it back
+	// to items. Kinds the driver cannot read back (VPP offers no dump for
+	// them) are listed in State.Unobservable instead.
+	Dump(ctx context.Context) (*State, error)
+	// Interfaces returns the current interface name → sw_if_index map. It is
+	// cheaper than Dump and used to resolve pending items.
+	Interfaces(ctx context.Context) (map[string]uint32, error)
+	// Apply executes ops in order and returns one result per op. The ops of
+	// one call never depend on handles returned by another op of the same
+	// call, so the driver may pipeline them; VPP processes them in order.
+	Apply(ctx context.Context, ops []Op) []OpResult
+	// Events delivers interface and connection events until the driver is closed.
+	Events() <-chan Event
+	// CallStats returns the number of VPP calls and failed calls per message name.
+	CallStats() []CallStat
+}
+
+// State is what a dump found in VPP.
+type State struct {
+	// Interfaces maps every interface name to its sw_if_index.
+	Interfaces map[string]uint32
+	// Objects are the VPP objects of the managed kinds, as items.
+	Objects []Observed
+	// ACLLists holds every interface's bound ACLs by VPP index, in VPP order.
+	ACLLists map[string]InterfaceACLIndexes
+	// Unobservable lists the kinds the dump cannot read back; desired items
+	// of these kinds are re-asserted after a (re)connect, so their create
+	// must be idempotent in the driver.
+	Unobservable map[Kind]bool
+}
+
+// Observed is one object read from VPP.
+type Observed struct {
+	Item Item
+	// Tag is the VPP tag of kinds that carry one; the item's Label (or an
+	// ACL's Name) is filled in by the reconciler from the tag.
+	Tag string
+	// Handle is the index VPP assigned (ACL index, cnat translation ID).
+	Handle uint32
+}
+
+// InterfaceACLIndexes are the ACL indexes bound to one interface.
+type InterfaceACLIndexes struct {
+	Input, Output []uint32
+}
+
+// OpType is the kind of one VPP operation.
+type OpType uint8
+
+const (
+	// OpCreate adds an object.
+	OpCreate OpType = iota + 1
+	// OpDelete removes an object.
+	OpDelete
+	// OpUpdate changes an object in place (ACL rules, cnat paths, NAT44
+	// forwarding and timeouts, cnat SNAT settings).
+	OpUpdate
+	// OpAddLocal adds one local to an existing NAT44 LB mapping.
+	OpAddLocal
+	// OpDelLocal removes one local from an existing NAT44 LB mapping.
+	OpDelLocal
+	// OpSetACLs replaces the ACL lists of one interface.
+	OpSetACLs
+)
+
+func (t OpType) String() string {
+	switch t {
+	case OpCreate:
+		return "create"
+	case OpDelete:
+		return "delete"
+	case OpUpdate:
+		return "update"
+	case OpAddLocal:
+		return "add-local"
+	case OpDelLocal:
+		return "del-local"
+	case OpSetACLs:
+		return "set-acls"
+	}
+	return "op?"
+}
+
+// Op is one operation on VPP, produced by Plan.
+type Op struct {
+	Type OpType
+	// Key is the item the op acts on; for OpSetACLs it is the interface's
+	// binding key prefix (kind acl-binding, name = interface).
+	Key Key
+	// Item is the new value (create, update, add/del-local) or the value
+	// being removed (delete).
+	Item Item
+	// Old is the previous value of an update.
+	Old Item
+	// Local is the local of an add/del-local op.
+	Local NAT44LBLocal
+	// Handle is the VPP index of the object (delete and update of ACLs and
+	// cnat translations), filled in by the reconciler.
+	Handle uint32
+	// Tag is the VPP tag to write (create and update of taggable kinds),
+	// filled in by the reconciler.
+	Tag string
+	// SwIfIndex is the resolved interface of interface-bound items, filled
+	// in by the reconciler.
+	SwIfIndex uint32
+	// ACLs is the complete ACL assignment of an OpSetACLs.
+	ACLs *ACLAssignment
+}
+
+// ACLAssignment is the full ACL list of one interface. Foreign ACLs (not
+// created by this layer) keep their place in front of ours.
+type ACLAssignment struct {
+	Interface string
+	// Input and Output are our ACL names in evaluation order.
+	Input, Output []string
+	// Bindings are the binding keys this assignment adds or removes (for status).
+	Bindings []Key
+	// InputIndexes and OutputIndexes are the VPP indexes to send, foreign
+	// ones first; filled in by the reconciler right before Apply.
+	InputIndexes, OutputIndexes []uint32
+}
+
+// String renders an op for logs and table tests, for example
+// "add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080".
+func (o Op) String() string {
+	switch o.Type {
+	case OpAddLocal, OpDelLocal:
+		return fmt.Sprintf("%s %s %s", o.Type, o.Key, o.Local.Addr)
+	case OpSetACLs:
+		return fmt.Sprintf("%s %s in=[%s] out=[%s]", o.Type, o.ACLs.Interface,
+			strings.Join(o.ACLs.Input, ","), strings.Join(o.ACLs.Output, ","))
+	}
+	return fmt.Sprintf("%s %s", o.Type, o.Key)
+}
+
+// OpResult is the outcome of one op.
+type OpResult struct {
+	Err error
+	// Handle is the index VPP returned for a create (ACL index, cnat ID).
+	Handle uint32
+}
+
+// EventType is the kind of a driver event.
+type EventType uint8
+
+const (
+	// EventInterfaceAdded reports a new interface (or a known name at a new index).
+	EventInterfaceAdded EventType = iota + 1
+	// EventInterfaceDeleted reports an interface that is gone; VPP has
+	// already removed its NAT roles and ACL bindings.
+	EventInterfaceDeleted
+	// EventConnected reports a (re)established connection: VPP may have
+	// restarted, so every index-based handle may be invalid.
+	EventConnected
+	// EventDisconnected reports a lost connection.
+	EventDisconnected
+)
+
+func (t EventType) String() string {
+	switch t {
+	case EventInterfaceAdded:
+		return "interface-added"
+	case EventInterfaceDeleted:
+		return "interface-deleted"
+	case EventConnected:
+		return "connected"
+	case EventDisconnected:
+		return "disconnected"
+	}
+	return "event?"
+}
+
+// Event is an interface or connection event.
+type Event struct {
+	Type      EventType
+	Interface string
+	SwIfIndex uint32
+}
+
+// CallStat counts the VPP calls of one message.
+type CallStat struct {
+	Msg      string
+	Calls    uint64
+	Failures uint64
+}
+
+var (
+	// ErrDrift marks a failure that shows VPP does not hold what the layer
+	// believes (an add that finds the object present, an update of an index
+	// that does not exist, a lost reply). The reconciler answers it with a
+	// full resync rather than blind retries.
+	ErrDrift = errors.New("VPP state differs from the applied state")
+	// ErrUnsupported marks an op the connected VPP cannot execute (its
+	// plugin or message is missing); it is retried only after a reconnect.
+	ErrUnsupported = errors.New("not supported by the connected VPP")
+)

@@ -1,0 +1,227 @@
+package vppcfg
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// fakeDriver is an in-memory Driver with VPP-like bookkeeping: handles are
+// allocated, adds of existing objects and updates of missing handles fail as
+// drift, NAT44 disable removes all NAT44 objects, interface-bound ops need
+// the interface. Dumps drop labels and ACL names, as VPP only has tags.
+type fakeDriver struct {
+	mu       sync.Mutex
+	ifaces   map[string]uint32
+	nextIf   uint32
+	objs     map[Key]Observed
+	aclLists map[string]InterfaceACLIndexes
+	handle   uint32
+	log      []string
+	// fail decides whether an op fails (before it is applied).
+	fail   func(op Op) error
+	events chan Event
+	calls  int
+}
+
+func newFakeDriver(ifNames ...string) *fakeDriver {
+	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[Key]Observed{},
+		aclLists: map[string]InterfaceACLIndexes{}, events: make(chan Event, 16)}
+	for _, n := range ifNames {
+		f.ifaces[n] = f.nextIf
+		f.nextIf++
+	}
+	return f
+}
+
+func (f *fakeDriver) addInterface(name string) uint32 {
+	f.mu.Lock()
+	idx := f.nextIf
+	f.nextIf++
+	f.ifaces[name] = idx
+	f.mu.Unlock()
+	f.events <- Event{Type: EventInterfaceAdded, Interface: name, SwIfIndex: idx}
+	return idx
+}
+
+// deleteInterface removes an interface and, like VPP, its NAT roles, ACL
+// bindings and features.
+func (f *fakeDriver) deleteInterface(name string) {
+	f.mu.Lock()
+	idx := f.ifaces[name]
+	delete(f.ifaces, name)
+	delete(f.aclLists, name)
+	for k, o := range f.objs {
+		if b, ok := o.Item.(InterfaceBound); ok && slices.Contains(b.Interfaces(), name) {
+			if _, keep := o.Item.(*CNATSnatInterface); !keep {
+				delete(f.objs, k)
+			}
+		}
+	}
+	f.mu.Unlock()
+	f.events <- Event{Type: EventInterfaceDeleted, Interface: name, SwIfIndex: idx}
+}
+
+func (f *fakeDriver) Events() <-chan Event { return f.events }
+
+func (f *fakeDriver) CallStats() []CallStat {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return []CallStat{{Msg: "fake", Calls: uint64(f.calls)}}
+}
+
+func (f *fakeDriver) Interfaces(context.Context) (map[string]uint32, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]uint32{}
+	for k, v := range f.ifaces {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func (f *fakeDriver) Dump(ctx context.Context) (*State, error) {
+	ifs, _ := f.Interfaces(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := &State{Interfaces: ifs, ACLLists: map[string]InterfaceACLIndexes{}, Unobservable: map[Kind]bool{}}
+	for _, k := range sortedKeys(f.objs) {
+		o := f.objs[k]
+		o.Item = withLabel(o.Item, "")
+		st.Objects = append(st.Objects, o)
+	}
+	for n, l := range f.aclLists {
+		st.ACLLists[n] = l
+	}
+	return st, nil
+}
+
+func (f *fakeDriver) Apply(_ context.Context, ops []Op) []OpResult {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	res := make([]OpResult, len(ops))
+	for i, op := range ops {
+		f.calls++
+		if f.fail != nil {
+			if err := f.fail(op); err != nil {
+				res[i].Err = err
+				f.log = append(f.log, op.String()+" FAILED")
+				continue
+			}
+		}
+		res[i] = f.apply(op)
+		if res[i].Err != nil {
+			f.log = append(f.log, op.String()+" FAILED")
+		} else {
+			f.log = append(f.log, op.String())
+		}
+	}
+	return res
+}
+
+func (f *fakeDriver) apply(op Op) OpResult {
+	if b, ok := op.Item.(InterfaceBound); ok {
+		if idx, ok := f.ifaces[b.Interfaces()[0]]; !ok || idx != op.SwIfIndex {
+			return OpResult{Err: fmt.Errorf("invalid sw_if_index %d", op.SwIfIndex)}
+		}
+	}
+	k := op.Key
+	switch op.Type {
+	case OpCreate:
+		if _, exists := f.objs[k]; exists {
+			return OpResult{Err: fmt.Errorf("%w: %s exists", ErrDrift, k)}
+		}
+		if isNAT44(k.Kind) && k.Kind != KindNAT44Global {
+			if _, on := f.objs[NAT44GlobalKey()]; !on {
+				return OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
+			}
+		}
+		o := Observed{Item: op.Item, Tag: op.Tag}
+		if k.Kind == KindACL || k.Kind == KindCNATTranslation {
+			o.Handle = f.handle
+			f.handle++
+		}
+		f.objs[k] = o
+		return OpResult{Handle: o.Handle}
+	case OpUpdate:
+		o, exists := f.objs[k]
+		if !exists || o.Handle != op.Handle {
+			return OpResult{Err: fmt.Errorf("%w: %s handle %d unknown", ErrDrift, k, op.Handle)}
+		}
+		o.Item = op.Item
+		f.objs[k] = o
+		return OpResult{Handle: o.Handle}
+	case OpDelete:
+		delete(f.objs, k)
+		if k == NAT44GlobalKey() {
+			for ok := range f.objs {
+				if isNAT44(ok.Kind) {
+					delete(f.objs, ok)
+				}
+			}
+		}
+		return OpResult{}
+	case OpAddLocal, OpDelLocal:
+		o, exists := f.objs[k]
+		if !exists {
+			return OpResult{Err: fmt.Errorf("%s: no such mapping", k)}
+		}
+		m := *o.Item.(*NAT44LBMapping)
+		m.Locals = slices.DeleteFunc(slices.Clone(m.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
+		if op.Type == OpAddLocal {
+			m.Locals = append(m.Locals, op.Local)
+			SortLBLocals(m.Locals)
+		}
+		o.Item = &m
+		f.objs[k] = o
+		return OpResult{}
+	case OpSetACLs:
+		if _, ok := f.ifaces[op.ACLs.Interface]; !ok {
+			return OpResult{Err: fmt.Errorf("invalid interface %s", op.ACLs.Interface)}
+		}
+		f.aclLists[op.ACLs.Interface] = InterfaceACLIndexes{Input: op.ACLs.InputIndexes, Output: op.ACLs.OutputIndexes}
+		return OpResult{}
+	}
+	return OpResult{Err: fmt.Errorf("unknown op %s", op)}
+}
+
+// takeLog returns and clears the op log.
+func (f *fakeDriver) takeLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := f.log
+	f.log = nil
+	if l == nil {
+		l = []string{}
+	}
+	return l
+}
+
+// dump renders the fake's state (items with tags, ACL lists by name) sorted.
+func (f *fakeDriver) dump() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var lines []string
+	names := map[uint32]string{}
+	for k, o := range f.objs {
+		lines = append(lines, fmt.Sprintf("%s tag=%q", o.Item, o.Tag))
+		if k.Kind == KindACL {
+			names[o.Handle] = k.Name
+		}
+	}
+	for n, l := range f.aclLists {
+		var in, out []string
+		for _, i := range l.Input {
+			in = append(in, names[i])
+		}
+		for _, i := range l.Output {
+			out = append(out, names[i])
+		}
+		lines = append(lines, fmt.Sprintf("acls %s in=%v out=%v", n, in, out))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}

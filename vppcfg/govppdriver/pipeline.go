@@ -1,0 +1,184 @@
+package govppdriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/core"
+
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// call is one request of a pipeline with what to do with its reply.
+type call struct {
+	req api.Message
+	// reply is a prototype of the expected reply type; a reply of any other
+	// type means the stream lost its order.
+	reply api.Message
+	// check turns the reply's retval into the call's error: nil for
+	// success, and for the VPP errors that mean the desired state holds
+	// (NO_SUCH_ENTRY on a delete). vppErr is nil for retval 0.
+	check func(vppErr error) error
+	// done receives the reply of a successful call (to read a handle).
+	done func(reply api.Message)
+	// op is the index of the op this call belongs to.
+	op  int
+	err error
+}
+
+// pipeline sends independent requests on one stream without waiting for
+// each reply: up to depth requests go out, then their replies are read in
+// order. VPP handles the messages of one client in order, so a cold sync of
+// tens of thousands of objects costs len/depth round trips instead of len.
+// The window also bounds govpp's reply buffer, which drops replies that do
+// not fit. A transport error or an out-of-order reply fails the calls not
+// yet answered with vppcfg.ErrDrift: the layer then re-reads VPP instead of
+// guessing which of them VPP executed.
+func (d *Driver) pipeline(ctx context.Context, calls []*call) {
+	if len(calls) == 0 {
+		return
+	}
+	depth := d.opts.PipelineDepth
+	stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
+	if err != nil {
+		failAll(calls, fmt.Errorf("open API stream: %w (%w)", err, vppcfg.ErrDrift))
+		return
+	}
+	defer func() { _ = stream.Close() }()
+	for start := 0; start < len(calls); start += depth {
+		chunk := calls[start:min(start+depth, len(calls))]
+		sent := make([]*call, 0, len(chunk))
+		for _, c := range chunk {
+			if err := stream.SendMsg(c.req); err != nil {
+				// Nothing reached VPP for this call (unknown message, encode
+				// error or no connection); the others still go.
+				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, vppcfg.ErrDrift)
+				d.count(c.req.GetMessageName(), true)
+				continue
+			}
+			sent = append(sent, c)
+		}
+		for i, c := range sent {
+			msg, err := stream.RecvMsg()
+			if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
+				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
+			}
+			if err != nil {
+				err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, vppcfg.ErrDrift)
+				for _, rest := range sent[i:] {
+					rest.err = err
+					d.count(rest.req.GetMessageName(), true)
+				}
+				failAll(calls[start+len(chunk):], err)
+				return
+			}
+			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
+			d.count(c.req.GetMessageName(), c.err != nil)
+			if c.err == nil && c.done != nil {
+				c.done(msg)
+			}
+		}
+	}
+}
+
+func failAll(calls []*call, err error) {
+	for _, c := range calls {
+		if c.err == nil {
+			c.err = err
+		}
+	}
+}
+
+// streamOptions sizes govpp's request and reply buffers to the window; the
+// options exist only on govpp's own connection type.
+func (d *Driver) streamOptions(depth int) []api.StreamOption {
+	if _, ok := d.conn.(*core.Connection); !ok {
+		return nil
+	}
+	return []api.StreamOption{
+		core.WithRequestSize(depth),
+		core.WithReplySize(depth + 1),
+		core.WithReplyTimeout(d.opts.ReplyTimeout),
+	}
+}
+
+// invoke sends one request and waits for its reply (dumps' companions, probes).
+func (d *Driver) invoke(ctx context.Context, req, reply api.Message) error {
+	err := d.conn.Invoke(ctx, req, reply)
+	if err == nil {
+		err = api.RetvalToVPPApiError(retval(reply))
+	}
+	d.count(req.GetMessageName(), err != nil)
+	return err
+}
+
+var retvalFields sync.Map // reflect.Type → field index or -1
+
+// retval reads the Retval field every govpp reply message has.
+func retval(msg api.Message) int32 {
+	v := reflect.ValueOf(msg).Elem()
+	idx, ok := retvalFields.Load(v.Type())
+	if !ok {
+		f, found := v.Type().FieldByName("Retval")
+		i := -1
+		if found && f.Type.Kind() == reflect.Int32 {
+			i = f.Index[0]
+		}
+		retvalFields.Store(v.Type(), i)
+		idx = i
+	}
+	if idx.(int) < 0 {
+		return 0
+	}
+	return int32(v.Field(idx.(int)).Int())
+}
+
+// accept returns a check that treats the listed VPP errors as success and
+// marks the usual drift errors (see markDrift).
+func accept(what string, ok ...api.VPPApiError) func(error) error {
+	return check(what, ok, nil)
+}
+
+// check returns a check that treats ok as success and, besides the usual
+// ones, the errors in drift as drift.
+func check(what string, ok, drift []api.VPPApiError) func(error) error {
+	return func(err error) error {
+		if err == nil {
+			return nil
+		}
+		var ve api.VPPApiError
+		if errors.As(err, &ve) {
+			if slices.Contains(ok, ve) {
+				return nil
+			}
+			if slices.Contains(drift, ve) {
+				return fmt.Errorf("%s: %w (%w)", what, err, vppcfg.ErrDrift)
+			}
+		}
+		return fmt.Errorf("%s: %w", what, markDrift(err))
+	}
+}
+
+// markDrift marks the errors that show VPP does not hold what the layer
+// believes (an add that finds the object, an unknown interface, NAT44 found
+// disabled, a bound ACL, a lost reply), so that the reconciler re-reads VPP
+// instead of retrying blindly. UNIMPLEMENTED marks a plugin VPP lacks.
+func markDrift(err error) error {
+	var ve api.VPPApiError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("%w (%w)", err, vppcfg.ErrDrift)
+	}
+	switch ve {
+	case api.UNIMPLEMENTED:
+		return fmt.Errorf("%w (%w)", err, vppcfg.ErrUnsupported)
+	case api.VALUE_EXIST, api.FEATURE_ALREADY_ENABLED, api.INVALID_SW_IF_INDEX,
+		api.UNSUPPORTED, api.ACL_IN_USE_INBOUND, api.ACL_IN_USE_OUTBOUND:
+		return fmt.Errorf("%w (%w)", err, vppcfg.ErrDrift)
+	}
+	return err
+}

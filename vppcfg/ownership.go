@@ -1,0 +1,332 @@
+package vppcfg
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Ownership in VPP.
+//
+// Kinds that VPP lets us tag (static, identity and LB mappings, ACLs) carry a
+// tag built from the owner and the item's label (an ACL's name):
+//
+//	vppsvc:<owner>:<label>
+//
+// cut to 63 bytes (VPP's tag field is 64 bytes with the terminator) as
+// <first 54 bytes>~<8 hex digits of sha256(owner, label)> when longer. The tag
+// is deterministic, so a restarted agent recomputes the tags of what it wants
+// and matches them against the dump: equal tag and equal value means the
+// object is adopted as is (hitless restart). A tagged object whose owner part
+// is another owner of this layer is ours too; one with any other tag, or
+// none, is foreign and never touched.
+//
+// Untagged kinds (NAT44 global, pool addresses, interface roles, cnat
+// translations and SNAT settings, interface features) cannot say who made
+// them. The rule: an untagged object at a key some owner desires is adopted
+// by that owner (desiring it claims it); an untagged object nobody desires is
+// left alone, unless Options.Claims gives an owner a predicate that claims
+// it, in which case it is removed as stale once that owner has committed its
+// first ResyncTxn.
+
+// TagPrefix starts every tag this layer writes.
+const TagPrefix = "vppsvc:"
+
+// MaxTagLen is the longest tag VPP stores (string[64] including the NUL).
+const MaxTagLen = 63
+
+// MaxOwnerLen bounds owner names so that a tag always keeps a readable label.
+const MaxOwnerLen = 24
+
+const tagHashLen = 8
+
+// Tag returns the VPP tag for an item of owner with the given label.
+func Tag(owner, label string) string {
+	full := TagPrefix + owner + ":" + label
+	if len(full) <= MaxTagLen {
+		return full
+	}
+	sum := sha256.Sum256([]byte(owner + "\x00" + label))
+	keep := MaxTagLen - 1 - tagHashLen
+	for keep > 0 && !utf8.RuneStart(full[keep]) {
+		keep--
+	}
+	return full[:keep] + "~" + hex.EncodeToString(sum[:])[:tagHashLen]
+}
+
+// ParseTag splits a tag written by this layer into owner and label. The
+// label of a shortened tag is its readable, cut part. ok is false for tags
+// this layer did not write.
+func ParseTag(tag string) (owner, label string, ok bool) {
+	rest, found := strings.CutPrefix(tag, TagPrefix)
+	if !found {
+		return "", "", false
+	}
+	owner, label, found = strings.Cut(rest, ":")
+	if !found || owner == "" {
+		return "", "", false
+	}
+	return owner, label, true
+}
+
+// validateOwner checks an owner name: it becomes part of every tag.
+func validateOwner(owner string) error {
+	switch {
+	case owner == "":
+		return fmt.Errorf("owner: empty name")
+	case len(owner) > MaxOwnerLen:
+		return fmt.Errorf("owner %q: longer than %d bytes", owner, MaxOwnerLen)
+	case strings.ContainsAny(owner, ": \x00"):
+		return fmt.Errorf("owner %q: must not contain ':', spaces or NUL", owner)
+	}
+	return nil
+}
+
+// ClaimFunc reports whether an untagged VPP object not desired by anybody
+// belongs to an owner (for example a cnat translation whose VIP lies in the
+// owner's service prefixes), so that it may be removed as stale.
+type ClaimFunc func(Item) bool
+
+// taggable reports whether VPP stores a tag for items of kind k.
+func taggable(k Kind) bool {
+	switch k {
+	case KindNAT44StaticMapping, KindNAT44IdentityMapping, KindNAT44LBMapping, KindACL:
+		return true
+	}
+	return false
+}
+
+// itemLabel returns the label an item contributes to its tag.
+func itemLabel(it Item) string {
+	switch v := it.(type) {
+	case *NAT44StaticMapping:
+		return v.Label
+	case *NAT44IdentityMapping:
+		return v.Label
+	case *NAT44LBMapping:
+		return v.Label
+	case *ACL:
+		return v.Name
+	}
+	return ""
+}
+
+// withLabel returns a copy of a dumped item with the label recovered from its tag.
+func withLabel(it Item, label string) Item {
+	switch v := it.(type) {
+	case *NAT44StaticMapping:
+		c := *v
+		c.Label = label
+		return &c
+	case *NAT44IdentityMapping:
+		c := *v
+		c.Label = label
+		return &c
+	case *NAT44LBMapping:
+		c := *v
+		c.Label = label
+		return &c
+	case *ACL:
+		c := *v
+		c.Name = label
+		return &c
+	}
+	return it
+}
+
+// withUnobservable copies into a dumped item the fields VPP does not report
+// back, from the desired value: cnat dumps always show IsRealIP, flags and
+// flow hash as 0, NAT44 static mapping dumps omit the twice-NAT pool
+// address, and LB mapping dumps never fill the affinity. Drift in those fields cannot be detected; it is fixed by the next
+// change of the item.
+func withUnobservable(observed, desired Item) Item {
+	switch o := observed.(type) {
+	case *CNATTranslation:
+		d, ok := desired.(*CNATTranslation)
+		if !ok {
+			return observed
+		}
+		c := *o
+		c.IsRealIP, c.AllocPort, c.NoReturnSession, c.FlowHash = d.IsRealIP, d.AllocPort, d.NoReturnSession, d.FlowHash
+		return &c
+	case *NAT44StaticMapping:
+		d, ok := desired.(*NAT44StaticMapping)
+		if !ok {
+			return observed
+		}
+		c := *o
+		c.TwiceNATAddr = d.TwiceNATAddr
+		return &c
+	case *NAT44LBMapping:
+		d, ok := desired.(*NAT44LBMapping)
+		if !ok {
+			return observed
+		}
+		c := *o
+		c.Affinity = d.Affinity
+		return &c
+	}
+	return observed
+}
+
+// desiredLookup is what classification needs to know about desired state.
+type desiredLookup interface {
+	// get returns the desired value of key and its owners (sorted).
+	get(k Key) (Item, []string, bool)
+	// aclKeyByTag finds the desired ACL whose tag (for one of its owners) is tag.
+	aclKeyByTag(tag string) (Key, bool)
+}
+
+// classified is a dump sorted into what the layer owns and what it must not touch.
+type classified struct {
+	// applied are objects this layer made (tagged ours) or that an owner
+	// claims; orphans among them are not desired by anybody.
+	applied map[Key]*AppliedItem
+	// unowned are untagged objects nobody claims; one is adopted when an
+	// owner comes to desire its key.
+	unowned map[Key]*AppliedItem
+	// foreign are tagged objects of others (or untagged objects of taggable
+	// kinds); they block desired items at the same VPP identity.
+	foreign map[Key]Item
+	// aclFront are the foreign ACL indexes bound per interface, kept in front.
+	aclFront map[string]InterfaceACLIndexes
+	// aclOrder are our ACLs bound per interface, in VPP order.
+	aclOrder map[string]ACLNames
+}
+
+// classify maps a dump back to items and owners.
+func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
+	c := &classified{
+		applied:  map[Key]*AppliedItem{},
+		unowned:  map[Key]*AppliedItem{},
+		foreign:  map[Key]Item{},
+		aclFront: map[string]InterfaceACLIndexes{},
+		aclOrder: map[string]ACLNames{},
+	}
+	aclNameByIndex := map[uint32]string{}
+	for _, o := range st.Objects {
+		kind := o.Item.Key().Kind
+		if !taggable(kind) {
+			c.addUntagged(o, desired, claims)
+			continue
+		}
+		owner, label, ours := ParseTag(o.Tag)
+		if !ours {
+			if kind != KindACL {
+				c.foreign[o.Item.Key()] = o.Item
+			}
+			continue
+		}
+		var key Key
+		if kind == KindACL {
+			if k, ok := desired.aclKeyByTag(o.Tag); ok {
+				key = k
+				label = k.Name
+			} else {
+				key = ACLKey(label)
+			}
+		} else {
+			key = o.Item.Key()
+			if d, owners, ok := desired.get(key); ok {
+				for _, ow := range owners {
+					if Tag(ow, itemLabel(d)) == o.Tag {
+						label = itemLabel(d)
+						break
+					}
+				}
+			}
+		}
+		item := withLabel(o.Item, label)
+		e := &AppliedItem{Item: item, Handle: o.Handle, Tag: o.Tag, Owner: owner}
+		if d, owners, ok := desired.get(key); ok {
+			e.Item = withUnobservable(item, d)
+			e.Owner = owners[0]
+		} else {
+			e.Orphan = true
+		}
+		if _, dup := c.applied[key]; dup {
+			// A second object with the same identity (an interrupted create
+			// retried by an earlier run): keep it under a key of its own so
+			// that it is pruned like any stale object.
+			key = Key{key.Kind, fmt.Sprintf("%s#dup%d", key.Name, o.Handle)}
+			e.Orphan = true
+		}
+		c.applied[key] = e
+		if kind == KindACL {
+			aclNameByIndex[o.Handle] = key.Name
+		}
+	}
+	for ifName, lists := range st.ACLLists {
+		var front InterfaceACLIndexes
+		var ours ACLNames
+		for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
+			idxs := lists.Input
+			if dir == ACLOutput {
+				idxs = lists.Output
+			}
+			for _, idx := range idxs {
+				name, ok := aclNameByIndex[idx]
+				if !ok {
+					if dir == ACLInput {
+						front.Input = append(front.Input, idx)
+					} else {
+						front.Output = append(front.Output, idx)
+					}
+					continue
+				}
+				if dir == ACLInput {
+					ours.Input = append(ours.Input, name)
+				} else {
+					ours.Output = append(ours.Output, name)
+				}
+				c.addBinding(ifName, dir, name, desired)
+			}
+		}
+		if len(front.Input)+len(front.Output) > 0 {
+			c.aclFront[ifName] = front
+		}
+		if len(ours.Input)+len(ours.Output) > 0 {
+			c.aclOrder[ifName] = ours
+		}
+	}
+	return c
+}
+
+func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]ClaimFunc) {
+	key := o.Item.Key()
+	e := &AppliedItem{Item: o.Item, Handle: o.Handle}
+	if d, owners, ok := desired.get(key); ok {
+		e.Item = withUnobservable(o.Item, d)
+		e.Owner = owners[0]
+		c.applied[key] = e
+		return
+	}
+	for _, owner := range sortedKeys(claims) {
+		if claims[owner](o.Item) {
+			e.Owner, e.Orphan = owner, true
+			c.applied[key] = e
+			return
+		}
+	}
+	c.unowned[key] = e
+}
+
+// addBinding records one of our ACLs bound to an interface as an applied binding.
+func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
+	key := ACLBindingKey(ifName, dir, aclName)
+	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
+	e := &AppliedItem{Item: b}
+	if d, owners, ok := desired.get(key); ok {
+		b.Priority = d.(*ACLBinding).Priority
+		e.Owner = owners[0]
+	} else {
+		e.Orphan = true
+		if acl, ok := c.applied[ACLKey(aclName)]; ok {
+			e.Owner = acl.Owner
+		}
+	}
+	c.applied[key] = e
+}

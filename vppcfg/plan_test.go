@@ -1,0 +1,358 @@
+package vppcfg
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestDiff(t *testing.T) {
+	ifs := map[string]uint32{"tap0": 1, "tap1": 2, "eth0": 3}
+	tap0in := &NAT44Interface{Interface: "tap0", Role: NAT44Inside}
+	pool := &NAT44Address{Addr: addr("1.1.1.1"), VRF: AnyVRF}
+	lbABC := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080")
+	tests := []struct {
+		name        string
+		desired     map[Key]Item
+		applied     map[Key]*AppliedItem
+		ifaces      map[string]uint32
+		aclOrder    map[string]ACLNames
+		foreign     map[Key]Item
+		resynced    map[string]bool
+		want        []string
+		wantPending map[Key]string
+		wantBlocked []Key
+		natReset    bool
+	}{
+		{
+			name:    "cold start creates in kind order",
+			desired: items(binding("tap0", ACLInput, "a", 0), acl("a", 80), lbABC, tap0in, pool, global),
+			want: []string{
+				"create nat44-global/global",
+				"create nat44-address/pool/1.1.1.1",
+				"create nat44-interface/tap0/in",
+				"create nat44-lb-mapping/10.96.0.10:80/tcp",
+				"create acl/a",
+				"set-acls tap0 in=[a] out=[]",
+			},
+		},
+		{
+			name:     "removing everything deletes in reverse kind order, NAT44 disabled last",
+			applied:  applied(binding("tap0", ACLInput, "a", 0), acl("a", 80), lbABC, tap0in, pool, global),
+			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			want: []string{
+				"set-acls tap0 in=[] out=[]",
+				"delete acl/a",
+				"delete nat44-lb-mapping/10.96.0.10:80/tcp",
+				"delete nat44-interface/tap0/in",
+				"delete nat44-address/pool/1.1.1.1",
+				"delete nat44-global/global",
+			},
+		},
+		{
+			name:    "equal state makes no op",
+			desired: items(global, lbABC),
+			applied: applied(&NAT44Global{SessionLimit: 64512, Timeouts: NAT44Timeouts{UDP: 300, TCPEstablished: 7440, TCPTransitory: 240, ICMP: 60}}, lbABC),
+			want:    []string{},
+		},
+		{
+			name:    "LB local set changes one local at a time, adds before deletes",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.3:8080", "10.1.1.4:8080")),
+			applied: applied(global, lbABC),
+			want: []string{
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.4:8080",
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+			},
+		},
+		{
+			name:    "LB weight change with 3 locals is del+add of that local",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080@50", "10.1.1.3:8080")),
+			applied: applied(global, lbABC),
+			want: []string{
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+			},
+		},
+		{
+			name:    "LB weight change with 2 locals recreates",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080@50")),
+			applied: applied(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			want: []string{
+				"delete nat44-lb-mapping/10.96.0.10:80/tcp",
+				"create nat44-lb-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:    "LB weight change with 2 locals plus a new one goes in place",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080@50", "10.1.1.3:8080")),
+			applied: applied(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			want: []string{
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080",
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+			},
+		},
+		{
+			name: "LB affinity change recreates",
+			desired: items(global, func() Item {
+				m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+				m.Affinity = 10
+				return m
+			}()),
+			applied: applied(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			want: []string{
+				"delete nat44-lb-mapping/10.96.0.10:80/tcp",
+				"create nat44-lb-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:    "static to LB for one external key deletes first",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			applied: applied(global, static("10.96.0.10:80", "10.1.1.1:8080")),
+			want: []string{
+				"delete nat44-static-mapping/10.96.0.10:80/tcp",
+				"create nat44-lb-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:    "LB to static for one external key deletes first",
+			desired: items(global, static("10.96.0.10:80", "10.1.1.1:8080")),
+			applied: applied(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			want: []string{
+				"delete nat44-lb-mapping/10.96.0.10:80/tcp",
+				"create nat44-static-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:    "static mapping change recreates",
+			desired: items(global, static("10.96.0.10:80", "10.1.1.2:8080")),
+			applied: applied(global, static("10.96.0.10:80", "10.1.1.1:8080")),
+			want: []string{
+				"delete nat44-static-mapping/10.96.0.10:80/tcp",
+				"create nat44-static-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:     "ACL rules replaced in place",
+			desired:  items(acl("a", 80, 443), binding("tap0", ACLInput, "a", 0)),
+			applied:  applied(acl("a", 80), binding("tap0", ACLInput, "a", 0)),
+			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			want:     []string{"update acl/a"},
+		},
+		{
+			name:    "cnat path change updates in place",
+			desired: items(cnat("10.96.0.20:80", CNATLBDefault, "10.1.1.2:8080", "10.1.1.3:8080")),
+			applied: applied(cnat("10.96.0.20:80", CNATLBDefault, "10.1.1.1:8080", "10.1.1.2:8080")),
+			want:    []string{"update cnat-translation/10.96.0.20:80/tcp"},
+		},
+		{
+			name:    "cnat LB type change recreates",
+			desired: items(cnat("10.96.0.20:80", CNATLBMaglev, "10.1.1.1:8080")),
+			applied: applied(cnat("10.96.0.20:80", CNATLBDefault, "10.1.1.1:8080")),
+			want: []string{
+				"delete cnat-translation/10.96.0.20:80/tcp",
+				"create cnat-translation/10.96.0.20:80/tcp",
+			},
+		},
+		{
+			name:        "interface-bound item waits for its interface",
+			desired:     items(global, &NAT44Interface{Interface: "tap9", Role: NAT44Inside}),
+			applied:     applied(global),
+			want:        []string{},
+			wantPending: map[Key]string{NAT44InterfaceKey("tap9", NAT44Inside): `interface "tap9" not found`},
+		},
+		{
+			name:        "NAT44 items wait for a nat44-global item",
+			desired:     items(pool),
+			want:        []string{},
+			wantPending: map[Key]string{pool.Key(): "NAT44 is not enabled (no nat44-global item)"},
+		},
+		{
+			name:        "NAT44 stays enabled while NAT44 items remain",
+			desired:     items(pool),
+			applied:     applied(global, pool),
+			want:        []string{},
+			wantPending: map[Key]string{NAT44GlobalKey(): "kept: NAT44 item nat44-address/pool/1.1.1.1 is still desired"},
+		},
+		{
+			name:     "NAT44 VRF change re-enables and re-creates all NAT44 items",
+			desired:  items(&NAT44Global{InsideVRF: 1}, pool, lbABC, acl("a", 80)),
+			applied:  applied(global, pool, lbABC, acl("a", 80)),
+			natReset: true,
+			want: []string{
+				"delete nat44-global/global",
+				"create nat44-global/global",
+				"create nat44-address/pool/1.1.1.1",
+				"create nat44-lb-mapping/10.96.0.10:80/tcp",
+			},
+		},
+		{
+			name:    "NAT44 forwarding change updates in place",
+			desired: items(&NAT44Global{Forwarding: true}),
+			applied: applied(global),
+			want:    []string{"update nat44-global/global"},
+		},
+		{
+			name:    "pool address VRF change recreates",
+			desired: items(global, &NAT44Address{Addr: addr("1.1.1.1"), VRF: 0}),
+			applied: applied(global, pool),
+			want: []string{
+				"delete nat44-address/pool/1.1.1.1",
+				"create nat44-address/pool/1.1.1.1",
+			},
+		},
+		{
+			name: "ACL bindings of all owners merge by priority then name; foreign stay in front",
+			desired: items(acl("a", 80), acl("b", 81), acl("permit-all"),
+				binding("tap0", ACLInput, "b", 10), binding("tap0", ACLInput, "a", 10),
+				binding("tap0", ACLInput, "permit-all", 1000), binding("tap0", ACLOutput, "b", 0)),
+			applied:  applied(acl("a", 80), acl("b", 81), acl("permit-all")),
+			aclOrder: map[string]ACLNames{},
+			want:     []string{"set-acls tap0 in=[a,b,permit-all] out=[b]"},
+		},
+		{
+			name:    "binding of a removed ACL goes before the ACL; a new ACL before its binding",
+			desired: items(acl("b", 81), binding("tap0", ACLInput, "b", 0)),
+			applied: func() map[Key]*AppliedItem {
+				m := applied(acl("a", 80), binding("tap0", ACLInput, "a", 0))
+				return m
+			}(),
+			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			want: []string{
+				"set-acls tap0 in=[] out=[]",
+				"delete acl/a",
+				"create acl/b",
+				"set-acls tap0 in=[b] out=[]",
+			},
+		},
+		{
+			name:     "binding priority change reorders",
+			desired:  items(acl("a"), acl("b"), binding("tap0", ACLInput, "a", 5), binding("tap0", ACLInput, "b", 1)),
+			applied:  applied(acl("a"), acl("b"), binding("tap0", ACLInput, "a", 0), binding("tap0", ACLInput, "b", 1)),
+			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a", "b"}}},
+			want:     []string{"set-acls tap0 in=[b,a] out=[]"},
+		},
+		{
+			name:        "binding waits for its ACL",
+			desired:     items(binding("tap0", ACLInput, "nope", 0)),
+			want:        []string{},
+			wantPending: map[Key]string{ACLBindingKey("tap0", ACLInput, "nope"): `waiting for acl "nope"`},
+		},
+		{
+			name:    "orphan of an owner that has not resynced is kept",
+			desired: items(global),
+			applied: map[Key]*AppliedItem{
+				global.Key(): {Item: global, Owner: "a"},
+				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
+			},
+			want:        []string{},
+			wantPending: map[Key]string{lbABC.Key(): `kept: not desired, but owner "b" has not resynced`},
+		},
+		{
+			name:    "orphan of a resynced owner is deleted",
+			desired: items(global),
+			applied: map[Key]*AppliedItem{
+				global.Key(): {Item: global, Owner: "a"},
+				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
+			},
+			resynced: map[string]bool{"b": true},
+			want:     []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp"},
+		},
+		{
+			name:        "foreign object at the external key blocks the item",
+			desired:     items(global, lbABC),
+			applied:     applied(global),
+			foreign:     items(static("10.96.0.10:80", "10.9.9.9:80")),
+			want:        []string{},
+			wantBlocked: []Key{lbABC.Key()},
+		},
+		{
+			name:    "bound item of a vanished interface is not deleted through VPP",
+			applied: applied(global, &NAT44Interface{Interface: "tap9", Role: NAT44Inside}),
+			desired: items(global),
+			want:    []string{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := DiffInput{Desired: tc.desired, Applied: tc.applied, Interfaces: tc.ifaces,
+				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
+			if in.Desired == nil {
+				in.Desired = map[Key]Item{}
+			}
+			if in.Applied == nil {
+				in.Applied = map[Key]*AppliedItem{}
+			}
+			if in.Interfaces == nil {
+				in.Interfaces = ifs
+			}
+			p := Diff(in)
+			assert.Equal(t, tc.want, opStrings(p.Ops))
+			for k, reason := range tc.wantPending {
+				assert.Equal(t, reason, p.Pending[k], "pending reason of %s", k)
+			}
+			for _, k := range tc.wantBlocked {
+				assert.Error(t, p.Blocked[k], "blocked %s", k)
+			}
+			assert.Equal(t, tc.natReset, p.NATReset)
+
+			// An incremental diff scoped to every key plans the same.
+			in.Scope = map[Key]bool{}
+			for k := range in.Desired {
+				in.Scope[k] = true
+			}
+			for k := range in.Applied {
+				in.Scope[k] = true
+			}
+			assert.Equal(t, tc.want, opStrings(Diff(in).Ops), "scoped")
+		})
+	}
+}
+
+// TestDiffIsPure checks Diff does not modify its input.
+func TestDiffIsPure(t *testing.T) {
+	old := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080")
+	in := DiffInput{
+		Desired:    items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.4:8080")),
+		Applied:    applied(global, old),
+		Interfaces: map[string]uint32{},
+	}
+	before := old.String()
+	p1, p2 := Diff(in), Diff(in)
+	assert.Equal(t, opStrings(p1.Ops), opStrings(p2.Ops))
+	assert.Equal(t, before, old.String())
+	assert.Len(t, in.Applied, 2)
+}
+
+// BenchmarkDiffSteadyState measures the diff every commit runs: 20,000 LB
+// mappings of 10 locals, desired equal to applied except one mapping that
+// loses 8 locals; full and scoped to the changed key.
+func BenchmarkDiffSteadyState(b *testing.B) {
+	desired, applied := map[Key]Item{global.Key(): global}, map[Key]*AppliedItem{global.Key(): {Item: global}}
+	for i := range 20000 {
+		var locals []string
+		for j := range 10 {
+			locals = append(locals, fmt.Sprintf("10.1.%d.%d:8080", j, 1+i%250))
+		}
+		m := lb(fmt.Sprintf("10.96.%d.%d:80", i>>8, i&255), locals...)
+		desired[m.Key()] = m
+		applied[m.Key()] = &AppliedItem{Item: m}
+	}
+	changed := lb("10.96.0.1:80", "10.1.0.2:8080", "10.1.1.2:8080")
+	desired[changed.Key()] = changed
+	for _, scoped := range []bool{false, true} {
+		in := DiffInput{Desired: desired, Applied: applied, Interfaces: map[string]uint32{}}
+		if scoped {
+			in.Scope = map[Key]bool{changed.Key(): true}
+		}
+		b.Run(fmt.Sprintf("scoped=%t", scoped), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if p := Diff(in); len(p.Ops) != 8 {
+					b.Fatalf("ops %v", opStrings(p.Ops))
+				}
+			}
+		})
+	}
+}

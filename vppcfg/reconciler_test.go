@@ -1,0 +1,388 @@
+package vppcfg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func quietLogger() *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return l
+}
+
+func testOptions() Options {
+	return Options{Logger: quietLogger(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
+		InterfacePoll: 20 * time.Millisecond}
+}
+
+// start runs r.Start in the background and waits for the first resync.
+func start(t *testing.T, r *Reconciler) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		assert.NoError(t, <-done)
+	})
+	select {
+	case <-r.Synced():
+	case err := <-done:
+		t.Fatalf("Start returned early: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("no first resync")
+	}
+}
+
+func commit(t *testing.T, txn Txn, its ...Item) {
+	t.Helper()
+	require.NoError(t, txn.Put(its...).Commit(context.Background()))
+}
+
+func state(t *testing.T, r *Reconciler, k Key) ItemState {
+	t.Helper()
+	s, ok := r.Status(k)
+	if !ok {
+		return 0
+	}
+	return s.State
+}
+
+func TestCommitBeforeStartIsAppliedByStart(t *testing.T) {
+	f := newFakeDriver("tap0")
+	r := NewReconciler(f, testOptions())
+	c := r.Client("nat44")
+	m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+	commit(t, c.ResyncTxn(), global, m, &NAT44Interface{Interface: "tap0", Role: NAT44Inside},
+		acl("a", 80), binding("tap0", ACLInput, "a", 0))
+	assert.Empty(t, f.takeLog(), "commits before Start only record desired state")
+	assert.Equal(t, StatePending, state(t, r, m.Key()))
+
+	start(t, r)
+	assert.Equal(t, []string{
+		"create nat44-global/global",
+		"create nat44-interface/tap0/in",
+		"create nat44-lb-mapping/10.96.0.10:80/tcp",
+		"create acl/a",
+		"set-acls tap0 in=[a] out=[]",
+	}, f.takeLog())
+	for _, s := range r.Statuses() {
+		assert.Equal(t, StateApplied, s.State, s.String())
+	}
+	assert.Contains(t, f.dump(), `tag="vppsvc:nat44:svc"`)
+	assert.Contains(t, f.dump(), `tag="vppsvc:nat44:a"`)
+
+	// After Start a commit applies before it returns, touching only what changed.
+	commit(t, c.Txn(), lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080"))
+	assert.Equal(t, []string{"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080"}, f.takeLog())
+	st := r.Stats()
+	assert.Equal(t, 5, st.Desired)
+	assert.Equal(t, 5, st.Applied)
+	assert.Zero(t, st.Pending+st.Failed)
+}
+
+func TestPendingInterfaceLifecycle(t *testing.T) {
+	f := newFakeDriver()
+	r := NewReconciler(f, testOptions())
+	c := r.Client("nat44")
+	role := &NAT44Interface{Interface: "tap1", Role: NAT44Inside}
+	bind := binding("tap1", ACLOutput, "a", 0)
+	commit(t, c.ResyncTxn(), global, role, acl("a", 80), bind)
+	start(t, r)
+	assert.Equal(t, []string{"create nat44-global/global", "create acl/a"}, f.takeLog())
+	s, _ := r.Status(role.Key())
+	assert.Equal(t, StatePending, s.State)
+	assert.Equal(t, `interface "tap1" not found`, s.Reason)
+	assert.Equal(t, StatePending, state(t, r, bind.Key()))
+
+	f.addInterface("tap1")
+	require.Eventually(t, func() bool { return state(t, r, role.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return state(t, r, bind.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, []string{"create nat44-interface/tap1/in", "set-acls tap1 in=[] out=[a]"}, f.takeLog())
+
+	f.deleteInterface("tap1")
+	require.Eventually(t, func() bool { return state(t, r, role.Key()) == StatePending }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, StatePending, state(t, r, bind.Key()))
+	assert.Empty(t, f.takeLog(), "VPP removed the interface's roles and bindings itself")
+
+	f.addInterface("tap1")
+	require.Eventually(t, func() bool { return state(t, r, bind.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, StateApplied, state(t, r, role.Key()))
+}
+
+func TestMissedInterfaceEventIsPolled(t *testing.T) {
+	f := newFakeDriver()
+	r := NewReconciler(f, testOptions())
+	role := &NAT44Interface{Interface: "tap1", Role: NAT44Outside}
+	commit(t, r.Client("nat44").ResyncTxn(), global, role)
+	start(t, r)
+	f.mu.Lock()
+	f.ifaces["tap1"] = 7 // no event
+	f.mu.Unlock()
+	require.Eventually(t, func() bool { return state(t, r, role.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+}
+
+func TestHitlessRestart(t *testing.T) {
+	f := newFakeDriver("tap0")
+	want := []Item{global, &NAT44Address{Addr: addr("1.1.1.1"), VRF: AnyVRF},
+		&NAT44Interface{Interface: "tap0", Role: NAT44Inside}, acl("a", 80), acl("b", 81),
+		binding("tap0", ACLInput, "b", 1), binding("tap0", ACLInput, "a", 2),
+		cnat("10.96.0.20:80", CNATLBMaglev, "10.1.1.1:8080")}
+	for i := range 20 {
+		want = append(want, lb(fmt.Sprintf("10.96.0.%d:80", i+1), "10.1.1.1:8080", "10.1.1.2:8080"))
+	}
+	r1 := NewReconciler(f, testOptions())
+	commit(t, r1.Client("nat44").ResyncTxn(), want...)
+	start(t, r1)
+	require.Len(t, f.takeLog(), len(want)-1) // two bindings are one set-acls
+
+	// A new agent with the same desired state, started after or before its commit.
+	for _, commitFirst := range []bool{true, false} {
+		r2 := NewReconciler(f, testOptions())
+		if commitFirst {
+			commit(t, r2.Client("nat44").ResyncTxn(), want...)
+		}
+		start(t, r2)
+		if !commitFirst {
+			commit(t, r2.Client("nat44").ResyncTxn(), want...)
+		}
+		assert.Empty(t, f.takeLog(), "commitFirst=%t", commitFirst)
+		for _, s := range r2.Statuses() {
+			assert.Equal(t, StateApplied, s.State, s.String())
+		}
+	}
+
+	// A new agent whose desired state lost one mapping and gained one.
+	r3 := NewReconciler(f, testOptions())
+	start(t, r3)
+	changed := append(want[:len(want)-1:len(want)-1], lb("10.96.1.1:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	commit(t, r3.Client("nat44").ResyncTxn(), changed...)
+	assert.ElementsMatch(t, []string{
+		"delete nat44-lb-mapping/10.96.0.20:80/tcp",
+		"create nat44-lb-mapping/10.96.1.1:80/tcp",
+	}, f.takeLog())
+}
+
+func TestOrphansWaitForTheirOwnersResync(t *testing.T) {
+	f := newFakeDriver()
+	r1 := NewReconciler(f, testOptions())
+	commit(t, r1.Client("base").ResyncTxn(), global)
+	commit(t, r1.Client("svc").ResyncTxn(), lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080"),
+		lb("10.96.0.11:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	start(t, r1)
+	f.takeLog()
+
+	r2 := NewReconciler(f, testOptions())
+	commit(t, r2.Client("base").ResyncTxn(), global)
+	start(t, r2)
+	assert.Empty(t, f.takeLog(), "svc has not resynced: its mappings stay")
+	s, ok := r2.Status(NAT44MappingKey(KindNAT44LBMapping, ap("10.96.0.10:80"), ProtoTCP))
+	require.True(t, ok)
+	assert.True(t, s.Deleting)
+	assert.Equal(t, []string{"svc"}, s.Owners)
+
+	commit(t, r2.Client("svc").Txn(), lb("10.96.0.11:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	assert.Empty(t, f.takeLog(), "an incremental txn adopts, but does not prune")
+	commit(t, r2.Client("svc").ResyncTxn(), lb("10.96.0.11:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	assert.Equal(t, []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp"}, f.takeLog())
+}
+
+func TestForeignAndUntaggedObjects(t *testing.T) {
+	f := newFakeDriver()
+	foreignStatic := static("10.96.0.10:80", "10.9.9.9:80")
+	f.objs[global.Key()] = Observed{Item: global}
+	f.objs[foreignStatic.Key()] = Observed{Item: foreignStatic, Tag: "calico:x"}
+	strayVIP := cnat("10.96.5.5:80", CNATLBDefault, "10.1.1.9:80")
+	otherVIP := cnat("192.168.7.7:80", CNATLBDefault, "10.1.1.9:80")
+	f.objs[strayVIP.Key()] = Observed{Item: strayVIP, Handle: 40}
+	f.objs[otherVIP.Key()] = Observed{Item: otherVIP, Handle: 41}
+
+	opts := testOptions()
+	opts.Claims = map[string]ClaimFunc{"ipv6": func(it Item) bool {
+		t, ok := it.(*CNATTranslation)
+		return ok && pfx("10.96.0.0/16").Contains(t.VIP.Addr())
+	}}
+	r := NewReconciler(f, opts)
+	m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+	commit(t, r.Client("nat44").ResyncTxn(), global, m)
+	start(t, r)
+	assert.Empty(t, f.takeLog(), "the untagged NAT44 global is adopted; the foreign mapping blocks ours")
+	s, _ := r.Status(m.Key())
+	assert.Equal(t, StateFailed, s.State)
+	assert.ErrorContains(t, s.Err, "foreign")
+
+	commit(t, r.Client("ipv6").ResyncTxn())
+	assert.Equal(t, []string{"delete cnat-translation/10.96.5.5:80/tcp"}, f.takeLog(),
+		"only the claimed untagged translation goes; the unclaimed one stays")
+	assert.Contains(t, f.dump(), "192.168.7.7:80")
+	assert.Contains(t, f.dump(), `tag="calico:x"`)
+}
+
+func TestForeignACLsStayInFront(t *testing.T) {
+	f := newFakeDriver("tap0")
+	f.objs[ACLKey("theirs")] = Observed{Item: &ACL{Name: "theirs"}, Tag: "", Handle: 99}
+	f.aclLists["tap0"] = InterfaceACLIndexes{Input: []uint32{99}}
+	f.handle = 100
+	r := NewReconciler(f, testOptions())
+	commit(t, r.Client("pol").ResyncTxn(), acl("mine", 80), binding("tap0", ACLInput, "mine", 0))
+	start(t, r)
+	assert.Equal(t, []string{"create acl/mine", "set-acls tap0 in=[mine] out=[]"}, f.takeLog())
+	f.mu.Lock()
+	assert.Equal(t, []uint32{99, 100}, f.aclLists["tap0"].Input)
+	f.mu.Unlock()
+
+	commit(t, r.Client("pol").ResyncTxn())
+	assert.Equal(t, []string{"set-acls tap0 in=[] out=[]", "delete acl/mine"}, f.takeLog())
+	f.mu.Lock()
+	assert.Equal(t, []uint32{99}, f.aclLists["tap0"].Input)
+	f.mu.Unlock()
+}
+
+func TestSharedItemsAndResyncTxn(t *testing.T) {
+	f := newFakeDriver()
+	r := NewReconciler(f, testOptions())
+	start(t, r)
+	a, b := r.Client("a"), r.Client("b")
+	shared := acl("permit-all")
+	commit(t, a.Txn(), shared, acl("only-a"))
+	commit(t, b.Txn(), shared)
+	assert.Equal(t, []string{"create acl/only-a", "create acl/permit-all"}, f.takeLog())
+	s, _ := r.Status(shared.Key())
+	assert.Equal(t, []string{"a", "b"}, s.Owners)
+
+	require.NoError(t, a.ResyncTxn().Commit(context.Background()))
+	assert.Equal(t, []string{"delete acl/only-a"}, f.takeLog(), "b still holds the shared ACL")
+	require.NoError(t, b.Txn().Delete(shared.Key()).Commit(context.Background()))
+	assert.Equal(t, []string{"delete acl/permit-all"}, f.takeLog())
+}
+
+func TestCommitRejects(t *testing.T) {
+	r := NewReconciler(newFakeDriver(), testOptions())
+	a, b := r.Client("a"), r.Client("b")
+	commit(t, a.Txn(), acl("x", 80), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80"),
+		&NAT44Interface{Interface: "tap0", Role: NAT44Inside})
+
+	err := b.Txn().Put(acl("x", 81)).Commit(context.Background())
+	require.ErrorIs(t, err, ErrConflict)
+	assert.ErrorContains(t, err, `owner "b"`)
+	assert.ErrorContains(t, err, `owner "a"`)
+
+	err = b.Txn().Put(static("10.96.0.10:80", "10.1.1.1:80")).Commit(context.Background())
+	require.ErrorIs(t, err, ErrConflict)
+	assert.ErrorContains(t, err, "same external 10.96.0.10:80/tcp")
+
+	err = b.Txn().Put(&NAT44Interface{Interface: "tap0", Role: NAT44Output}).Commit(context.Background())
+	require.ErrorIs(t, err, ErrConflict)
+
+	// The same owner may switch a key from LB to static in one transaction.
+	require.NoError(t, a.Txn().Delete(lb("10.96.0.10:80").Key()).Put(static("10.96.0.10:80", "10.1.1.1:80")).
+		Commit(context.Background()))
+
+	err = r.Client("bad:name").Txn().Put(acl("y")).Commit(context.Background())
+	require.ErrorIs(t, err, ErrInvalid)
+
+	txn := a.Txn().Put(acl("z"))
+	require.NoError(t, txn.Commit(context.Background()))
+	assert.Error(t, txn.Commit(context.Background()), "second commit")
+}
+
+func TestRetryWithBackoff(t *testing.T) {
+	f := newFakeDriver()
+	failures := 3
+	f.fail = func(op Op) error {
+		if op.Key.Kind == KindACL && failures > 0 {
+			failures--
+			return errors.New("VPPApiError: boom")
+		}
+		return nil
+	}
+	opts := testOptions()
+	opts.RetryMin, opts.RetryMax = 50*time.Millisecond, 100*time.Millisecond
+	r := NewReconciler(f, opts)
+	a := acl("a", 80)
+	commit(t, r.Client("pol").ResyncTxn(), a, global)
+	start(t, r)
+	s, _ := r.Status(a.Key())
+	assert.Equal(t, StateFailed, s.State)
+	assert.ErrorContains(t, s.Err, "boom")
+	assert.Equal(t, 1, s.Failures)
+	assert.Equal(t, StateApplied, state(t, r, global.Key()), "one failing item does not hold back the others")
+	require.Eventually(t, func() bool { return state(t, r, a.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, []string{"create nat44-global/global", "create acl/a FAILED", "create acl/a FAILED",
+		"create acl/a FAILED", "create acl/a"}, f.takeLog())
+}
+
+func TestDriftAndReconnect(t *testing.T) {
+	f := newFakeDriver("tap0")
+	r := NewReconciler(f, testOptions())
+	m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+	want := []Item{global, m, acl("a", 80), binding("tap0", ACLInput, "a", 0)}
+	commit(t, r.Client("nat44").ResyncTxn(), want...)
+	start(t, r)
+	golden := f.dump()
+	f.takeLog()
+
+	// Someone deletes a mapping behind our back: a resync repairs it.
+	f.mu.Lock()
+	delete(f.objs, m.Key())
+	f.mu.Unlock()
+	require.NoError(t, r.Resync(context.Background()))
+	assert.Equal(t, []string{"create nat44-lb-mapping/10.96.0.10:80/tcp"}, f.takeLog())
+	assert.Equal(t, uint64(1), r.Stats().Drift)
+
+	// VPP restarts: everything is gone, ACL indexes start again elsewhere.
+	f.mu.Lock()
+	f.objs = map[Key]Observed{}
+	f.aclLists = map[string]InterfaceACLIndexes{}
+	f.handle = 7
+	f.mu.Unlock()
+	f.events <- Event{Type: EventConnected}
+	require.Eventually(t, func() bool { return f.dump() != "" && len(f.takeLogPeek()) >= 4 }, 2*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool {
+		st := r.Stats()
+		return st.Applied == len(want) && st.Pending == 0 && st.Failed == 0
+	}, 2*time.Second, time.Millisecond)
+	assert.Equal(t, golden, f.dump())
+}
+
+// takeLogPeek returns the op log without clearing it.
+func (f *fakeDriver) takeLogPeek() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.log...)
+}
+
+func TestFailedItemThatIsDeletedIsForgotten(t *testing.T) {
+	f := newFakeDriver()
+	f.fail = func(op Op) error {
+		if op.Key == ACLKey("x") {
+			return errors.New("VPPApiError: boom")
+		}
+		return nil
+	}
+	r := NewReconciler(f, testOptions())
+	c := r.Client("pol")
+	commit(t, c.ResyncTxn(), acl("x"))
+	start(t, r)
+	require.Eventually(t, func() bool { s, _ := r.Status(ACLKey("x")); return s.Failures >= 3 }, time.Second, time.Millisecond)
+	require.NoError(t, c.ResyncTxn().Commit(context.Background()))
+	_, ok := r.Status(ACLKey("x"))
+	assert.False(t, ok)
+	f.takeLog()
+	time.Sleep(50 * time.Millisecond)
+	assert.Empty(t, f.takeLog(), "no retries of an item nobody wants")
+	assert.Zero(t, r.Stats().Failed)
+	r.mu.Lock()
+	assert.Empty(t, r.retry.next)
+	assert.Empty(t, r.lastErr)
+	r.mu.Unlock()
+}

@@ -1,0 +1,229 @@
+package vppcfg
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ItemState is where an item stands between desired and applied.
+type ItemState uint8
+
+const (
+	// StatePending: not applied yet, for a reason that is not an error (a
+	// missing interface, a dependency, a delete held for an owner that has
+	// not resynced, or simply not reconciled yet).
+	StatePending ItemState = iota + 1
+	// StateApplied: VPP holds the desired value.
+	StateApplied
+	// StateFailed: the last VPP operation failed (it is retried with
+	// backoff) or the item conflicts with an object the layer must not touch.
+	StateFailed
+)
+
+func (s ItemState) String() string {
+	switch s {
+	case StatePending:
+		return "pending"
+	case StateApplied:
+		return "applied"
+	case StateFailed:
+		return "failed"
+	}
+	return "state?"
+}
+
+// ItemStatus is the reconciliation status of one key.
+type ItemStatus struct {
+	Key    Key
+	Owners []string
+	State  ItemState
+	// Deleting marks a key nobody desires any more that is still in VPP.
+	Deleting bool
+	// Reason says why a pending item waits.
+	Reason string
+	// Err is the last error of a failed item.
+	Err error
+	// Failures counts consecutive failed attempts.
+	Failures int
+	// Since is when the item entered its current state.
+	Since time.Time
+}
+
+func (s ItemStatus) String() string {
+	out := fmt.Sprintf("%s %s", s.Key, s.State)
+	if s.Deleting {
+		out += " (deleting)"
+	}
+	if s.Reason != "" {
+		out += ": " + s.Reason
+	}
+	if s.Err != nil {
+		out += fmt.Sprintf(": %v (failures %d)", s.Err, s.Failures)
+	}
+	return out
+}
+
+// Stats are the reconciler's counters, for metrics.
+type Stats struct {
+	// Desired, Applied, Pending and Failed count keys by status.
+	Desired, Applied, Pending, Failed int
+	// Calls and CallFailures count VPP API calls by message name.
+	Calls, CallFailures map[string]uint64
+	// Resyncs counts full resyncs (dump and compare); Drift counts objects
+	// a resync found different from what the layer believed was applied.
+	Resyncs, Drift uint64
+	// LastResync is when the last full resync completed.
+	LastResync time.Time
+	// Synced is true once the first full resync has completed.
+	Synced bool
+}
+
+// refreshStatuses recomputes statuses after a pass: of the given keys, or
+// of every desired or applied key when keys is nil (a full pass). plan is
+// nil before the first resync. Called with mu held.
+func (r *Reconciler) refreshStatuses(plan *Plan, keys map[Key]bool) {
+	now := time.Now()
+	r.storeMu.RLock()
+	defer r.storeMu.RUnlock()
+	r.smu.Lock()
+	defer r.smu.Unlock()
+	r.counters.Desired = len(r.store.items)
+	if keys != nil {
+		for k := range keys {
+			r.refreshStatus(plan, k, now)
+		}
+		return
+	}
+	seen := make(map[Key]bool, len(r.store.items)+len(r.applied))
+	for k := range r.store.items {
+		seen[k] = true
+		r.refreshStatus(plan, k, now)
+	}
+	for k := range r.applied {
+		if !seen[k] {
+			seen[k] = true
+			r.refreshStatus(plan, k, now)
+		}
+	}
+	for k := range r.statuses {
+		if !seen[k] {
+			r.setStatus(k, nil)
+		}
+	}
+}
+
+// refreshStatus recomputes one key's status. Called with storeMu and smu held.
+func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
+	var next ItemStatus
+	if d, desired := r.store.items[k]; desired {
+		next = ItemStatus{Key: k, Owners: r.store.owners[k]}
+		a := r.applied[k]
+		switch {
+		case plan == nil:
+			next.State, next.Reason = StatePending, "waiting for the first resync with VPP"
+		case plan.Blocked[k] != nil:
+			next.State, next.Err = StateFailed, plan.Blocked[k]
+		case plan.Pending[k] != "":
+			next.State, next.Reason = StatePending, plan.Pending[k]
+		case r.lastErr[k] != nil:
+			next.State, next.Err = StateFailed, r.lastErr[k]
+		case a != nil && equalApplied(d, a.Item):
+			next.State = StateApplied
+		default:
+			next.State, next.Reason = StatePending, "not applied yet"
+		}
+	} else if a, applied := r.applied[k]; applied {
+		next = ItemStatus{Key: k, Owners: []string{a.Owner}, Deleting: true}
+		switch {
+		case r.lastErr[k] != nil:
+			next.State, next.Err = StateFailed, r.lastErr[k]
+		case plan != nil && plan.Pending[k] != "":
+			next.State, next.Reason = StatePending, plan.Pending[k]
+		default:
+			next.State, next.Reason = StatePending, "delete pending"
+		}
+	} else {
+		// Neither desired nor in VPP: nothing left to retry or report.
+		r.setStatus(k, nil)
+		r.retry.succeeded(k)
+		delete(r.lastErr, k)
+		return
+	}
+	next.Failures = r.retry.failures(k)
+	prev := r.statuses[k]
+	if prev != nil && prev.State == next.State && prev.Deleting == next.Deleting && prev.Reason == next.Reason &&
+		prev.Err == next.Err && prev.Failures == next.Failures && slices.Equal(prev.Owners, next.Owners) {
+		return
+	}
+	next.Since = now
+	if prev != nil && prev.State == next.State && prev.Deleting == next.Deleting {
+		next.Since = prev.Since
+	}
+	r.setStatus(k, &next)
+}
+
+// setStatus replaces (or, with nil, removes) a status and keeps the
+// counters in step. Called with smu held.
+func (r *Reconciler) setStatus(k Key, s *ItemStatus) {
+	count := func(st *ItemStatus, d int) {
+		switch st.State {
+		case StateApplied:
+			r.counters.Applied += d
+		case StatePending:
+			r.counters.Pending += d
+			if strings.HasPrefix(st.Reason, reasonInterfacePrefix) {
+				r.waitingIf += d
+			}
+		case StateFailed:
+			r.counters.Failed += d
+		}
+	}
+	if prev, ok := r.statuses[k]; ok {
+		count(prev, -1)
+		delete(r.statuses, k)
+	}
+	if s != nil {
+		count(s, 1)
+		r.statuses[k] = s
+	}
+}
+
+// reasonInterfacePrefix starts the pending reason of items whose interface is missing.
+const reasonInterfacePrefix = "interface "
+
+// Status returns the status of one key: desired, or still in VPP.
+func (r *Reconciler) Status(k Key) (ItemStatus, bool) {
+	r.smu.RLock()
+	defer r.smu.RUnlock()
+	s, ok := r.statuses[k]
+	if !ok {
+		return ItemStatus{}, false
+	}
+	return *s, true
+}
+
+// Statuses returns every status in key order.
+func (r *Reconciler) Statuses() []ItemStatus {
+	r.smu.RLock()
+	defer r.smu.RUnlock()
+	out := make([]ItemStatus, 0, len(r.statuses))
+	for _, k := range sortedKeys(r.statuses) {
+		out = append(out, *r.statuses[k])
+	}
+	return out
+}
+
+// Stats returns the counters for metrics.
+func (r *Reconciler) Stats() Stats {
+	r.smu.RLock()
+	s := r.counters
+	r.smu.RUnlock()
+	s.Calls, s.CallFailures = map[string]uint64{}, map[string]uint64{}
+	for _, c := range r.d.CallStats() {
+		s.Calls[c.Msg] = c.Calls
+		s.CallFailures[c.Msg] = c.Failures
+	}
+	return s
+}

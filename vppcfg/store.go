@@ -1,0 +1,275 @@
+package vppcfg
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// store is the desired configuration: one value per key, owned by one or
+// more owners. Two owners may hold the same key only with equal values (a
+// shared item, such as a permit-all ACL every renderer binds); the item
+// stays desired until its last owner lets go.
+type store struct {
+	items   map[Key]Item
+	owners  map[Key][]string // sorted
+	byOwner map[string]map[Key]struct{}
+	// byExt indexes mappings by VPP's external key, which static, LB and
+	// identity mappings share.
+	byExt map[string]map[Key]struct{}
+	// resynced are owners that committed a ResyncTxn: their desired set is
+	// complete, so stale objects they own in VPP may be removed.
+	resynced map[string]bool
+}
+
+func newStore() *store {
+	return &store{
+		items:    map[Key]Item{},
+		owners:   map[Key][]string{},
+		byOwner:  map[string]map[Key]struct{}{},
+		byExt:    map[string]map[Key]struct{}{},
+		resynced: map[string]bool{},
+	}
+}
+
+// txnOp is one Put or Delete of a transaction, in call order.
+type txnOp struct {
+	put Item
+	del Key
+}
+
+// commit applies one owner's transaction atomically, or rejects it whole.
+func (s *store) commit(owner string, ops []txnOp, resync bool) error {
+	if err := validateOwner(owner); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	// Net effect per key: the last Put or Delete wins.
+	net := map[Key]Item{}
+	for _, op := range ops {
+		if op.put == nil {
+			net[op.del] = nil
+			continue
+		}
+		if err := validateItem(op.put); err != nil {
+			return err
+		}
+		net[op.put.Key()] = canonical(op.put)
+	}
+	if resync {
+		for k := range s.byOwner[owner] {
+			if _, touched := net[k]; !touched {
+				net[k] = nil
+			}
+		}
+	}
+	// leaving: keys that stop being desired by anybody after this commit.
+	leaving := map[Key]bool{}
+	for k, v := range net {
+		if v == nil && s.ownedBy(k, owner) && len(s.owners[k]) == 1 {
+			leaving[k] = true
+		}
+	}
+	netExt := map[string][]Key{}
+	for k, v := range net {
+		if v != nil {
+			if ext, ok := externalKey(v); ok {
+				netExt[ext] = append(netExt[ext], k)
+			}
+		}
+	}
+	for _, k := range sortedKeys(net) {
+		v := net[k]
+		if v == nil {
+			continue
+		}
+		if cur, ok := s.items[k]; ok && !cur.Equal(v) {
+			for _, other := range s.owners[k] {
+				if other != owner {
+					return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur)
+				}
+			}
+		}
+		if err := s.crossCheck(owner, v, net, netExt, leaving); err != nil {
+			return err
+		}
+	}
+	for k, v := range net {
+		if v == nil {
+			s.release(k, owner)
+		} else {
+			s.hold(k, owner, v)
+		}
+	}
+	if resync {
+		s.resynced[owner] = true
+	}
+	return nil
+}
+
+// crossCheck rejects combinations VPP refuses between desired items of any
+// owners: static, LB and identity mappings share one external key
+// namespace, and an output-feature interface cannot also be inside or outside.
+func (s *store) crossCheck(owner string, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+	k := it.Key()
+	if ext, ok := externalKey(it); ok {
+		check := func(o Key, ownerOf string) error {
+			if o == k || leaving[o] || (k.Kind == KindNAT44IdentityMapping && o.Kind == KindNAT44IdentityMapping) {
+				return nil
+			}
+			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
+				ErrConflict, k, owner, o, ownerOf, ext)
+		}
+		for o := range s.byExt[ext] {
+			if err := check(o, s.ownerNames(o)); err != nil {
+				return err
+			}
+		}
+		for _, o := range netExt[ext] {
+			if err := check(o, owner); err != nil {
+				return err
+			}
+		}
+	}
+	if ni, ok := it.(*NAT44Interface); ok {
+		clash := []Key{NAT44InterfaceKey(ni.Interface, NAT44Output)}
+		if ni.Role == NAT44Output {
+			clash = []Key{NAT44InterfaceKey(ni.Interface, NAT44Inside), NAT44InterfaceKey(ni.Interface, NAT44Outside)}
+		}
+		for _, o := range clash {
+			v, inTxn := net[o]
+			holder := s.ownerNames(o)
+			if inTxn && v != nil {
+				holder = owner
+			} else if s.items[o] == nil || leaving[o] {
+				continue
+			}
+			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q): an output-feature interface cannot also be inside or outside",
+				ErrConflict, k, owner, o, holder)
+		}
+	}
+	return nil
+}
+
+func (s *store) ownedBy(k Key, owner string) bool {
+	_, ok := s.byOwner[owner][k]
+	return ok
+}
+
+func (s *store) ownerNames(k Key) string {
+	if os := s.owners[k]; len(os) > 0 {
+		return os[0]
+	}
+	return ""
+}
+
+func (s *store) hold(k Key, owner string, v Item) {
+	if old, ok := s.items[k]; ok {
+		s.unindex(old)
+	}
+	s.items[k] = v
+	s.index(v)
+	if os := s.owners[k]; !slices.Contains(os, owner) {
+		os = append(os, owner)
+		slices.Sort(os)
+		s.owners[k] = os
+	}
+	m := s.byOwner[owner]
+	if m == nil {
+		m = map[Key]struct{}{}
+		s.byOwner[owner] = m
+	}
+	m[k] = struct{}{}
+}
+
+func (s *store) release(k Key, owner string) {
+	if !s.ownedBy(k, owner) {
+		return
+	}
+	delete(s.byOwner[owner], k)
+	os := slices.DeleteFunc(s.owners[k], func(o string) bool { return o == owner })
+	if len(os) > 0 {
+		s.owners[k] = os
+		return
+	}
+	delete(s.owners, k)
+	s.unindex(s.items[k])
+	delete(s.items, k)
+}
+
+func (s *store) index(v Item) {
+	if ext, ok := externalKey(v); ok {
+		m := s.byExt[ext]
+		if m == nil {
+			m = map[Key]struct{}{}
+			s.byExt[ext] = m
+		}
+		m[v.Key()] = struct{}{}
+	}
+}
+
+func (s *store) unindex(v Item) {
+	if ext, ok := externalKey(v); ok {
+		delete(s.byExt[ext], v.Key())
+		if len(s.byExt[ext]) == 0 {
+			delete(s.byExt, ext)
+		}
+	}
+}
+
+// get implements desiredLookup.
+func (s *store) get(k Key) (Item, []string, bool) {
+	it, ok := s.items[k]
+	return it, s.owners[k], ok
+}
+
+// view returns a desiredLookup with an index of desired ACL tags.
+func (s *store) view() desiredLookup {
+	v := &storeView{store: s, aclTags: map[string]Key{}}
+	for k, it := range s.items {
+		if k.Kind == KindACL {
+			for _, o := range s.owners[k] {
+				v.aclTags[Tag(o, itemLabel(it))] = k
+			}
+		}
+	}
+	return v
+}
+
+type storeView struct {
+	*store
+	aclTags map[string]Key
+}
+
+func (v *storeView) aclKeyByTag(tag string) (Key, bool) {
+	k, ok := v.aclTags[tag]
+	return k, ok
+}
+
+// desired returns every desired item in key order.
+func (s *store) desired() []Item {
+	out := make([]Item, 0, len(s.items))
+	for _, k := range sortedKeys(s.items) {
+		out = append(out, s.items[k])
+	}
+	return out
+}
+
+// sortedKeys returns a map's keys in order (Key by kind then name).
+func sortedKeys[K interface{ comparable }, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b K) int { return compareAny(a, b) })
+	return ks
+}
+
+func compareAny[K comparable](a, b K) int {
+	switch x := any(a).(type) {
+	case Key:
+		return x.Compare(any(b).(Key))
+	case string:
+		return cmp.Compare(x, any(b).(string))
+	}
+	panic(fmt.Sprintf("sortedKeys: unsupported key type %T", a))
+}

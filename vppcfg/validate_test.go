@@ -1,0 +1,75 @@
+package vppcfg
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestValidation(t *testing.T) {
+	tests := []struct {
+		name  string
+		item  Item
+		field string
+	}{
+		{"LB with one local", lb("10.96.0.10:80", "10.1.1.1:80"), "Locals"},
+		{"LB all-zero weights", lb("10.96.0.10:80", "10.1.1.1:80@0", "10.1.1.2:80@0"), "all probabilities are 0"},
+		{"LB duplicate local", lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.1:80@5"), "Locals[1]"},
+		{"LB IPv6", &NAT44LBMapping{External: ap("[fd00::1]:80"), Protocol: ProtoTCP, Locals: lb("1.1.1.1:1", "10.1.1.1:80", "10.1.1.2:80").Locals}, "External"},
+		{"cnat without paths", cnat("10.96.0.20:80", CNATLBDefault), "Paths"},
+		{"cnat path of other family", cnat("10.96.0.20:80", CNATLBDefault, "[fd00::2]:80"), "Paths[0].Dst"},
+		{"cnat path port 0", cnat("10.96.0.20:80", CNATLBDefault, "10.1.1.1:0"), "port 0"},
+		{"ACL families differ", &ACL{Name: "x", Rules: []ACLRule{{Src: pfx("0.0.0.0/0"), Dst: pfx("::/0")}}}, "different families"},
+		{"ACL host bits", &ACL{Name: "x", Rules: []ACLRule{{Src: pfx("10.1.1.5/24"), Dst: pfx("0.0.0.0/0")}}}, "Rules[0].Src: host bits set"},
+		{"ACL port range", &ACL{Name: "x", Rules: []ACLRule{{Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0"), Protocol: ProtoTCP, DstPorts: PortRange{90, 80}}}}, "Rules[0].DstPorts"},
+		{"ACL without name", &ACL{}, "Name"},
+		{"addr-only with ports", &NAT44StaticMapping{External: ap("1.1.1.1:80"), Local: ap("10.1.1.1:0"), AddrOnly: true}, "AddrOnly"},
+		{"addr-only with twice-NAT", &NAT44StaticMapping{External: ap("1.1.1.1:0"), Local: ap("10.1.1.1:0"), AddrOnly: true, TwiceNAT: TwiceNATAlways}, "TwiceNAT"},
+		{"static with SCTP", &NAT44StaticMapping{External: ap("1.1.1.1:80"), Local: ap("10.1.1.1:80"), Protocol: ProtoSCTP}, "Protocol"},
+		{"identity addr-only with port", &NAT44IdentityMapping{Addr: addr("1.1.1.1"), Port: 22, AddrOnly: true}, "AddrOnly"},
+		{"binding without ACL", &ACLBinding{Interface: "tap0", Direction: ACLInput}, "ACL"},
+		{"interface without name", &NAT44Interface{Role: NAT44Inside}, "Interface"},
+		{"snat table", &CNATSnatInterface{Interface: "tap0", Table: 9}, "Table"},
+		{"exclude prefix host bits", &CNATSnatConfig{ExcludePrefixes: []netip.Prefix{pfx("10.0.0.1/8")}}, "ExcludePrefixes[0]"},
+	}
+	r := NewReconciler(newFakeDriver(), testOptions())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := r.Client("a").Txn().Put(tc.item).Commit(context.Background())
+			require.ErrorIs(t, err, ErrInvalid)
+			assert.ErrorContains(t, err, tc.field)
+		})
+	}
+	assert.Empty(t, r.Desired(), "rejected transactions leave nothing behind")
+}
+
+func TestCanonical(t *testing.T) {
+	m := &NAT44LBMapping{External: ap("10.96.0.10:80"), Protocol: ProtoTCP, Locals: []NAT44LBLocal{
+		{Addr: ap("10.1.1.3:80"), Probability: 1}, {Addr: ap("10.1.1.2:80"), Probability: 1}}}
+	c := canonical(m).(*NAT44LBMapping)
+	assert.Equal(t, "10.1.1.2:80", c.Locals[0].Addr.String())
+	assert.Equal(t, "10.1.1.3:80", m.Locals[0].Addr.String(), "the caller's value is not modified")
+	sorted := lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")
+	assert.Same(t, sorted, canonical(sorted), "no copy when already canonical")
+
+	a := canonical(&ACL{Name: "x", Rules: []ACLRule{
+		{Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")},
+		{Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0"), Protocol: ProtoICMP, SrcPorts: AnyPort},
+	}}).(*ACL)
+	assert.Equal(t, AnyPort, a.Rules[0].SrcPorts, "zero range is stored as VPP dumps it")
+	assert.Equal(t, PortRange{0, 255}, a.Rules[1].SrcPorts, "ICMP type range is a byte")
+
+	tr := canonical(&CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, Paths: []CNATPath{
+		{Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:80")}}}).(*CNATTranslation)
+	assert.Equal(t, netip.AddrPort{}, tr.Paths[0].Src, "no-SNAT source written one way")
+}
+
+func TestCommitValidatesEveryItem(t *testing.T) {
+	r := NewReconciler(newFakeDriver(), testOptions())
+	err := r.Client("a").Txn().Put(acl("ok"), &ACL{}).Commit(context.Background())
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Empty(t, r.Desired(), "a transaction with one invalid item applies nothing")
+}
