@@ -1,0 +1,82 @@
+package ipv6
+
+import (
+	"net/netip"
+
+	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// Config is the node configuration of the IPv6 renderer. Start from
+// DefaultConfig and override fields (renderer.LoadConfigFile does this for a
+// YAML file); New rejects a Config that Validate rejects.
+type Config struct {
+	// SNATAddress is the IPv6 address cnat writes into the source of the
+	// flows it source-NATs: clients of external frontends
+	// (externalTrafficPolicy Cluster) and, with HairpinSNAT, clients of
+	// endpoints on this node. Backends reply to it, so it must route to this
+	// node; the node's own IPv6 address is the usual choice. Required: it has
+	// no default because the renderer cannot know the node.
+	SNATAddress netip.Addr `json:"snatAddress" yaml:"snatAddress"`
+
+	// LoadBalancing is cnat's algorithm for picking the endpoint of a new
+	// flow: "default" (flow hash modulo the number of endpoints: cheapest,
+	// but adding or removing an endpoint moves most new flows of a client to
+	// another endpoint) or "maglev" (a 1009-slot table per translation: a
+	// change moves about 1/N of the flows). Default "default". Services with
+	// session affinity always use maglev.
+	LoadBalancing LBAlgorithm `json:"loadBalancing" yaml:"loadBalancing"`
+
+	// HairpinSNAT source-NATs flows that a translation sends to an endpoint
+	// on this node (except under externalTrafficPolicy Local), so that a pod
+	// reaching itself through its own service gets the reply. cnat can only
+	// source-NAT per path, not per client, so every client of a local
+	// endpoint through a service frontend then shows up with SNATAddress;
+	// false keeps client addresses and leaves hairpin connections broken.
+	// Default true. See docs/renderer-ipv6.md, "Hairpin".
+	HairpinSNAT bool `json:"hairpinSNAT" yaml:"hairpinSNAT"`
+}
+
+// LBAlgorithm names a cnat load-balancing type in the configuration.
+type LBAlgorithm string
+
+const (
+	LBDefault LBAlgorithm = "default"
+	LBMaglev  LBAlgorithm = "maglev"
+)
+
+// lbType returns the cnat LB type, and false for an unknown name.
+func (a LBAlgorithm) lbType() (vppcfg.CNATLBType, bool) {
+	switch a {
+	case LBDefault:
+		return vppcfg.CNATLBDefault, true
+	case LBMaglev:
+		return vppcfg.CNATLBMaglev, true
+	}
+	return 0, false
+}
+
+// DefaultConfig returns the documented defaults. SNATAddress is left unset:
+// it depends on the node and must be configured.
+func DefaultConfig() Config {
+	return Config{LoadBalancing: LBDefault, HairpinSNAT: true}
+}
+
+// Validate reports every invalid field, named by its YAML path.
+func (c *Config) Validate() error {
+	var errs []error
+	switch a := c.SNATAddress; {
+	case !a.IsValid():
+		errs = append(errs, renderer.FieldErrorf("snatAddress", "required: the IPv6 source address of source-NATed flows (usually the node's IPv6 address)"))
+	case !a.Is6() || a.Is4In6():
+		errs = append(errs, renderer.FieldErrorf("snatAddress", "%s is not an IPv6 address", a))
+	case a.IsUnspecified() || a.IsMulticast() || a.IsLoopback() || a.IsLinkLocalUnicast():
+		// cnat reads an unspecified source endpoint as "no source NAT", and
+		// replies to the others cannot be routed back to this node.
+		errs = append(errs, renderer.FieldErrorf("snatAddress", "%s is not a routable unicast address", a))
+	}
+	if _, ok := c.LoadBalancing.lbType(); !ok {
+		errs = append(errs, renderer.FieldErrorf("loadBalancing", "%q is not %q or %q", c.LoadBalancing, LBDefault, LBMaglev))
+	}
+	return renderer.JoinFieldErrors(Name, errs...)
+}

@@ -1,0 +1,20 @@
+package ipv6
+
+import "github.com/vppsvc/vppsvc/model"
+
+// Node is the node-wide context a translation depends on, as the processor
+// last reported it. Backend interfaces are not part of it: cnat needs no
+// per-interface configuration for backends (see Renderer.UpdateLocalBackendIfs).
+type Node struct {
+	// IPs are the IP addresses of every node of the cluster; NodePort
+	// frontends exist on each IPv6 one, and a frontend address that is a
+	// node IP is never made an exclusive VIP.
+	IPs model.IPAddresses
+	// FrontendIfs are the interfaces through which clients reach services:
+	// they carry the service ACLs.
+	FrontendIfs model.Interfaces
+}
+
+func (n Node) equal(o Node) bool {
+	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs)
+}

@@ -1,0 +1,297 @@
+package ipv6
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+const (
+	local1  = "[fd00:1:1::2]:8080"
+	local2  = "[fd00:1:1::3]:8080"
+	remote1 = "[fd00:1:2::2]:8080"
+	remote2 = "[fd00:1:2::3]:8080"
+)
+
+func TestRenderService(t *testing.T) {
+	maglev := func(c *Config) { c.LoadBalancing = LBMaglev }
+	noHairpin := func(c *Config) { c.HairpinSNAT = false }
+	tests := []struct {
+		name   string
+		svc    *model.ContivService
+		config func(*Config)
+		want   []vppcfg.Item
+	}{
+		{
+			name: "ClusterIP: remote endpoint kept as is, local endpoint source-NATed for hairpin",
+			svc:  service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1))),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, snat(local1), to(remote1))},
+		},
+		{
+			name:   "ClusterIP without hairpin SNAT keeps every client address",
+			svc:    service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1))),
+			config: noHairpin,
+			want:   []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(local1), to(remote1))},
+		},
+		{
+			name: "ClusterIP with only remote endpoints needs no source NAT and no port allocation",
+			svc:  service("web", "fd00:96::10", withBackends("", be(remote1), be(remote2))),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1), to(remote2))},
+		},
+		{
+			name: "NodePort, policy Cluster: a translation per IPv6 node IP, real IPs, every path source-NATed",
+			svc:  service("np", "fd00:96::10", withNodePort, withBackends("", be(local1, "local"), be(remote1))),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, snat(local1), to(remote1)),
+				realIP(xlat("[fd00:16::1]:30080", tcp, snat(local1), snat(remote1))),
+				realIP(xlat("[fd00:16::2]:30080", tcp, snat(local1), snat(remote1))),
+			},
+		},
+		{
+			name:   "NodePort, policy Cluster, no hairpin SNAT: only remote paths source-NATed",
+			svc:    service("np", "fd00:96::10", withNodePort, withBackends("", be(local1, "local"), be(remote1))),
+			config: noHairpin,
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(local1), to(remote1)),
+				realIP(xlat("[fd00:16::1]:30080", tcp, to(local1), snat(remote1))),
+				realIP(xlat("[fd00:16::2]:30080", tcp, to(local1), snat(remote1))),
+			},
+		},
+		{
+			name: "externalTrafficPolicy Local: local endpoints only, client address preserved",
+			svc: service("np", "fd00:96::10", withNodePort, externalLocal,
+				withBackends("", be(local1, "local"), be(remote1))),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, snat(local1), to(remote1)),
+				realIP(xlat("[fd00:16::1]:30080", tcp, to(local1))),
+				realIP(xlat("[fd00:16::2]:30080", tcp, to(local1))),
+			},
+		},
+		{
+			name: "externalTrafficPolicy Local without local endpoint: node ports denied by ACL (node IPs are real)",
+			svc:  service("np", "fd00:96::10", withNodePort, externalLocal, withBackends("", be(remote1))),
+			want: append([]vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1))},
+				serviceACLItems("np", deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort))...),
+		},
+		{
+			name: "externalTrafficPolicy Local without local endpoint on an external IP with another served port: cnat drops",
+			svc: service("ext", "fd00:96::10", externalLocal, withoutDefaultPort,
+				withPort("a", model.ProtocolTCP, 80, 0), withPort("b", model.ProtocolTCP, 81, 0),
+				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") },
+				withBackends("a", be(local1, "local")), withBackends("b", be(remote1))),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, snat(local1)),
+				xlat("[fd00:96::10]:81", tcp, to(remote1)),
+				xlat("[2001:db8:e::10]:80", tcp, to(local1)),
+			},
+		},
+		{
+			name: "internalTrafficPolicy Local without local endpoint: the ClusterIP is denied, external IPs served",
+			svc: service("itp", "fd00:96::10", internalLocal, withBackends("", be(remote1)),
+				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") }),
+			want: append([]vppcfg.Item{xlat("[2001:db8:e::10]:80", tcp, snat(remote1))},
+				serviceACLItems("itp", deny("fd00:96::10", tcp, 80))...),
+		},
+		{
+			name: "internalTrafficPolicy Local with a local endpoint",
+			svc:  service("itp", "fd00:96::10", internalLocal, withBackends("", be(local1, "local"), be(remote1))),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, snat(local1))},
+		},
+		{
+			name: "no endpoints: every frontend denied, no translation (never an empty path list)",
+			svc: service("empty", "fd00:96::10", withNodePort,
+				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") }),
+			want: serviceACLItems("empty",
+				deny("fd00:96::10", tcp, 80), deny("2001:db8:e::10", tcp, 80),
+				deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort)),
+		},
+		{
+			name: "a port without endpoints next to a served one: the exclusive VIP drops it, node ports need the ACL",
+			svc: service("mixed", "fd00:96::10", withoutDefaultPort,
+				withPort("http", model.ProtocolTCP, 80, 30080), withPort("metrics", model.ProtocolTCP, 9090, 30090),
+				withBackends("http", be(remote1))),
+			want: append([]vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				realIP(xlat("[fd00:16::1]:30080", tcp, snat(remote1))),
+				realIP(xlat("[fd00:16::2]:30080", tcp, snat(remote1))),
+			}, serviceACLItems("mixed", deny("fd00:16::1", tcp, 30090), deny("fd00:16::2", tcp, 30090))...),
+		},
+		{
+			name: "loadBalancerSourceRanges: IPv6 ranges permitted on the LoadBalancer frontend, others denied",
+			svc: service("lb", "fd00:96::10", withBackends("", be(remote1)), func(s *model.ContivService) {
+				s.LoadBalancerIPs = ips("2001:db8:1b::10")
+				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8:c:1::/64")}
+			}),
+			want: append([]vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				xlat("[2001:db8:1b::10]:80", tcp, snat(remote1)),
+			}, serviceACLItems("lb",
+				rule(vppcfg.ACLPermit, "2001:db8:c:1::/64", "2001:db8:1b::10", tcp, 80),
+				deny("2001:db8:1b::10", tcp, 80))...),
+		},
+		{
+			name: "IPv4-only source ranges do not restrict IPv6 frontends",
+			svc: service("lb", "fd00:96::10", withBackends("", be(remote1)), func(s *model.ContivService) {
+				s.LoadBalancerIPs = ips("2001:db8:1b::10")
+				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
+			}),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				xlat("[2001:db8:1b::10]:80", tcp, snat(remote1)),
+			},
+		},
+		{
+			name: "session affinity: maglev with a source-address flow hash, also for one endpoint",
+			svc: service("sticky", "fd00:96::10", withNodePort, withBackends("", be(remote1)),
+				func(s *model.ContivService) { s.SessionAffinityTimeout = 10800 }),
+			want: []vppcfg.Item{
+				sticky(xlat("[fd00:96::10]:80", tcp, to(remote1))),
+				sticky(realIP(xlat("[fd00:16::1]:30080", tcp, snat(remote1)))),
+				sticky(realIP(xlat("[fd00:16::2]:30080", tcp, snat(remote1)))),
+			},
+		},
+		{
+			name:   "maglev from the configuration, default flow hash",
+			svc:    service("web", "fd00:96::10", withBackends("", be(remote1), be(remote2))),
+			config: maglev,
+			want: []vppcfg.Item{func() vppcfg.Item {
+				t := xlat("[fd00:96::10]:80", tcp, to(remote1), to(remote2))
+				t.LBType = vppcfg.CNATLBMaglev
+				return t
+			}()},
+		},
+		{
+			name: "dual-stack: IPv4 addresses, IPv4 endpoints and SCTP ports are left out",
+			svc: service("dual", "fd00:96::10", withPort("sig", model.ProtocolSCTP, 3868, 0),
+				withBackends("", be("10.1.2.2:8080"), be(remote1)), withBackends("sig", be(remote1)),
+				func(s *model.ContivService) { s.ClusterIPs = ips("10.96.0.10", "fd00:96::10") }),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1))},
+		},
+		{
+			name: "a single-stack IPv4 service has no IPv6 frontend, not even node ports or IPv6 external IPs",
+			svc: service("v4only", "10.96.0.10", withNodePort, withBackends("", be("10.1.2.2:8080")),
+				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") }),
+			want: nil,
+		},
+		{
+			name: "terminating endpoints serve only where no ready one may (per traffic policy)",
+			svc: service("roll", "fd00:96::10", withNodePort, externalLocal,
+				withBackends("", be(local1, "local", "term"), be(remote1))),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				realIP(xlat("[fd00:16::1]:30080", tcp, to(local1))),
+				realIP(xlat("[fd00:16::2]:30080", tcp, to(local1))),
+			},
+		},
+		{
+			name: "an external IP that is a node IP is a real IP, never an exclusive VIP",
+			svc: service("hostip", "fd00:96::10", withBackends("", be(remote1)),
+				func(s *model.ContivService) { s.ExternalIPs = ips("fd00:16::1") }),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				realIP(xlat("[fd00:16::1]:80", tcp, snat(remote1))),
+			},
+		},
+		{
+			name: "an unserved external IP that is a node IP is denied by ACL even next to a served port",
+			svc: service("hostip", "fd00:96::10", withPort("b", model.ProtocolTCP, 81, 0), withBackends("", be(remote1)),
+				func(s *model.ContivService) { s.ExternalIPs = ips("fd00:16::1") }),
+			want: append([]vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				realIP(xlat("[fd00:16::1]:80", tcp, snat(remote1))),
+			}, serviceACLItems("hostip", deny("fd00:16::1", tcp, 81))...),
+		},
+		{
+			name: "named ports, each with its own target port and protocol",
+			svc: service("dns", "fd00:96::53", withoutDefaultPort,
+				withPort("dns", model.ProtocolUDP, 53, 0), withPort("dns-tcp", model.ProtocolTCP, 53, 0),
+				withBackends("dns", be("[fd00:1:2::2]:5353")), withBackends("dns-tcp", be("[fd00:1:2::2]:5354"))),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::53]:53", tcp, to("[fd00:1:2::2]:5354")),
+				xlat("[fd00:96::53]:53", udp, to("[fd00:1:2::2]:5353")),
+			},
+		},
+		{
+			name: "an external IP equal to a LoadBalancer IP is one frontend",
+			svc: service("same", "fd00:96::10", withBackends("", be(remote1)), func(s *model.ContivService) {
+				s.ExternalIPs = ips("2001:db8:e::10")
+				s.LoadBalancerIPs = ips("2001:db8:e::10")
+			}),
+			want: []vppcfg.Item{
+				xlat("[fd00:96::10]:80", tcp, to(remote1)),
+				xlat("[2001:db8:e::10]:80", tcp, snat(remote1)),
+			},
+		},
+		{
+			name: "endpoints without a port are skipped and repeated ones collapse",
+			svc:  service("dup", "fd00:96::10", withBackends("", be("[fd00:1:2::9]:0"), be(remote1), be(remote1))),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1))},
+		},
+		{
+			name: "a host-network endpoint on this node is local",
+			svc:  service("kubelet", "fd00:96::10", withBackends("", be("[fd00:16::1]:10250", "local", "hostnet"))),
+			want: []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, snat("[fd00:16::1]:10250"))},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			if tt.config != nil {
+				tt.config(&cfg)
+			}
+			assertItems(t, RenderService(tt.svc, testNode(), &cfg), sortItems(tt.want))
+		})
+	}
+}
+
+func TestRenderServiceIsDeterministic(t *testing.T) {
+	cfg := testConfig()
+	svc := service("web", "fd00:96::10", withNodePort, withPort("b", model.ProtocolUDP, 53, 30053),
+		withBackends("", be(remote2), be(local1, "local"), be(remote1)), withBackends("b", be(local2, "local")),
+		func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::2", "2001:db8:e::1") })
+	first := RenderService(svc, testNode(), &cfg)
+	for range 20 {
+		assertItems(t, RenderService(svc.Clone(), testNode(), &cfg), first)
+	}
+}
+
+func TestRenderNode(t *testing.T) {
+	if items := RenderNode(testNode(), false); len(items) != 0 {
+		t.Fatalf("RenderNode without filtering = %s", itemLines(items))
+	}
+	want := []vppcfg.Item{renderer.PermitAllACL()}
+	for _, ifName := range testNode().FrontendIfs {
+		want = append(want, renderer.PermitAllBinding(ifName))
+	}
+	assertItems(t, RenderNode(testNode(), true), sortItems(want))
+}
+
+func TestFrontendsSortedAndDeduplicated(t *testing.T) {
+	svc := service("fe", "fd00:96::10", withNodePort, func(s *model.ContivService) {
+		s.ClusterIPs = ips("10.96.0.10", "fd00:96::10")
+		s.ExternalIPs = ips("2001:db8:e::10", "fd00:16::2")
+		s.LoadBalancerIPs = ips("2001:db8:e::10")
+	})
+	var got []string
+	for _, fe := range Frontends(svc, testNode().IPs) {
+		got = append(got, fe.Kind.String()+" "+fe.Addr.String()+"/"+fe.Protocol.String()+map[bool]string{true: " real"}[fe.RealIP])
+	}
+	want := []string{
+		"cluster-ip [fd00:96::10]:80/tcp",
+		"external-ip [2001:db8:e::10]:80/tcp",
+		"external-ip [fd00:16::2]:80/tcp real",
+		"node-port [fd00:16::1]:30080/tcp real",
+		"node-port [fd00:16::2]:30080/tcp real",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Frontends = %q, want %q", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("Frontends = %q, want %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package ipv6
+
+import (
+	"net/netip"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// snatPath decides whether cnat rewrites the client source to
+// Config.SNATAddress on the path from a frontend to backend b. cnat decides
+// source NAT per path (the path's source endpoint), never per client, so the
+// choice is made per frontend kind and backend:
+//
+//   - externalTrafficPolicy Local: never. Only local backends serve, so the
+//     reply comes back through this node anyway, and the client address is
+//     preserved as the policy promises.
+//   - a backend on another node, reached through an external frontend
+//     (policy Cluster): always. The backend would otherwise answer the
+//     external client directly, bypassing the session that turns the reply
+//     back into one from the frontend; replying to the SNAT address (this
+//     node) brings it back here.
+//   - a backend on this node: only with Config.HairpinSNAT. A pod reaching
+//     itself through its own service would otherwise receive a packet from
+//     itself to itself and answer inside its own network stack, where the
+//     reply does not match the connection it opened to the frontend.
+//     cnat cannot source-NAT only the flows whose client is the backend, so
+//     every client of a local backend is source-NATed (docs: "Hairpin").
+//   - a backend on another node reached through a ClusterIP: never. The
+//     client is on this node (pods of other nodes are translated there), so
+//     the reply is routed to this node and meets its session here.
+func snatPath(svc *model.ContivService, kind FrontendKind, b model.ServiceBackend, cfg *Config) bool {
+	switch {
+	case kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal:
+		return false
+	case b.Local:
+		return cfg.HairpinSNAT
+	}
+	return kind.External()
+}
+
+// translationFor returns the cnat translation of one frontend served by
+// backends, or nil when there is none: cnat must never receive a
+// translation without paths (VPP 25.10 aborts), so an unserved frontend is
+// left out and dropped another way (see RenderService).
+//
+// The LB type and flow hash depend only on the service's session affinity
+// and the configuration, never on its backends, because VPP fixes both when
+// the translation is created: a change makes the VPP layer delete and
+// re-create the translation. Session affinity ClientIP hashes the source
+// address only, so that every flow of a client picks the same backend, and
+// uses maglev, so that adding or removing a backend re-pins only about 1/N
+// of the clients. The affinity timeout cannot be expressed (docs).
+func translationFor(svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) *vppcfg.CNATTranslation {
+	if len(backends) == 0 {
+		return nil
+	}
+	lb, _ := cfg.LoadBalancing.lbType()
+	t := &vppcfg.CNATTranslation{
+		VIP:      fe.Addr,
+		Protocol: fe.Protocol,
+		IsRealIP: fe.RealIP,
+		LBType:   lb,
+	}
+	if svc.SessionAffinityTimeout > 0 {
+		t.LBType, t.FlowHash = vppcfg.CNATLBMaglev, vppcfg.CNATHashSrcIP
+	}
+	paths := make([]vppcfg.CNATPath, 0, len(backends))
+	for _, b := range backends {
+		p := vppcfg.CNATPath{Dst: b.AddrPort()}
+		if snatPath(svc, fe.Kind, b, cfg) {
+			// Port 0: with AllocPort cnat picks a free source port per flow,
+			// so that two clients using the same source port do not collide
+			// on one SNAT address.
+			p.Src = netip.AddrPortFrom(cfg.SNATAddress, 0)
+			t.AllocPort = true
+		}
+		paths = append(paths, p)
+	}
+	t.Paths = uniquePaths(paths)
+	return t
+}
+
+// uniquePaths puts paths in canonical order and keeps one path per backend
+// address: cnat does not reject a repeated backend, but it would double
+// that backend's share of new flows.
+func uniquePaths(paths []vppcfg.CNATPath) []vppcfg.CNATPath {
+	vppcfg.SortCNATPaths(paths)
+	out := paths[:0]
+	for _, p := range paths {
+		if len(out) == 0 || out[len(out)-1].Dst != p.Dst {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package nat44
+
+import (
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// twiceNATMode decides whether sessions of a frontend get their client
+// source rewritten to the twice-NAT address:
+//
+//   - ClusterIP: only when the client is the chosen backend itself (self
+//     twice-NAT). A pod reaching itself through its service would otherwise
+//     get a reply from itself to itself, which its stack does not match to
+//     the connection it opened to the ClusterIP.
+//   - External frontends with externalTrafficPolicy Cluster: always. The
+//     backend may be on another node; replying to the twice-NAT address
+//     (this node) brings the reply back through this node's session, which
+//     turns it back into a reply from the frontend.
+//   - externalTrafficPolicy Local: never. Only local backends serve, so the
+//     reply comes back anyway, and the client IP is preserved as the policy
+//     promises.
+func twiceNATMode(svc *model.ContivService, kind FrontendKind) vppcfg.TwiceNATMode {
+	switch {
+	case !kind.External():
+		return vppcfg.TwiceNATSelf
+	case svc.ExternalTrafficPolicy == model.TrafficPolicyLocal:
+		return vppcfg.TwiceNATOff
+	}
+	return vppcfg.TwiceNATAlways
+}
+
+// mappingFor returns the NAT mapping of one frontend served by backends, or
+// nil when there is no backend (the frontend is then dropped by the service
+// ACL).
+//
+// Every mapping is out2in-only: sessions are created only by clients
+// reaching the frontend, never by the backend opening a connection (which
+// must keep its own source address), one endpoint may sit behind many
+// frontends (VPP allows that only for out2in-only mappings), and the
+// frontend need not be a pool address (VPP requires that of an LB mapping
+// otherwise).
+//
+// VPP rejects an LB mapping with fewer than two locals, so a single backend
+// is a plain static mapping. Session affinity only matters for a choice, so
+// the static mapping has none.
+func mappingFor(svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) vppcfg.Item {
+	twice := twiceNATMode(svc, fe.Kind)
+	label := renderer.ServiceLabel(svc.ID)
+	switch len(backends) {
+	case 0:
+		return nil
+	case 1:
+		b := backends[0]
+		m := &vppcfg.NAT44StaticMapping{
+			External:   fe.Addr,
+			Protocol:   fe.Protocol,
+			Local:      b.AddrPort(),
+			VRF:        backendVRF(b, cfg),
+			Out2InOnly: true,
+			TwiceNAT:   twice,
+			Label:      label,
+		}
+		if twice != vppcfg.TwiceNATOff {
+			m.TwiceNATAddr = cfg.TwiceNATAddress
+		}
+		return m
+	}
+	locals := lbLocals(backends, cfg)
+	if len(locals) == 1 {
+		// Duplicates collapsed to one endpoint.
+		return mappingFor(svc, fe, backends[:1], cfg)
+	}
+	return &vppcfg.NAT44LBMapping{
+		External:   fe.Addr,
+		Protocol:   fe.Protocol,
+		Locals:     locals,
+		Affinity:   svc.SessionAffinityTimeout,
+		Out2InOnly: true,
+		TwiceNAT:   twice,
+		Label:      label,
+	}
+}

@@ -1,0 +1,46 @@
+package nat44
+
+import (
+	"testing"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+func TestTwiceNATMode(t *testing.T) {
+	cluster := service("c", "10.96.0.1")
+	local := service("l", "10.96.0.2", func(s *model.ContivService) { s.ExternalTrafficPolicy = model.TrafficPolicyLocal })
+	tests := []struct {
+		svc  *model.ContivService
+		kind FrontendKind
+		want vppcfg.TwiceNATMode
+	}{
+		{cluster, ClusterIPFrontend, vppcfg.TwiceNATSelf},
+		{local, ClusterIPFrontend, vppcfg.TwiceNATSelf},
+		{cluster, NodePortFrontend, vppcfg.TwiceNATAlways},
+		{cluster, ExternalIPFrontend, vppcfg.TwiceNATAlways},
+		{cluster, LoadBalancerFrontend, vppcfg.TwiceNATAlways},
+		{local, NodePortFrontend, vppcfg.TwiceNATOff},
+		{local, LoadBalancerFrontend, vppcfg.TwiceNATOff},
+	}
+	for _, tt := range tests {
+		if got := twiceNATMode(tt.svc, tt.kind); got != tt.want {
+			t.Errorf("%s %s: %s, want %s", tt.svc.ExternalTrafficPolicy, tt.kind, got, tt.want)
+		}
+	}
+}
+
+func TestMappingKindByBackendCount(t *testing.T) {
+	cfg := testConfig()
+	svc := service("m", "10.96.0.1")
+	fe := Frontend{Kind: ClusterIPFrontend, Addr: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP}
+	if m := mappingFor(svc, fe, nil, &cfg); m != nil {
+		t.Fatalf("no backend: %s, want none", m)
+	}
+	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80")}, &cfg).(*vppcfg.NAT44StaticMapping); !ok || !m.Out2InOnly {
+		t.Fatalf("one backend: %v, want an out2in-only static mapping", m)
+	}
+	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80"), be("10.1.2.3:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly {
+		t.Fatalf("two backends: %v, want an out2in-only LB mapping", m)
+	}
+}

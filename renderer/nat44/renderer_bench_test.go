@@ -1,0 +1,87 @@
+package nat44
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	logtest "github.com/sirupsen/logrus/hooks/test"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// nullClient accepts every transaction and keeps nothing, so that the
+// benchmarks measure the renderer alone (fakeClient checks invariants over
+// the whole state at every commit).
+type nullClient struct{ puts, deletes int }
+
+func (c *nullClient) Owner() string         { return "nat44" }
+func (c *nullClient) Txn() vppcfg.Txn       { return &nullTxn{c: c} }
+func (c *nullClient) ResyncTxn() vppcfg.Txn { return &nullTxn{c: c} }
+
+type nullTxn struct{ c *nullClient }
+
+func (t *nullTxn) Put(items ...vppcfg.Item) vppcfg.Txn { t.c.puts += len(items); return t }
+func (t *nullTxn) Delete(keys ...vppcfg.Key) vppcfg.Txn {
+	t.c.deletes += len(keys)
+	return t
+}
+func (t *nullTxn) Commit(context.Context) error { return nil }
+
+// benchServices returns n ClusterIP services with eps remote endpoints each.
+func benchServices(n, eps int) []*model.ContivService {
+	out := make([]*model.ContivService, n)
+	for i := range out {
+		var bs []model.ServiceBackend
+		for j := range eps {
+			a := i*eps + j
+			bs = append(bs, be(fmt.Sprintf("10.2.%d.%d:8080", a/256%256, a%256)))
+		}
+		out[i] = service(fmt.Sprintf("svc-%05d", i), fmt.Sprintf("10.96.%d.%d", i/256, i%256), withBackends("", bs...))
+	}
+	return out
+}
+
+// BenchmarkRendererResync is the renderer's own share of a cold sync of
+// 5,000 services with 10 endpoints: rendering, indexing and one ResyncTxn
+// into a client that discards it (no VPP layer).
+func BenchmarkRendererResync(b *testing.B) {
+	ev := resyncEvent(testNode(), benchServices(5000, 10)...)
+	log, _ := logtest.NewNullLogger()
+	for b.Loop() {
+		r, err := New(&nullClient{}, testConfig(), log)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Resync(ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRendererUpdateService is the renderer's own share of one
+// endpoint change among 10,000 services.
+func BenchmarkRendererUpdateService(b *testing.B) {
+	svcs := benchServices(10000, 10)
+	log, _ := logtest.NewNullLogger()
+	r, err := New(&nullClient{}, testConfig(), log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Resync(resyncEvent(testNode(), svcs...)); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		old := svcs[(i/2*7919)%len(svcs)]
+		next := old.Clone()
+		if i%2 == 0 {
+			next.Backends[""] = append(next.Backends[""], be("10.3.0.1:8080"))
+		}
+		if err := r.UpdateService(old, next); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
