@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"go.fd.io/govpp/adapter"
+
+	vppsvc "github.com/vppsvc/vppsvc"
+	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/ipv6"
+	"github.com/vppsvc/vppsvc/renderer/nat44"
+	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+)
+
+// Options configure an Agent.
+type Options struct {
+	NodeName string
+	// FrontendInterfaces are the uplink and host interfaces.
+	FrontendInterfaces []string
+	Config             Config
+	// VPP is the adapter to VPP: socketclient for a real VPP, fakevpp in
+	// tests and in the render/trace commands.
+	VPP adapter.VppAPI
+	Log logrus.FieldLogger
+	// RetryMin/RetryMax bound retries in the processor and the VPP layer;
+	// zero keeps their defaults.
+	RetryMin, RetryMax time.Duration
+	// ResyncInterval, when positive, makes the VPP layer compare VPP with the
+	// desired state periodically, repairing out-of-band changes.
+	ResyncInterval time.Duration
+}
+
+// Agent is the wired pipeline of one node.
+type Agent struct {
+	Processor  *processor.Processor
+	Reconciler *vppcfg.Reconciler
+	Driver     *govppdriver.Driver
+	// Renderers are the registered renderers by name.
+	Renderers map[string]vppsvc.ServiceRendererAPI
+}
+
+// New connects to VPP and wires processor, renderers and VPP layer. Nothing
+// is applied to VPP before Start.
+func New(opts Options) (*Agent, error) {
+	log := opts.Log
+	if log == nil {
+		log = logrus.StandardLogger()
+	}
+	drv, err := govppdriver.Connect(opts.VPP, govppdriver.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	rec := vppcfg.NewReconciler(drv, vppcfg.Options{
+		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
+	})
+	proc := processor.New(processor.Config{
+		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,
+		RetryMin: opts.RetryMin, RetryMax: opts.RetryMax,
+	})
+	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{}}
+	if !opts.Config.DisableIPv4 {
+		r, err := nat44.New(rec.Client(nat44.Name), opts.Config.NAT44, log.WithField("renderer", nat44.Name))
+		if err != nil {
+			drv.Close()
+			return nil, err
+		}
+		a.register(nat44.Name, r)
+	}
+	if !opts.Config.DisableIPv6 {
+		r, err := ipv6.New(rec.Client(ipv6.Name), opts.Config.IPv6, log.WithField("renderer", ipv6.Name))
+		if err != nil {
+			drv.Close()
+			return nil, err
+		}
+		a.register(ipv6.Name, r)
+	}
+	return a, nil
+}
+
+func (a *Agent) register(name string, r vppsvc.ServiceRendererAPI) {
+	a.Renderers[name] = r
+	a.Processor.RegisterRenderer(name, r)
+}
+
+// Start runs the VPP layer and the processor's retry loop until ctx ends, and
+// returns once the VPP layer has compared VPP with the desired state for the
+// first time (or ctx ends first).
+func (a *Agent) Start(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- a.Reconciler.Start(ctx) }()
+	go a.Processor.Run(ctx)
+	select {
+	case <-a.Reconciler.Synced():
+		return nil
+	case err := <-errc:
+		if err == nil {
+			err = ctx.Err()
+		}
+		return fmt.Errorf("VPP layer: %w", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close disconnects from VPP. VPP keeps its configuration, so the next agent
+// resyncs hitlessly.
+func (a *Agent) Close() { a.Driver.Close() }

@@ -1,0 +1,79 @@
+// Package agent wires the library into a node agent: processor → renderers
+// (NAT44 for IPv4, cnat for IPv6) → VPP layer → govpp driver. The render,
+// trace and run commands all build the same agent; only the VPP behind the
+// driver (fakevpp or a real socket) and the source of cluster state differ.
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+
+	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/ipv6"
+	"github.com/vppsvc/vppsvc/renderer/nat44"
+)
+
+// Config is the --config file: one section per renderer, each with the
+// renderer's own fields and defaults (docs/renderer-nat44.md,
+// docs/renderer-ipv6.md).
+type Config struct {
+	NAT44 nat44.Config `json:"nat44"`
+	IPv6  ipv6.Config  `json:"ipv6"`
+	// DisableIPv4 and DisableIPv6 leave one family unrendered.
+	DisableIPv4 bool `json:"disableIPv4"`
+	DisableIPv6 bool `json:"disableIPv6"`
+}
+
+// DefaultConfig returns the renderers' defaults, with the node-dependent
+// addresses taken from the node's own IPs: the first IPv4 address as the
+// twice-NAT address, the first IPv6 address as cnat's SNAT address. A family
+// the node has no address of is disabled unless the file configures it.
+func DefaultConfig(nodeIPs []netip.Addr) Config {
+	c := Config{NAT44: nat44.DefaultConfig(), IPv6: ipv6.DefaultConfig()}
+	for _, ip := range nodeIPs {
+		if ip.Is4() && !c.NAT44.TwiceNATAddress.IsValid() {
+			c.NAT44.TwiceNATAddress = ip
+		}
+		if ip.Is6() && !ip.Is4In6() && !c.IPv6.SNATAddress.IsValid() {
+			c.IPv6.SNATAddress = ip
+		}
+	}
+	c.DisableIPv4 = !c.NAT44.TwiceNATAddress.IsValid()
+	c.DisableIPv6 = !c.IPv6.SNATAddress.IsValid()
+	return c
+}
+
+// LoadConfig starts from DefaultConfig(nodeIPs), applies the file at path
+// (if path is not empty) and validates the renderers that stay enabled.
+func LoadConfig(path string, nodeIPs []netip.Addr) (Config, error) {
+	c := DefaultConfig(nodeIPs)
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("--config: %w", err)
+		}
+		// A file that sets a family's address enables it again.
+		c.DisableIPv4, c.DisableIPv6 = false, false
+		if err := renderer.DecodeConfig(data, &c); err != nil {
+			return c, fmt.Errorf("--config %s: %w", path, err)
+		}
+	}
+	return c, c.Validate()
+}
+
+// Validate checks the enabled renderers' sections.
+func (c *Config) Validate() error {
+	var errs []error
+	if !c.DisableIPv4 {
+		errs = append(errs, c.NAT44.Validate())
+	}
+	if !c.DisableIPv6 {
+		errs = append(errs, c.IPv6.Validate())
+	}
+	if c.DisableIPv4 && c.DisableIPv6 {
+		errs = append(errs, errors.New("both address families are disabled: nothing to render"))
+	}
+	return errors.Join(errs...)
+}

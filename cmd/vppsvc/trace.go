@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/flows"
+	"github.com/vppsvc/vppsvc/fakevpp"
+)
+
+func init() { extraCommands = append(extraCommands, newTraceCommand) }
+
+type traceFlags struct {
+	clusterFlags
+	src, dst, proto, ingress, flowsFile, output string
+}
+
+func newTraceCommand(log *logrus.Logger) *cobra.Command {
+	f := &traceFlags{}
+	cmd := &cobra.Command{
+		Use:   "trace --src IP[:PORT] --dst IP:PORT [--proto TCP|UDP] [--ingress IF] | --flows FILE",
+		Short: "Show where a packet to a service goes on one node",
+		Long: `trace programs a fake VPP as render does, then sends packets through it and
+reports the verdict (forward, drop, local), every endpoint the packet may reach,
+whether its source was translated, and whether the reply comes back translated.
+
+The ingress interface is inferred from the source: a local pod's tap, host0 for
+the node itself (or its node IP), uplink0 for remote pods and external clients.
+Flows of one run share the fake VPP, so sessions and affinity carry over.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTrace(cmd, f, log)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&f.src, "src", "", "source IP[:PORT] (port defaults to 40000)")
+	cmd.Flags().StringVar(&f.dst, "dst", "", "destination IP:PORT, [IPv6]:PORT for IPv6")
+	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP or UDP")
+	cmd.Flags().StringVar(&f.ingress, "ingress", "", "interface the packet enters on (default: inferred from --src)")
+	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress} to trace in one run")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
+	return cmd
+}
+
+// traceResult is one flow in JSON output: a contract other tools parse
+// (docs/cli.md). A flow that could not be parsed carries only name and error.
+type traceResult struct {
+	Name     string   `json:"name"`
+	Error    string   `json:"error,omitempty"`
+	Verdict  string   `json:"verdict,omitempty"`
+	Src      string   `json:"src,omitempty"`
+	Dst      string   `json:"dst,omitempty"`
+	Proto    string   `json:"proto,omitempty"`
+	Out      string   `json:"out,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Endpoint []string `json:"endpoints"`
+	SNAT     bool     `json:"snat"`
+	Ingress  string   `json:"ingress,omitempty"`
+	Egress   string   `json:"egress"`
+	ReplyOK  bool     `json:"reply_ok"`
+	Steps    []string `json:"steps"`
+}
+
+func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
+	if !oneOf(f.output, "text", "json") {
+		return fmt.Errorf("-o: want text or json, got %q", f.output)
+	}
+	parsed, batch, err := f.flows()
+	if err != nil {
+		return err
+	}
+	sim, err := simulate(cmd.Context(), &f.clusterFlags, cmd.InOrStdin(), log)
+	if err != nil {
+		return err
+	}
+	defer sim.close()
+	results := make([]traceResult, len(parsed))
+	for i, p := range parsed {
+		results[i] = sim.trace(p)
+	}
+	w := cmd.OutOrStdout()
+	if f.output == "json" {
+		var v any = results
+		if !batch {
+			v = results[0]
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	}
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeTraceText(w, r)
+	}
+	if !batch && results[0].Error != "" {
+		return fmt.Errorf("%s", results[0].Error)
+	}
+	return nil
+}
+
+// flows returns the flows to trace: the --flows file, or one from flags.
+func (f *traceFlags) flows() ([]flows.Parsed, bool, error) {
+	if f.flowsFile != "" {
+		if f.src != "" || f.dst != "" {
+			return nil, false, fmt.Errorf("--flows and --src/--dst are exclusive")
+		}
+		data, err := os.ReadFile(f.flowsFile)
+		if err != nil {
+			return nil, false, err
+		}
+		parsed, err := flows.ParseFile(data)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", f.flowsFile, err)
+		}
+		return parsed, true, nil
+	}
+	if f.src == "" || f.dst == "" {
+		return nil, false, fmt.Errorf("need --src and --dst, or --flows FILE")
+	}
+	fl, err := flows.Spec{Name: "flow", Src: f.src, Dst: f.dst, Proto: f.proto, Ingress: f.ingress}.Parse()
+	if err != nil {
+		return nil, false, err // a single malformed flow is a usage error
+	}
+	return []flows.Parsed{{Name: fl.Name, Flow: fl}}, false, nil
+}
+
+func (s *simulation) trace(p flows.Parsed) traceResult {
+	r := traceResult{Name: p.Name, Endpoint: []string{}, Steps: []string{}}
+	if p.Err != nil {
+		r.Error = p.Err.Error()
+		return r
+	}
+	fl := p.Flow
+	ingress := fl.Ingress
+	if ingress == "" {
+		ingress = s.plan.IngressFor(fl.Src.Addr())
+	} else if _, ok := s.fake.InterfaceIndex(ingress); !ok {
+		r.Error = fmt.Sprintf("ingress: no interface %q on node %s", ingress, s.plan.Node)
+		return r
+	}
+	t := s.fake.Trace(fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst})
+	r.Verdict = string(t.Verdict)
+	r.Src, r.Dst, r.Proto = fl.Src.String(), fl.Dst.String(), protoName(fl.Protocol)
+	r.Ingress, r.Egress, r.SNAT, r.ReplyOK, r.Reason = ingress, t.Egress, t.SNAT, t.ReplyOK, t.Reason
+	if t.Verdict != fakevpp.Drop {
+		r.Out = t.Out.Src.String() + " -> " + t.Out.Dst.String()
+	}
+	eps := t.Endpoints
+	if len(eps) == 0 && t.Verdict != fakevpp.Drop {
+		eps = []netip.AddrPort{t.Out.Dst}
+	}
+	for _, ep := range eps {
+		r.Endpoint = append(r.Endpoint, flows.FormatEndpoint(ep))
+	}
+	slices.Sort(r.Endpoint)
+	r.Steps = append(r.Steps, t.Steps...)
+	return r
+}
+
+func protoName(p uint8) string {
+	if p == 17 {
+		return "UDP"
+	}
+	return "TCP"
+}
+
+func writeTraceText(w io.Writer, r traceResult) {
+	if r.Error != "" {
+		fmt.Fprintf(w, "%s: error: %s\n", r.Name, r.Error)
+		return
+	}
+	fmt.Fprintf(w, "%s: %s %s -> %s, ingress %s\n", r.Name, r.Proto, r.Src, r.Dst, r.Ingress)
+	switch r.Verdict {
+	case string(fakevpp.Drop):
+		fmt.Fprintf(w, "  verdict:   drop (%s)\n", r.Reason)
+	default:
+		fmt.Fprintf(w, "  verdict:   %s via %s as %s\n", r.Verdict, r.Egress, r.Out)
+		fmt.Fprintf(w, "  endpoints: %s\n", strings.Join(r.Endpoint, " "))
+		fmt.Fprintf(w, "  snat:      %t\n", r.SNAT)
+		fmt.Fprintf(w, "  reply ok:  %t\n", r.ReplyOK)
+	}
+	fmt.Fprintln(w, "  steps:")
+	for _, s := range r.Steps {
+		fmt.Fprintf(w, "    %s\n", s)
+	}
+}
