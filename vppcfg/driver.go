@@ -207,4 +207,7 @@ var (
 	// ErrUnsupported marks an op the connected VPP cannot execute (its
 	// plugin or message is missing); it is retried only after a reconnect.
 	ErrUnsupported = errors.New("not supported by the connected VPP")
+	// ErrNotConnected marks a call made before the driver's first connection
+	// to VPP; the reconciler waits for the connection without alarm.
+	ErrNotConnected = errors.New("not connected to VPP yet")
 )

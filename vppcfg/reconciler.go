@@ -266,7 +266,15 @@ func (r *Reconciler) wake(ctx context.Context) error {
 			}
 			r.resyncFailures++
 			r.resyncAt = now.Add(r.retry.delay(r.resyncFailures))
-			r.log.WithError(err).WithField("retry_in", r.resyncAt.Sub(now)).Warn("resync failed")
+			log := r.log.WithError(err).WithField("retry_in", r.resyncAt.Sub(now))
+			switch {
+			case errors.Is(err, ErrNotConnected):
+				log.Debug("resync waits for the VPP connection")
+			case worthWarning(r.resyncFailures):
+				log.Warn("resync failed")
+			default:
+				log.Debug("resync failed again")
+			}
 		}
 		return nil
 	}
@@ -586,7 +594,13 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 			res = results[i]
 		}
 		if res.Err != nil {
-			r.opLog(op).WithError(res.Err).Warn("VPP operation failed")
+			failures := r.retry.failures(op.Key) + 1
+			log := r.opLog(op).WithError(res.Err).WithField("failures", failures)
+			if worthWarning(failures) {
+				log.Warn("VPP operation failed")
+			} else {
+				log.Debug("VPP operation failed again")
+			}
 			for _, k := range opKeys(op) {
 				failed[k] = res.Err
 			}
@@ -613,6 +627,12 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 		}
 	}
 }
+
+// worthWarning keeps a failure that repeats from flooding the log: the 1st,
+// 2nd, 4th, 8th… consecutive failure is a warning, the others are debug. The
+// retry delay doubles too, so with the default backoff a stuck item warns
+// about once per maximum delay.
+func worthWarning(failures int) bool { return failures&(failures-1) == 0 }
 
 // opLog is the logger of one op, with the fields every op log carries.
 func (r *Reconciler) opLog(op Op) logrus.FieldLogger {

@@ -1,6 +1,7 @@
 package vppcfg
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -39,4 +40,16 @@ func scale(ds []time.Duration, unit time.Duration) []time.Duration {
 		out[i] = d / unit
 	}
 	return out
+}
+
+func TestWorthWarningThinsOutRepeats(t *testing.T) {
+	var warned []int
+	for i := 1; i <= 20; i++ {
+		if worthWarning(i) {
+			warned = append(warned, i)
+		}
+	}
+	if want := []int{1, 2, 4, 8, 16}; !slices.Equal(warned, want) {
+		t.Fatalf("warned at %v, want %v", warned, want)
+	}
 }

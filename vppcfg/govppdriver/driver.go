@@ -123,7 +123,7 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 		stats:   map[string]*vppcfg.CallStat{},
 		ifNames: map[uint32]string{},
 	}
-	d.caps.Store(&capabilities{err: fmt.Errorf("%w: not connected yet", vppcfg.ErrDrift)})
+	d.caps.Store(&capabilities{err: fmt.Errorf("%w: %w", vppcfg.ErrDrift, vppcfg.ErrNotConnected)})
 	d.wg.Add(1)
 	go d.watchConnection(events)
 	return d
