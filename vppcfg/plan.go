@@ -332,8 +332,9 @@ func (p *Plan) natGlobalDelete(in DiffInput, deletes []Op, changes map[Key]chang
 // set in the create phase, after new ACLs exist.
 func (p *Plan) aclAssignments(in DiffInput, ready map[Key]bool) (dels, sets []Op) {
 	// Bindings kept for owners that have not resynced have no known
-	// priority (VPP does not store it): they stay in their VPP order, after
-	// the desired ones.
+	// priority (VPP does not store it): they keep their place in VPP's
+	// current list relative to the desired ones, so that an agent restart,
+	// where owners resync one after another, does not reorder the list.
 	type dirLists struct{ in, out, keptIn, keptOut []*ACLBinding }
 	want := map[string]*dirLists{}
 	touch := map[string]bool{}
@@ -392,8 +393,8 @@ func (p *Plan) aclAssignments(in DiffInput, ready map[Key]bool) (dels, sets []Op
 			l = &dirLists{}
 		}
 		cur := in.ACLOrder[ifName]
-		finalIn := append(sortBindings(l.in), inOrder(l.keptIn, cur.Input)...)
-		finalOut := append(sortBindings(l.out), inOrder(l.keptOut, cur.Output)...)
+		finalIn := mergeKept(sortBindings(l.in), inOrder(l.keptIn, cur.Input), cur.Input)
+		finalOut := mergeKept(sortBindings(l.out), inOrder(l.keptOut, cur.Output), cur.Output)
 		if slices.Equal(cur.Input, finalIn) && slices.Equal(cur.Output, finalOut) {
 			continue
 		}
@@ -449,6 +450,26 @@ func inOrder(bs []*ACLBinding, cur []string) []string {
 		names = append(names, b.ACL)
 	}
 	return names
+}
+
+// mergeKept inserts the kept names (in cur's order) into the desired list:
+// each goes just before the first desired name that follows it in cur, or at
+// the end when none does. A list that VPP already holds thus stays as it is.
+func mergeKept(desired, kept, cur []string) []string {
+	out := slices.Clone(desired)
+	for _, k := range kept {
+		at := len(out)
+		if pos := slices.Index(cur, k); pos >= 0 {
+			for i, n := range out {
+				if j := slices.Index(cur, n); j > pos {
+					at = i
+					break
+				}
+			}
+		}
+		out = slices.Insert(out, at, k)
+	}
+	return out
 }
 
 // keepOnly returns cur without the names missing from final, in cur's order.

@@ -250,6 +250,23 @@ func TestDiff(t *testing.T) {
 			wantPending: map[Key]string{lbABC.Key(): `kept: not desired, but owner "b" has not resynced`},
 		},
 		{
+			// An agent restart: owner a resynced first; b's bindings, still in
+			// VPP ahead of the shared permit-all, must not be moved behind it.
+			name: "bindings of an owner that has not resynced keep their place",
+			desired: items(acl("a1", 80), acl("zz", 81), binding("tap0", ACLInput, "a1", 10),
+				binding("tap0", ACLInput, "zz", 1000)),
+			applied: map[Key]*AppliedItem{
+				ACLKey("a1"):                          {Item: acl("a1", 80), Owner: "a"},
+				ACLKey("b1"):                          {Item: acl("b1", 82), Owner: "b", Orphan: true},
+				ACLKey("zz"):                          {Item: acl("zz", 81), Owner: "a"},
+				ACLBindingKey("tap0", ACLInput, "a1"): {Item: binding("tap0", ACLInput, "a1", 10), Owner: "a"},
+				ACLBindingKey("tap0", ACLInput, "b1"): {Item: binding("tap0", ACLInput, "b1", 0), Owner: "b", Orphan: true},
+				ACLBindingKey("tap0", ACLInput, "zz"): {Item: binding("tap0", ACLInput, "zz", 1000), Owner: "a"},
+			},
+			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a1", "b1", "zz"}}},
+			want:     []string{},
+		},
+		{
 			name:    "orphan of a resynced owner is deleted",
 			desired: items(global),
 			applied: map[Key]*AppliedItem{
@@ -311,6 +328,20 @@ func TestDiff(t *testing.T) {
 }
 
 // TestDiffIsPure checks Diff does not modify its input.
+func TestMergeKept(t *testing.T) {
+	for _, tc := range []struct {
+		desired, kept, cur, want []string
+	}{
+		{desired: []string{"a", "z"}, kept: []string{"b"}, cur: []string{"a", "b", "z"}, want: []string{"a", "b", "z"}},
+		{desired: []string{"a", "z"}, kept: []string{"b", "c"}, cur: []string{"b", "a", "c", "z"}, want: []string{"b", "a", "c", "z"}},
+		{desired: []string{"a", "new", "z"}, kept: []string{"b"}, cur: []string{"a", "b", "z"}, want: []string{"a", "new", "b", "z"}},
+		{desired: []string{"a"}, kept: []string{"b"}, cur: []string{"a", "b"}, want: []string{"a", "b"}},
+		{desired: nil, kept: []string{"b"}, cur: []string{"b"}, want: []string{"b"}},
+	} {
+		assert.Equal(t, tc.want, mergeKept(tc.desired, tc.kept, tc.cur), "%v + %v in %v", tc.desired, tc.kept, tc.cur)
+	}
+}
+
 func TestDiffIsPure(t *testing.T) {
 	old := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080")
 	in := DiffInput{
