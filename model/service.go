@@ -73,8 +73,12 @@ type ServiceBackend struct {
 	Local bool
 	// HostNetwork is true when the endpoint IP is a node IP (a host-network pod).
 	HostNetwork bool
-	// Terminating is true when the endpoint is serving but terminating; such
-	// endpoints are only passed on when a port has no ready endpoint (KEP-1669).
+	// Terminating is true when the endpoint is serving but terminating
+	// (KEP-1669). The processor passes every serving endpoint, ready or
+	// terminating, and never one that is not serving; which of them may
+	// serve a frontend depends on its traffic policy, so a renderer picks
+	// them with ContivService.ClusterBackends or LocalBackends rather than
+	// reading Backends itself.
 	Terminating bool
 	// ZoneHints are the zones the EndpointSlice controller hinted this endpoint
 	// for, sorted; empty when the slice carries no hints.
@@ -149,8 +153,12 @@ type ContivService struct {
 
 	// Ports by service-port name ("" for a single unnamed port).
 	Ports map[string]ServicePort
-	// Backends by service-port name, sorted by IP:port. A port with no entry or
-	// an empty list has no usable endpoint.
+	// Backends by service-port name, sorted by IP:port: every serving
+	// endpoint of the port, ready ones and serving-terminating ones (marked
+	// Terminating), of both address families. Ready endpoints are already
+	// filtered by topology hints. A port with no entry or an empty list has
+	// no endpoint at all. Renderers pick the endpoints of a frontend with
+	// ClusterBackends or LocalBackends.
 	Backends map[string][]ServiceBackend
 }
 
@@ -167,17 +175,6 @@ func (s *ContivService) HasNodePort() bool {
 		}
 	}
 	return false
-}
-
-// LocalBackends returns the backends of the named port that run on this node.
-func (s *ContivService) LocalBackends(portName string) []ServiceBackend {
-	var out []ServiceBackend
-	for _, b := range s.Backends[portName] {
-		if b.Local {
-			out = append(out, b)
-		}
-	}
-	return out
 }
 
 // Equal reports whether two services are identical in every field; nil equals

@@ -96,10 +96,16 @@ func boolInt(b bool) int {
 
 // usableBackends picks the endpoints of one service port. Duplicates of an
 // IP:port keep the best-ranked copy, the first in slice order among equals.
-// Then it keeps the ready endpoints, filtered by zone hints; or, when none is
-// ready, the serving-terminating ones marked Terminating (KEP-1669). Hints are
-// not applied to the fallback, as in kube-proxy: with nothing ready anywhere,
-// any serving endpoint is better than none. The result is sorted by IP:port.
+// Every serving endpoint is passed on: the ready ones, filtered by zone hints
+// per address family (kube-proxy runs one proxier per family), and the
+// serving-terminating ones marked Terminating; endpoints that are neither
+// are dropped. Renderers pick from them per traffic policy with
+// model.ContivService.ClusterBackends and LocalBackends, which fall back to
+// the terminating endpoints separately for the cluster-wide and the local
+// set, as kube-proxy's CategorizeEndpoints does (KEP-1669). Hints are not
+// applied to terminating endpoints, as in kube-proxy: they are only used
+// when nothing is ready, and then any serving endpoint is better than none.
+// The result is sorted by IP:port.
 func usableBackends(list []endpoint, zone string, keepLocal bool) []model.ServiceBackend {
 	// A stable sort keeps slice order among copies of equal rank.
 	slices.SortStableFunc(list, func(a, b endpoint) int {
@@ -108,24 +114,26 @@ func usableBackends(list []endpoint, zone string, keepLocal bool) []model.Servic
 		}
 		return cmp.Compare(b.rank(), a.rank())
 	})
-	var ready, terminating []model.ServiceBackend
+	var ready4, ready6, out []model.ServiceBackend
 	for i, e := range list {
 		if i > 0 && model.CompareBackends(list[i-1].backend, e.backend) == 0 {
 			continue // a lower-ranked duplicate
 		}
 		switch {
+		case e.ready && e.backend.IP.Is4():
+			ready4 = append(ready4, e.backend)
 		case e.ready:
-			ready = append(ready, e.backend)
+			ready6 = append(ready6, e.backend)
 		case e.servingTerminating:
 			b := e.backend
 			b.Terminating = true
-			terminating = append(terminating, b)
+			out = append(out, b)
 		}
 	}
-	if len(ready) > 0 {
-		return filterByZoneHints(ready, zone, keepLocal)
-	}
-	return terminating
+	out = append(out, filterByZoneHints(ready4, zone, keepLocal)...)
+	out = append(out, filterByZoneHints(ready6, zone, keepLocal)...)
+	slices.SortFunc(out, model.CompareBackends)
+	return out
 }
 
 // sliceUsable checks that a slice belongs to the service and carries addresses

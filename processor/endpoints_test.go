@@ -104,7 +104,7 @@ func TestConvertServiceBackends(t *testing.T) {
 			}},
 		},
 		{
-			name: "ready nil counts as ready; not ready and not serving are dropped",
+			name: "ready nil counts as ready; serving-terminating passed marked beside ready ones; not ready dropped",
 			svc:  makeService("default", "svc"),
 			slices: []*discoveryv1.EndpointSlice{makeSlice("default", "svc-1", "svc", withEndpoints(
 				makeEndpoint("10.244.2.1"),
@@ -112,7 +112,7 @@ func TestConvertServiceBackends(t *testing.T) {
 				makeEndpoint("10.244.2.3", terminating),
 				makeEndpoint("10.244.2.4", func(e *discoveryv1.Endpoint) { e.Conditions.Ready = ptr(true) }),
 			))},
-			want: backendsOf{"http": {be("10.244.2.1:8080"), be("10.244.2.4:8080")}},
+			want: backendsOf{"http": {be("10.244.2.1:8080"), be("10.244.2.3:8080", "terminating"), be("10.244.2.4:8080")}},
 		},
 		{
 			name: "no ready endpoint: serving terminating ones are used and marked",
@@ -130,7 +130,7 @@ func TestConvertServiceBackends(t *testing.T) {
 			want: backendsOf{"http": {be("10.244.2.1:8080", "terminating"), be("10.244.2.4:8080", "terminating")}},
 		},
 		{
-			name: "terminating fallback is per port",
+			name: "every serving endpoint is passed, per port",
 			svc:  makeService("default", "svc", withPorts(svcPort("a", corev1.ProtocolTCP, 80, 0), svcPort("b", corev1.ProtocolTCP, 81, 0))),
 			slices: []*discoveryv1.EndpointSlice{
 				makeSlice("default", "svc-1", "svc", withSlicePorts(slicePort("a", corev1.ProtocolTCP, 8080)),
@@ -139,7 +139,7 @@ func TestConvertServiceBackends(t *testing.T) {
 					withEndpoints(makeEndpoint("10.244.2.2", terminating))),
 			},
 			want: backendsOf{
-				"a": {be("10.244.2.1:8080")},
+				"a": {be("10.244.2.1:8080"), be("10.244.2.2:8080", "terminating")},
 				"b": {be("10.244.2.2:8081", "terminating")},
 			},
 		},
@@ -230,6 +230,90 @@ func TestConvertServiceBackends(t *testing.T) {
 	}
 }
 
+// TestConvertServiceBackendSets checks, through the renderers' own helpers,
+// that the processor passes what kube-proxy's CategorizeEndpoints needs: the
+// cluster-wide set and the local set each fall back to serving-terminating
+// endpoints on their own (KEP-1669), per address family.
+func TestConvertServiceBackendSets(t *testing.T) {
+	etpLocal := func(s *corev1.Service) {
+		s.Spec.Type = corev1.ServiceTypeNodePort
+		s.Spec.Ports[0].NodePort = 30080
+		s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	}
+	testCases := []struct {
+		name           string
+		svc            *corev1.Service
+		slices         []*discoveryv1.EndpointSlice
+		cluster, local []model.ServiceBackend
+	}{
+		{
+			name: "ETP Local, one local terminating and one remote ready endpoint",
+			svc:  makeService("default", "svc", etpLocal),
+			slices: []*discoveryv1.EndpointSlice{makeSlice("default", "svc-1", "svc", withEndpoints(
+				makeEndpoint("10.244.1.1", onNode(thisNode), terminating),
+				makeEndpoint("10.244.2.1", onNode("node-b")),
+			))},
+			cluster: []model.ServiceBackend{be("10.244.2.1:8080")},
+			local:   []model.ServiceBackend{be("10.244.1.1:8080", "local", "terminating")},
+		},
+		{
+			name: "ETP Local, local ready endpoint: terminating ones unused in both sets",
+			svc:  makeService("default", "svc", etpLocal),
+			slices: []*discoveryv1.EndpointSlice{makeSlice("default", "svc-1", "svc", withEndpoints(
+				makeEndpoint("10.244.1.1", onNode(thisNode)),
+				makeEndpoint("10.244.1.2", onNode(thisNode), terminating),
+				makeEndpoint("10.244.2.1", onNode("node-b"), terminating),
+			))},
+			cluster: []model.ServiceBackend{be("10.244.1.1:8080", "local")},
+			local:   []model.ServiceBackend{be("10.244.1.1:8080", "local")},
+		},
+		{
+			name: "nothing ready: both sets fall back, terminating endpoints ignore zone hints",
+			svc:  makeService("default", "svc", etpLocal),
+			slices: []*discoveryv1.EndpointSlice{makeSlice("default", "svc-1", "svc", withEndpoints(
+				makeEndpoint("10.244.1.1", onNode(thisNode), terminating, hinted("zone-b")),
+				makeEndpoint("10.244.2.1", onNode("node-b"), terminating, hinted("zone-b")),
+			))},
+			cluster: []model.ServiceBackend{be("10.244.1.1:8080", "local", "terminating", "zones=zone-b"), be("10.244.2.1:8080", "terminating", "zones=zone-b")},
+			local:   []model.ServiceBackend{be("10.244.1.1:8080", "local", "terminating", "zones=zone-b")},
+		},
+		{
+			name: "dual-stack: the IPv6 half falls back while the IPv4 half is ready",
+			svc:  makeService("default", "svc", withClusterIPs("10.96.0.10", "fd00:96::10")),
+			slices: []*discoveryv1.EndpointSlice{
+				makeSlice("default", "svc-v4", "svc", withEndpoints(makeEndpoint("10.244.2.1"), makeEndpoint("10.244.2.2", terminating))),
+				makeSlice("default", "svc-v6", "svc", withAddressType(discoveryv1.AddressTypeIPv6),
+					withEndpoints(makeEndpoint("fd00:244:2::1", terminating))),
+			},
+			cluster: []model.ServiceBackend{be("10.244.2.1:8080"), be("[fd00:244:2::1]:8080", "terminating")},
+			local:   nil,
+		},
+		{
+			name: "zone hints filter the ready endpoints per family",
+			svc:  makeService("default", "svc", withClusterIPs("10.96.0.10", "fd00:96::10")),
+			slices: []*discoveryv1.EndpointSlice{
+				makeSlice("default", "svc-v4", "svc", withEndpoints(
+					makeEndpoint("10.244.2.1", hinted(thisZone)), makeEndpoint("10.244.2.2", hinted("zone-b")))),
+				makeSlice("default", "svc-v6", "svc", withAddressType(discoveryv1.AddressTypeIPv6),
+					withEndpoints(makeEndpoint("fd00:244:2::1", hinted("zone-b")), makeEndpoint("fd00:244:2::2"))),
+			},
+			// IPv4: every endpoint hinted, one for this zone: filtered.
+			// IPv6: one endpoint without hints: hints ignored for IPv6 only.
+			cluster: []model.ServiceBackend{be("10.244.2.1:8080", "zones="+thisZone), be("[fd00:244:2::1]:8080", "zones=zone-b"), be("[fd00:244:2::2]:8080")},
+			local:   nil,
+		},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, probs := ConvertService(tc.svc, tc.slices, nodeCtx)
+			require.Empty(t, probs)
+			require.NotNil(t, got)
+			assert.Equal(t, tc.cluster, got.ClusterBackends("http"), "cluster set")
+			assert.Equal(t, tc.local, got.LocalBackends("http"), "local set")
+		})
+	}
+}
+
 // TestConvertServiceSliceOrder checks that the result does not depend on the
 // order slices are given in, which Resync equivalence relies on.
 func TestConvertServiceSliceOrder(t *testing.T) {
@@ -241,8 +325,8 @@ func TestConvertServiceSliceOrder(t *testing.T) {
 	}
 	want, _ := ConvertService(svc, slices, nodeCtx)
 	// svc-b's ready copy of .1 beats svc-a's not-ready one, and is met first
-	// among the ready ones; .2 is local in svc-b.
-	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-b"), be("10.244.2.2:8080", "local")}, want.Backends["http"])
+	// among the ready ones; .2 is local in svc-b; .3 is serving-terminating.
+	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-b"), be("10.244.2.2:8080", "local"), be("10.244.2.3:8080", "terminating")}, want.Backends["http"])
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20 {
 		rng.Shuffle(len(slices), func(i, j int) { slices[i], slices[j] = slices[j], slices[i] })

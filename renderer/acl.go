@@ -15,10 +15,11 @@ const PermitAllACLName = "vppsvc-permit-all"
 // decides, and a packet no rule matches is denied.
 //
 // A renderer that filters traffic therefore binds ACLs that match only its
-// own services' destinations at ServiceACLPriority, and binds the shared
-// permit-all ACL at PermitAllPriority, the largest value, so that it comes
-// last and lets all other traffic through. Without it, binding a service
-// ACL would drop every unrelated packet on the interface.
+// own services' destinations (its filter shards, ACLShards) at
+// ServiceACLPriority, and binds the shared permit-all ACL at
+// PermitAllPriority, the largest value, so that it comes last and lets all
+// other traffic through. Without it, binding a filter ACL would drop every
+// unrelated packet on the interface.
 const (
 	ServiceACLPriority int32 = 1000
 	PermitAllPriority  int32 = 1 << 30

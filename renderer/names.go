@@ -30,22 +30,6 @@ func ShortHash(s string) string {
 	return lowerBase32.EncodeToString(sum[:])[:hashLen]
 }
 
-// ServiceACLName returns the name of the ACL a renderer owns for one
-// service: "<prefix>-<hash>-<namespace>.<name>", cut to MaxTagLen bytes.
-//
-// The hash covers the prefix and the full service ID, so the name stays
-// unique when the readable tail is cut, and two renderers (different
-// prefixes) never share an ACL name for the same service. Worst case: a
-// 12-byte prefix + "-" + 10-byte hash + "-" leaves 39 bytes of the 253
-// possible bytes of "namespace.name" (a namespace is at most 63 bytes, a
-// Service name at most 63), which is enough to recognise the service in
-// `show acl-plugin acl`. The prefix must be a short constant (at most 16
-// bytes) of the renderer; longer prefixes are cut like the tail.
-func ServiceACLName(prefix string, id model.ServiceID) string {
-	name := prefix + "-" + ShortHash(prefix+"/"+id.Namespace+"/"+id.Name) + "-" + id.Namespace + "." + id.Name
-	return truncate(name, MaxTagLen)
-}
-
 // ServiceLabel returns the label renderers put on the NAT mappings of a
 // service, which the VPP layer stores in the mapping's tag: the service ID
 // "namespace/name" when it fits in MaxTagLen bytes, otherwise a hash followed

@@ -25,40 +25,6 @@ func TestShortHash(t *testing.T) {
 	}
 }
 
-func TestServiceACLName(t *testing.T) {
-	long := strings.Repeat("n", 63)
-	tests := []struct {
-		name     string
-		prefix   string
-		id       model.ServiceID
-		wantTail string // readable part after "<prefix>-<hash>-"
-	}{
-		{"short", "nat44", model.ServiceID{Namespace: "default", Name: "web"}, "default.web"},
-		{"longest namespace and name", "nat44", model.ServiceID{Namespace: long, Name: long}, long[:63-len("nat44-")-hashLen-1]},
-		{"other renderer", "ip6", model.ServiceID{Namespace: "default", Name: "web"}, "default.web"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := ServiceACLName(tt.prefix, tt.id)
-			if len(got) > MaxTagLen {
-				t.Fatalf("%q is %d bytes, more than %d", got, len(got), MaxTagLen)
-			}
-			wantHead := tt.prefix + "-" + ShortHash(tt.prefix+"/"+tt.id.Namespace+"/"+tt.id.Name) + "-"
-			if got != wantHead+tt.wantTail {
-				t.Fatalf("ServiceACLName = %q, want %q", got, wantHead+tt.wantTail)
-			}
-		})
-	}
-	a := ServiceACLName("nat44", model.ServiceID{Namespace: long, Name: long + "a"})
-	b := ServiceACLName("nat44", model.ServiceID{Namespace: long, Name: long + "b"})
-	if a == b {
-		t.Fatalf("truncated names of different services collide: %q", a)
-	}
-	if ServiceACLName("nat44", model.ServiceID{Namespace: "a", Name: "b"}) == ServiceACLName("ip6", model.ServiceID{Namespace: "a", Name: "b"}) {
-		t.Fatal("two renderers share an ACL name")
-	}
-}
-
 func TestServiceLabel(t *testing.T) {
 	short := model.ServiceID{Namespace: "kube-system", Name: "kube-dns"}
 	if got := ServiceLabel(short); got != "kube-system/kube-dns" {

@@ -35,6 +35,11 @@ type Config struct {
 	// false keeps client addresses and leaves hairpin connections broken.
 	// Default true. See docs/renderer-ipv6.md, "Hairpin".
 	HairpinSNAT bool `json:"hairpinSNAT" yaml:"hairpinSNAT"`
+
+	// ACLShards is the number of filter ACLs (1–256) that hold the
+	// renderer's filter rules, each service's rules in the shard its ID
+	// hashes to. Default 64. See docs/renderer-ipv6.md, "Filtering".
+	ACLShards int `json:"aclShards" yaml:"aclShards"`
 }
 
 // LBAlgorithm names a cnat load-balancing type in the configuration.
@@ -59,7 +64,7 @@ func (a LBAlgorithm) lbType() (vppcfg.CNATLBType, bool) {
 // DefaultConfig returns the documented defaults. SNATAddress is left unset:
 // it depends on the node and must be configured.
 func DefaultConfig() Config {
-	return Config{LoadBalancing: LBDefault, HairpinSNAT: true}
+	return Config{LoadBalancing: LBDefault, HairpinSNAT: true, ACLShards: renderer.DefaultACLShards}
 }
 
 // Validate reports every invalid field, named by its YAML path.
@@ -78,5 +83,13 @@ func (c *Config) Validate() error {
 	if _, ok := c.LoadBalancing.lbType(); !ok {
 		errs = append(errs, renderer.FieldErrorf("loadBalancing", "%q is not %q or %q", c.LoadBalancing, LBDefault, LBMaglev))
 	}
+	if err := renderer.ValidateACLShards("aclShards", c.ACLShards); err != nil {
+		errs = append(errs, err)
+	}
 	return renderer.JoinFieldErrors(Name, errs...)
+}
+
+// shards is the renderer's set of filter ACLs.
+func (c *Config) shards() renderer.ACLShards {
+	return renderer.ACLShards{Renderer: Name, Count: c.ACLShards, Family: renderer.IPv6}
 }

@@ -11,7 +11,7 @@ import (
 
 func TestDefaultConfigNeedsOnlyTheSNATAddress(t *testing.T) {
 	cfg := DefaultConfig()
-	if cfg.LoadBalancing != LBDefault || !cfg.HairpinSNAT {
+	if cfg.LoadBalancing != LBDefault || !cfg.HairpinSNAT || cfg.ACLShards != renderer.DefaultACLShards {
 		t.Fatalf("DefaultConfig() = %+v, want loadBalancing default and hairpinSNAT true", cfg)
 	}
 	var fe *renderer.FieldError
@@ -33,6 +33,7 @@ func TestValidateNamesBadFields(t *testing.T) {
 		{"unspecified SNAT address", func(c *Config) { c.SNATAddress = ip("::") }, []string{"snatAddress"}},
 		{"link-local SNAT address", func(c *Config) { c.SNATAddress = ip("fe80::1") }, []string{"snatAddress"}},
 		{"unknown LB algorithm", func(c *Config) { c.LoadBalancing = "random" }, []string{"loadBalancing"}},
+		{"too many filter shards", func(c *Config) { c.ACLShards = renderer.MaxACLShards + 1 }, []string{"aclShards"}},
 		{"everything wrong at once", func(c *Config) { c.SNATAddress, c.LoadBalancing = ip("::1"), "" },
 			[]string{"snatAddress", "loadBalancing"}},
 	}
@@ -75,9 +76,9 @@ func collectFields(err error, out *[]string) {
 
 func TestDecodeConfigYAML(t *testing.T) {
 	cfg := DefaultConfig()
-	doc := "snatAddress: fd00:16::1\nloadBalancing: maglev\nhairpinSNAT: false\n"
+	doc := "snatAddress: fd00:16::1\nloadBalancing: maglev\nhairpinSNAT: false\naclShards: 16\n"
 	must(t, renderer.DecodeConfig([]byte(doc), &cfg))
-	want := Config{SNATAddress: nodeIP6, LoadBalancing: LBMaglev, HairpinSNAT: false}
+	want := Config{SNATAddress: nodeIP6, LoadBalancing: LBMaglev, HairpinSNAT: false, ACLShards: 16}
 	if cfg != want {
 		t.Fatalf("decoded %+v, want %+v", cfg, want)
 	}
@@ -85,7 +86,7 @@ func TestDecodeConfigYAML(t *testing.T) {
 
 	cfg = DefaultConfig()
 	must(t, renderer.DecodeConfig([]byte("snatAddress: fd00:16::1\n"), &cfg))
-	if cfg.LoadBalancing != LBDefault || !cfg.HairpinSNAT {
+	if cfg.LoadBalancing != LBDefault || !cfg.HairpinSNAT || cfg.ACLShards != renderer.DefaultACLShards {
 		t.Fatalf("absent fields lost their defaults: %+v", cfg)
 	}
 	if err := renderer.DecodeConfig([]byte("snatAdress: fd00:16::1\n"), &cfg); err == nil {

@@ -15,11 +15,10 @@ package ipv6
 
 import (
 	"net/netip"
-	"strings"
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
-	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -34,16 +33,19 @@ const (
 	nodePort = 30080
 )
 
-func ip(s string) netip.Addr     { return netip.MustParseAddr(s) }
 func ap(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
 func pfx(s string) netip.Prefix  { return netip.MustParsePrefix(s) }
-func ips(s ...string) model.IPAddresses {
-	out := make([]netip.Addr, len(s))
-	for i, a := range s {
-		out[i] = ip(a)
-	}
-	return model.NewIPAddresses(out...)
-}
+
+// Shared builders (renderertest): ips(...), be("ip:port", "local", "hostnet",
+// "term"), service(name, clusterIP, mutators...), withBackends, withPort.
+var (
+	ip           = netip.MustParseAddr
+	ips          = renderertest.IPs
+	be           = renderertest.Backend
+	service      = renderertest.Service
+	withBackends = renderertest.WithBackends
+	withPort     = renderertest.WithPort
+)
 
 // testConfig is DefaultConfig with the SNAT address of the plan.
 func testConfig() Config {
@@ -58,50 +60,6 @@ func testNode() Node {
 	return Node{
 		IPs:         ips("fd00:16::1", "fd00:16::2", "192.168.16.1"),
 		FrontendIfs: model.NewInterfaces("uplink0", "host0", "tap1", "tap2"),
-	}
-}
-
-// be builds a backend from "[ip]:port" plus flags "local", "hostnet", "term".
-func be(addr string, flags ...string) model.ServiceBackend {
-	a := ap(addr)
-	b := model.ServiceBackend{IP: a.Addr(), Port: a.Port()}
-	for _, f := range flags {
-		switch f {
-		case "local":
-			b.Local = true
-		case "hostnet":
-			b.HostNetwork = true
-		case "term":
-			b.Terminating = true
-		default:
-			panic("unknown backend flag " + f)
-		}
-	}
-	return b
-}
-
-// service builds a ClusterIP service "default/<name>" with one unnamed TCP
-// port 80 and the given mutators applied.
-func service(name, clusterIP string, mutate ...func(*model.ContivService)) *model.ContivService {
-	s := &model.ContivService{
-		ID:         model.ServiceID{Namespace: "default", Name: name},
-		ClusterIPs: ips(clusterIP),
-		Ports:      map[string]model.ServicePort{"": {Protocol: model.ProtocolTCP, Port: 80}},
-		Backends:   map[string][]model.ServiceBackend{},
-	}
-	for _, m := range mutate {
-		m(s)
-	}
-	return s
-}
-
-func withBackends(port string, bs ...model.ServiceBackend) func(*model.ContivService) {
-	return func(s *model.ContivService) { s.Backends[port] = bs }
-}
-
-func withPort(name string, proto model.Protocol, port, nodePort uint16) func(*model.ContivService) {
-	return func(s *model.ContivService) {
-		s.Ports[name] = model.ServicePort{Protocol: proto, Port: port, NodePort: nodePort}
 	}
 }
 
@@ -154,39 +112,10 @@ func deny(dst string, proto vppcfg.Protocol, dport uint16) vppcfg.ACLRule {
 	return rule(vppcfg.ACLDeny, "::/0", dst, proto, dport)
 }
 
-// serviceACLItems is the ACL of default/<name> with rules, bound on every
-// frontend interface of testNode.
-func serviceACLItems(name string, rules ...vppcfg.ACLRule) []vppcfg.Item {
-	aclName := ACLName(model.ServiceID{Namespace: "default", Name: name})
-	items := []vppcfg.Item{&vppcfg.ACL{Name: aclName, Rules: rules}}
-	for _, ifName := range testNode().FrontendIfs {
-		items = append(items, &vppcfg.ACLBinding{
-			Interface: ifName, Direction: vppcfg.ACLInput, ACL: aclName, Priority: renderer.ServiceACLPriority,
-		})
-	}
-	return items
-}
-
-// itemLines renders items one per line, for readable diffs.
-func itemLines(items []vppcfg.Item) string {
-	var b strings.Builder
-	for _, it := range items {
-		b.WriteString(it.Key().String() + " = " + it.String() + "\n")
-	}
-	return b.String()
-}
-
-func equalItems(a, b []vppcfg.Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Key() != b[i].Key() || !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
-}
+var (
+	itemLines  = renderertest.ItemLines
+	equalItems = renderertest.EqualItems
+)
 
 func assertItems(t *testing.T, got, want []vppcfg.Item) {
 	t.Helper()

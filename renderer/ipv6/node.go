@@ -11,10 +11,26 @@ type Node struct {
 	// node IP is never made an exclusive VIP.
 	IPs model.IPAddresses
 	// FrontendIfs are the interfaces through which clients reach services:
-	// they carry the service ACLs.
+	// they carry the filter ACLs.
 	FrontendIfs model.Interfaces
 }
 
-func (n Node) equal(o Node) bool {
+// Equal reports whether both contexts are the same.
+func (n Node) Equal(o Node) bool {
 	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs)
+}
+
+// FrontendInterfaces returns the frontend interfaces (renderer.NodeContext).
+func (n Node) FrontendInterfaces() model.Interfaces { return n.FrontendIfs }
+
+// WithFrontendInterfaces returns n with other frontend interfaces
+// (renderer.NodeContext).
+func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
+	n.FrontendIfs = ifs
+	return n
+}
+
+// nodeOf is the node context of a Resync event.
+func nodeOf(ev *model.ResyncEventData) Node {
+	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs}
 }

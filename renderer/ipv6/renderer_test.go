@@ -3,7 +3,6 @@ package ipv6
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
 	"slices"
 	"strings"
@@ -12,22 +11,24 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// newTestRenderer returns a renderer over a mem client, resynced to the
-// given services on testNode, with the resync commit already taken.
-func newTestRenderer(t *testing.T, services ...*model.ContivService) (*Renderer, *memClient, *logtest.Hook) {
+// newTestRenderer returns a renderer over a renderertest client, resynced to
+// the given services on testNode, with the resync commit already taken.
+func newTestRenderer(t *testing.T, services ...*model.ContivService) (*Renderer, *renderertest.Client, *logtest.Hook) {
 	t.Helper()
 	log, hook := logtest.NewNullLogger()
 	log.SetLevel(logrus.DebugLevel)
-	c := newMemClient()
+	c := renderertest.NewClient(Name, checkIPv6)
 	r, err := New(c, testConfig(), log)
 	must(t, err)
 	must(t, r.Resync(resyncEvent(testNode(), services...)))
-	c.takeCommits()
+	c.TakeCommits()
 	return r, c, hook
 }
 
@@ -37,55 +38,108 @@ func resyncEvent(node Node, services ...*model.ContivService) *model.ResyncEvent
 	return ev
 }
 
-// mustCommits checks that the last calls produced exactly the given commits.
-func mustCommits(t *testing.T, c *memClient, want ...string) {
-	t.Helper()
-	if got := c.takeCommits(); !slices.Equal(got, want) {
-		t.Fatalf("commits:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
-}
+var (
+	keyList     = renderertest.KeyList
+	mustCommits = renderertest.RequireCommits
+)
 
 func trKey(vip string, proto vppcfg.Protocol) vppcfg.Key {
 	return vppcfg.CNATTranslationKey(ap(vip), proto)
 }
 
-// aclKeys are the keys of a service ACL and, when withPermitAll, of the
-// shared permit-all ACL, bound on every interface of ifs.
-func aclKeys(aclName string, withPermitAll bool, ifs ...string) []vppcfg.Key {
-	keys := []vppcfg.Key{vppcfg.ACLKey(aclName)}
-	if withPermitAll {
-		keys = append(keys, vppcfg.ACLKey(renderer.PermitAllACLName))
-	}
-	for _, ifName := range ifs {
-		keys = append(keys, vppcfg.ACLBindingKey(ifName, vppcfg.ACLInput, aclName))
-		if withPermitAll {
-			keys = append(keys, vppcfg.ACLBindingKey(ifName, vppcfg.ACLInput, renderer.PermitAllACLName))
+// shardKey is the key of the filter ACL that holds a service's rules.
+func shardKey(cfg Config, name string) vppcfg.Key {
+	s := cfg.shards()
+	return vppcfg.ACLKey(s.Name(s.Of(model.ServiceID{Namespace: "default", Name: name})))
+}
+
+// nodeOnly is what the renderer holds for testNode without services (and
+// without filter rules): its own node-wide items.
+func nodeOnly(cfg Config) []vppcfg.Item { return renderer.SortItems(RenderNode(testNode(), &cfg)) }
+
+// filterKeys are the keys of the filter items on testNode (see
+// renderertest.FilterKeys).
+func filterKeys(cfg Config) []vppcfg.Key {
+	return renderertest.FilterKeys(cfg.shards(), testNode().FrontendIfs)
+}
+
+// checkIPv6 adds the renderer's own invariants to renderertest.CheckVPP:
+// only cnat translations and ACL items, filter rules that each match one
+// frontend (never ICMPv6, which neighbour discovery needs), paths in
+// canonical order with one path per endpoint, and AllocPort exactly when
+// some path is source-NATed.
+func checkIPv6(items map[vppcfg.Key]vppcfg.Item) []string {
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	for k, it := range items {
+		switch v := it.(type) {
+		case *vppcfg.CNATTranslation:
+			snat := false
+			for i, p := range v.Paths {
+				if i > 0 && v.Paths[i-1].Dst.Compare(p.Dst) >= 0 {
+					fail("%s: paths not sorted or repeated", k)
+				}
+				snat = snat || p.Src.IsValid()
+			}
+			if snat != v.AllocPort {
+				fail("%s: AllocPort %t but source NAT on some path %t", k, v.AllocPort, snat)
+			}
+		case *vppcfg.ACL:
+			for _, r := range v.Rules {
+				if v.Name != renderer.PermitAllACLName && (r.Protocol == vppcfg.ProtoAny || r.Dst.Bits() != 128) {
+					fail("%s: rule %s matches more than one frontend (would also hit ICMPv6 or other hosts)", k, r)
+				}
+			}
+		case *vppcfg.ACLBinding:
+		default:
+			fail("%s: unexpected item kind", k)
 		}
 	}
-	return keys
+	return errs
+}
+
+// TestConformance runs the shared renderer conformance suite, with few
+// shards so that services share them, and without hairpin SNAT.
+func TestConformance(t *testing.T) {
+	for name, mutate := range map[string]func(*Config){
+		"default config, 3 shards":    func(c *Config) { c.ACLShards = 3 },
+		"maglev, no hairpin, 1 shard": func(c *Config) { c.ACLShards, c.LoadBalancing, c.HairpinSNAT = 1, LBMaglev, false },
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig()
+			mutate(&cfg)
+			renderertest.Run(t, func(c vppcfg.Client) (vppsvc.ServiceRendererAPI, error) {
+				return New(c, cfg, nil)
+			}, renderertest.WithOwner(Name), renderertest.WithChecks(checkIPv6))
+		})
+	}
 }
 
 func TestNewRejectsBadInput(t *testing.T) {
 	if _, err := New(nil, testConfig(), nil); err == nil {
 		t.Fatal("New accepted a nil client")
 	}
-	if _, err := New(newMemClient(), DefaultConfig(), nil); err == nil {
+	if _, err := New(renderertest.NewClient(Name), DefaultConfig(), nil); err == nil {
 		t.Fatal("New accepted a config without snatAddress")
 	}
 }
 
 func TestResyncOfAnEmptyClusterPutsNothing(t *testing.T) {
-	c := newMemClient()
+	c := renderertest.NewClient(Name)
 	r, err := New(c, testConfig(), nil)
 	must(t, err)
 	must(t, r.Resync(resyncEvent(testNode())))
-	mustCommits(t, c, "resync put=[] del=[]")
+	var keys []vppcfg.Key
+	for _, it := range nodeOnly(testConfig()) {
+		keys = append(keys, it.Key())
+	}
+	mustCommits(t, c, "resync put="+keyList(keys...)+" del=[]")
 }
 
 func TestServiceLifecycle(t *testing.T) {
 	r, c, _ := newTestRenderer(t)
 	key := keyList(trKey("[fd00:96::10]:80", tcp))
-	aclName := ACLName(model.ServiceID{Namespace: "default", Name: "web"})
+	shard := shardKey(r.cfg, "web")
 
 	v1 := service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1)))
 	must(t, r.AddService(v1))
@@ -111,20 +165,23 @@ func TestServiceLifecycle(t *testing.T) {
 		mustCommits(t, c, "txn put="+keyList(trKey("[fd00:16::1]:30080", tcp), trKey("[fd00:16::2]:30080", tcp))+" del=[]")
 		v1 = v2
 	})
-	t.Run("no backend: translations replaced by a drop ACL and the shared permit-all", func(t *testing.T) {
+	t.Run("no backend: drop rules; the first filtered service brings every filter shard and binding", func(t *testing.T) {
 		v2 := v1.Clone()
 		v2.Backends = map[string][]model.ServiceBackend{}
 		must(t, r.UpdateService(v1, v2))
-		mustCommits(t, c, "txn put="+keyList(aclKeys(aclName, true, testNode().FrontendIfs...)...)+
+		mustCommits(t, c, "txn put="+keyList(filterKeys(r.cfg)...)+
 			" del="+keyList(trKey("[fd00:96::10]:80", tcp), trKey("[fd00:16::1]:30080", tcp), trKey("[fd00:16::2]:30080", tcp)))
+		for _, it := range c.Items() {
+			if it.Key() == shard && len(it.(*vppcfg.ACL).Rules) != 3 {
+				t.Fatalf("the service's shard holds %s, want its 3 drop rules", it)
+			}
+		}
 		v1 = v2
 	})
-	t.Run("delete removes everything the service owned", func(t *testing.T) {
+	t.Run("delete: the last filtered service takes the filter items away", func(t *testing.T) {
 		must(t, r.DeleteService(v1))
-		mustCommits(t, c, "txn put=[] del="+keyList(aclKeys(aclName, true, testNode().FrontendIfs...)...))
-		if items := c.snapshot(); len(items) != 0 {
-			t.Fatalf("left after delete:\n%s", itemLines(items))
-		}
+		mustCommits(t, c, "txn put=[] del="+keyList(filterKeys(r.cfg)...))
+		assertItems(t, c.Items(), nodeOnly(r.cfg))
 	})
 	t.Run("deleting an unknown service is a no-op", func(t *testing.T) {
 		must(t, r.DeleteService(v1))
@@ -141,8 +198,8 @@ func TestAffinityChangeIsOnePut(t *testing.T) {
 	// The VPP layer sees the LB type and flow hash change (NeedsRecreate)
 	// and deletes and re-creates the translation; the renderer just puts it.
 	mustCommits(t, c, "txn put="+keyList(trKey("[fd00:96::13]:80", tcp))+" del=[]")
-	got := c.snapshot()[0].(*vppcfg.CNATTranslation)
-	if !got.NeedsRecreate(RenderService(v1, testNode(), &r.cfg)[0]) {
+	got := c.Items()[0].(*vppcfg.CNATTranslation)
+	if !got.NeedsRecreate(RenderService(v1, testNode(), &r.cfg).Items[0]) {
 		t.Fatalf("turning affinity on must make the layer re-create %s", got)
 	}
 }
@@ -165,7 +222,7 @@ func TestUpdateNodePortServices(t *testing.T) {
 	t.Run("an external IP that becomes a node IP turns into a real IP", func(t *testing.T) {
 		must(t, r.UpdateNodePortServices(ips("fd00:16::1", "fd00:16::3", "fd00:16::4"), []*model.ContivService{np}))
 		mustCommits(t, c, "txn put="+keyList(trKey("[fd00:16::3]:30080", tcp), trKey("[fd00:16::3]:80", tcp))+" del=[]")
-		for _, it := range c.snapshot() {
+		for _, it := range c.Items() {
 			if it.Key() == trKey("[fd00:16::3]:80", tcp) && !it.(*vppcfg.CNATTranslation).IsRealIP {
 				t.Fatalf("%s is not a real IP", it)
 			}
@@ -177,29 +234,30 @@ func TestUpdateLocalInterfaces(t *testing.T) {
 	empty := service("empty", "fd00:96::22")
 	served := service("served", "fd00:96::23", withBackends("", be(remote1)))
 	r, c, _ := newTestRenderer(t, empty, served)
-	aclName := ACLName(empty.ID)
 	node := testNode()
+	var filterKeys []vppcfg.Key
+	for _, it := range r.cfg.shards().Bindings(model.NewInterfaces("tap3")) {
+		if it.Key().Kind == vppcfg.KindACLBinding {
+			filterKeys = append(filterKeys, it.Key())
+		}
+	}
 
 	newFront := model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)
 	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, newFront))
-	mustCommits(t, c, "txn put="+keyList(
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, aclName),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, renderer.PermitAllACLName))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(filterKeys...)+" del=[]")
 
 	must(t, r.UpdateLocalBackendIfs(nil, model.NewInterfaces("tap1", "tap3")))
 	mustCommits(t, c)
 
 	must(t, r.UpdateLocalFrontendIfs(newFront, node.FrontendIfs))
-	mustCommits(t, c, "txn put=[] del="+keyList(
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, aclName),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, renderer.PermitAllACLName)))
+	mustCommits(t, c, "txn put=[] del="+keyList(filterKeys...))
 }
 
 func TestCommitFailureRollsBack(t *testing.T) {
 	r, c, _ := newTestRenderer(t)
 	svc := service("web", "fd00:96::10", withBackends("", be(remote1)))
 	boom := errors.New("boom")
-	c.failNext = boom
+	c.FailNextCommit(boom)
 	if err := r.AddService(svc); !errors.Is(err, boom) {
 		t.Fatalf("AddService error = %v, want boom", err)
 	}
@@ -216,7 +274,7 @@ func TestConflictingFrontendsSmallestIDWins(t *testing.T) {
 	b := service("b", "fd00:96::2", shared, withBackends("", be(remote2)))
 	r, c, hook := newTestRenderer(t, b)
 	holder := func() netip.AddrPort {
-		for _, it := range c.snapshot() {
+		for _, it := range c.Items() {
 			if it.Key() == trKey("[2001:db8:e::10]:80", tcp) {
 				return it.(*vppcfg.CNATTranslation).Paths[0].Dst
 			}
@@ -254,7 +312,7 @@ func TestSCTPWarnsOncePerService(t *testing.T) {
 	if n := countLogs(hook, logrus.WarnLevel, "SCTP"); n != 1 {
 		t.Fatal("warned about the SCTP port of an IPv4-only service")
 	}
-	for _, it := range c.snapshot() {
+	for _, it := range c.Items() {
 		if tr, ok := it.(*vppcfg.CNATTranslation); ok && tr.Protocol == vppcfg.ProtoSCTP {
 			t.Fatalf("SCTP translation rendered: %s", tr)
 		}
@@ -285,180 +343,4 @@ func countLogs(hook *logtest.Hook, level logrus.Level, substr string) int {
 		}
 	}
 	return n
-}
-
-// TestIncrementalEqualsResync drives a renderer with seeded random
-// sequences of calls, the way the processor would, and checks after every
-// call that the items it holds through its client equal what a fresh
-// renderer puts on Resync of the same cluster state; the mem client checks
-// the invariants at every commit.
-func TestIncrementalEqualsResync(t *testing.T) {
-	for seed := uint64(1); seed <= 40; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			w := newWorld(rand.New(rand.NewPCG(seed, 0x1b6)))
-			r, c, _ := newTestRenderer(t)
-			for step := range 60 {
-				what, err := w.step(r)
-				if err != nil {
-					t.Fatalf("step %d (%s): %v", step, what, err)
-				}
-				want := resyncedItems(t, w)
-				if got := c.snapshot(); !equalItems(got, want) {
-					t.Fatalf("step %d (%s): incremental state differs from resync\n--- incremental\n%s--- resync\n%s",
-						step, what, itemLines(got), itemLines(want))
-				}
-			}
-			// A Resync of the same state changes nothing.
-			before := c.snapshot()
-			must(t, r.Resync(w.event()))
-			assertItems(t, c.snapshot(), before)
-		})
-	}
-}
-
-func resyncedItems(t *testing.T, w *world) []vppcfg.Item {
-	t.Helper()
-	c := newMemClient()
-	r, err := New(c, testConfig(), nil)
-	must(t, err)
-	must(t, r.Resync(w.event()))
-	return c.snapshot()
-}
-
-// world is a random cluster as the processor sees it.
-type world struct {
-	rng      *rand.Rand
-	services map[model.ServiceID]*model.ContivService
-	node     Node
-}
-
-func newWorld(rng *rand.Rand) *world {
-	return &world{rng: rng, services: map[model.ServiceID]*model.ContivService{}, node: testNode()}
-}
-
-func (w *world) event() *model.ResyncEventData {
-	var svcs []*model.ContivService
-	for _, s := range w.services {
-		svcs = append(svcs, s)
-	}
-	return resyncEvent(w.node, svcs...)
-}
-
-func (w *world) pick(n int) int { return w.rng.IntN(n) }
-
-// step makes one random change and tells the renderer, sometimes twice (a
-// processor retry must be harmless).
-func (w *world) step(r *Renderer) (string, error) {
-	var what string
-	var call func() error
-	switch op := w.pick(10); {
-	case op < 6:
-		id := model.ServiceID{Namespace: "ns", Name: fmt.Sprint("svc", w.pick(6))}
-		old := w.services[id]
-		if old != nil && w.pick(4) == 0 {
-			delete(w.services, id)
-			what, call = "delete "+id.String(), func() error { return r.DeleteService(old) }
-			break
-		}
-		svc := w.randomService(id)
-		w.services[id] = svc
-		if old == nil {
-			what, call = "add "+svc.String(), func() error { return r.AddService(svc) }
-		} else {
-			what, call = "update "+svc.String(), func() error { return r.UpdateService(old, svc) }
-		}
-	case op < 8:
-		// Node IPs sometimes include an external IP of the pool.
-		w.node.IPs = w.subset("fd00:16::1", "fd00:16::2", "fd00:16::3", "2001:db8:e::2", "192.168.16.1")
-		var np []*model.ContivService
-		for _, s := range w.services {
-			if s.HasNodePort() {
-				np = append(np, s)
-			}
-		}
-		what, call = "node IPs "+w.node.IPs.String(), func() error { return r.UpdateNodePortServices(w.node.IPs, np) }
-	case op < 9:
-		old := w.node.FrontendIfs
-		w.node.FrontendIfs = model.NewInterfaces(append([]string{"uplink0", "host0"}, w.taps()...)...)
-		what, call = "frontend ifs "+w.node.FrontendIfs.String(), func() error { return r.UpdateLocalFrontendIfs(old, w.node.FrontendIfs) }
-	default:
-		ifs := model.NewInterfaces(w.taps()...)
-		what, call = "backend ifs "+ifs.String(), func() error { return r.UpdateLocalBackendIfs(nil, ifs) }
-	}
-	if err := call(); err != nil {
-		return what, err
-	}
-	if w.pick(5) == 0 {
-		return what + " (repeated)", call()
-	}
-	return what, nil
-}
-
-func (w *world) taps() []string {
-	var out []string
-	for i := range 4 {
-		if w.pick(2) == 0 {
-			out = append(out, fmt.Sprint("tap", i))
-		}
-	}
-	return out
-}
-
-func (w *world) subset(addrs ...string) model.IPAddresses {
-	var out []string
-	for _, a := range addrs {
-		if w.pick(2) == 0 {
-			out = append(out, a)
-		}
-	}
-	return ips(out...)
-}
-
-// randomService draws a service from small pools, so that services share
-// external IPs and ports (conflicts), addresses become node IPs, and
-// backends come and go.
-func (w *world) randomService(id model.ServiceID) *model.ContivService {
-	n := id.Name[len(id.Name)-1] - '0'
-	s := &model.ContivService{
-		ID:         id,
-		ClusterIPs: ips(fmt.Sprintf("10.96.0.%d", 10+n), fmt.Sprintf("fd00:96::%d", 10+n)),
-		Ports:      map[string]model.ServicePort{},
-		Backends:   map[string][]model.ServiceBackend{},
-	}
-	if w.pick(2) == 0 {
-		s.ExternalTrafficPolicy = model.TrafficPolicyLocal
-	}
-	if w.pick(4) == 0 {
-		s.InternalTrafficPolicy = model.TrafficPolicyLocal
-	}
-	if w.pick(3) == 0 {
-		s.SessionAffinityTimeout = 600
-	}
-	s.ExternalIPs = w.subset("2001:db8:e::1", "2001:db8:e::2")
-	s.LoadBalancerIPs = w.subset("2001:db8:1b::1", "2001:db8:e::2")
-	if w.pick(2) == 0 {
-		s.LoadBalancerSourceRanges = []netip.Prefix{pfx("2001:db8:c:1::/64"), pfx("100.64.1.0/24")}[:1+w.pick(2)]
-	}
-	protos := []model.Protocol{model.ProtocolTCP, model.ProtocolUDP, model.ProtocolSCTP}
-	for i, name := range []string{"a", "b"}[:1+w.pick(2)] {
-		var np uint16
-		if w.pick(2) == 0 {
-			np = uint16(30000 + 10*int(n) + i)
-		}
-		s.Ports[name] = model.ServicePort{Protocol: protos[w.pick(3)], Port: uint16(80 + i), NodePort: np}
-		var bs []model.ServiceBackend
-		for j := range 5 {
-			if w.pick(2) == 0 {
-				continue
-			}
-			b := model.ServiceBackend{IP: ip(fmt.Sprintf("fd00:1:%d::%d", 1+j%2, 2+j)), Port: 8080, Local: j%2 == 0}
-			if w.pick(6) == 0 {
-				b.Terminating = true
-			}
-			bs = append(bs, b)
-		}
-		slices.SortFunc(bs, model.CompareBackends)
-		s.Backends[name] = bs
-	}
-	return s
 }

@@ -2,6 +2,7 @@ package ipv6
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
@@ -24,6 +25,7 @@ func TestRenderService(t *testing.T) {
 		svc    *model.ContivService
 		config func(*Config)
 		want   []vppcfg.Item
+		rules  []vppcfg.ACLRule
 	}{
 		{
 			name: "ClusterIP: remote endpoint kept as is, local endpoint source-NATed for hairpin",
@@ -71,10 +73,10 @@ func TestRenderService(t *testing.T) {
 			},
 		},
 		{
-			name: "externalTrafficPolicy Local without local endpoint: node ports denied by ACL (node IPs are real)",
-			svc:  service("np", "fd00:96::10", withNodePort, externalLocal, withBackends("", be(remote1))),
-			want: append([]vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1))},
-				serviceACLItems("np", deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort))...),
+			name:  "externalTrafficPolicy Local without local endpoint: node ports denied by ACL (node IPs are real)",
+			svc:   service("np", "fd00:96::10", withNodePort, externalLocal, withBackends("", be(remote1))),
+			want:  []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(remote1))},
+			rules: []vppcfg.ACLRule{deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort)},
 		},
 		{
 			name: "externalTrafficPolicy Local without local endpoint on an external IP with another served port: cnat drops",
@@ -92,8 +94,8 @@ func TestRenderService(t *testing.T) {
 			name: "internalTrafficPolicy Local without local endpoint: the ClusterIP is denied, external IPs served",
 			svc: service("itp", "fd00:96::10", internalLocal, withBackends("", be(remote1)),
 				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") }),
-			want: append([]vppcfg.Item{xlat("[2001:db8:e::10]:80", tcp, snat(remote1))},
-				serviceACLItems("itp", deny("fd00:96::10", tcp, 80))...),
+			want:  []vppcfg.Item{xlat("[2001:db8:e::10]:80", tcp, snat(remote1))},
+			rules: []vppcfg.ACLRule{deny("fd00:96::10", tcp, 80)},
 		},
 		{
 			name: "internalTrafficPolicy Local with a local endpoint",
@@ -104,20 +106,22 @@ func TestRenderService(t *testing.T) {
 			name: "no endpoints: every frontend denied, no translation (never an empty path list)",
 			svc: service("empty", "fd00:96::10", withNodePort,
 				func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::10") }),
-			want: serviceACLItems("empty",
+			rules: []vppcfg.ACLRule{
 				deny("fd00:96::10", tcp, 80), deny("2001:db8:e::10", tcp, 80),
-				deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort)),
+				deny("fd00:16::1", tcp, nodePort), deny("fd00:16::2", tcp, nodePort),
+			},
 		},
 		{
 			name: "a port without endpoints next to a served one: the exclusive VIP drops it, node ports need the ACL",
 			svc: service("mixed", "fd00:96::10", withoutDefaultPort,
 				withPort("http", model.ProtocolTCP, 80, 30080), withPort("metrics", model.ProtocolTCP, 9090, 30090),
 				withBackends("http", be(remote1))),
-			want: append([]vppcfg.Item{
+			want: []vppcfg.Item{
 				xlat("[fd00:96::10]:80", tcp, to(remote1)),
 				realIP(xlat("[fd00:16::1]:30080", tcp, snat(remote1))),
 				realIP(xlat("[fd00:16::2]:30080", tcp, snat(remote1))),
-			}, serviceACLItems("mixed", deny("fd00:16::1", tcp, 30090), deny("fd00:16::2", tcp, 30090))...),
+			},
+			rules: []vppcfg.ACLRule{deny("fd00:16::1", tcp, 30090), deny("fd00:16::2", tcp, 30090)},
 		},
 		{
 			name: "loadBalancerSourceRanges: IPv6 ranges permitted on the LoadBalancer frontend, others denied",
@@ -125,12 +129,14 @@ func TestRenderService(t *testing.T) {
 				s.LoadBalancerIPs = ips("2001:db8:1b::10")
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8:c:1::/64")}
 			}),
-			want: append([]vppcfg.Item{
+			want: []vppcfg.Item{
 				xlat("[fd00:96::10]:80", tcp, to(remote1)),
 				xlat("[2001:db8:1b::10]:80", tcp, snat(remote1)),
-			}, serviceACLItems("lb",
+			},
+			rules: []vppcfg.ACLRule{
 				rule(vppcfg.ACLPermit, "2001:db8:c:1::/64", "2001:db8:1b::10", tcp, 80),
-				deny("2001:db8:1b::10", tcp, 80))...),
+				deny("2001:db8:1b::10", tcp, 80),
+			},
 		},
 		{
 			name: "IPv4-only source ranges do not restrict IPv6 frontends",
@@ -199,10 +205,11 @@ func TestRenderService(t *testing.T) {
 			name: "an unserved external IP that is a node IP is denied by ACL even next to a served port",
 			svc: service("hostip", "fd00:96::10", withPort("b", model.ProtocolTCP, 81, 0), withBackends("", be(remote1)),
 				func(s *model.ContivService) { s.ExternalIPs = ips("fd00:16::1") }),
-			want: append([]vppcfg.Item{
+			want: []vppcfg.Item{
 				xlat("[fd00:96::10]:80", tcp, to(remote1)),
 				realIP(xlat("[fd00:16::1]:80", tcp, snat(remote1))),
-			}, serviceACLItems("hostip", deny("fd00:16::1", tcp, 81))...),
+			},
+			rules: []vppcfg.ACLRule{deny("fd00:16::1", tcp, 81)},
 		},
 		{
 			name: "named ports, each with its own target port and protocol",
@@ -242,7 +249,11 @@ func TestRenderService(t *testing.T) {
 			if tt.config != nil {
 				tt.config(&cfg)
 			}
-			assertItems(t, RenderService(tt.svc, testNode(), &cfg), sortItems(tt.want))
+			got := RenderService(tt.svc, testNode(), &cfg)
+			assertItems(t, got.Items, renderer.SortItems(tt.want))
+			if !slices.Equal(got.Rules, tt.rules) {
+				t.Fatalf("rules:\n  %v\nwant\n  %v", got.Rules, tt.rules)
+			}
 		})
 	}
 }
@@ -254,19 +265,19 @@ func TestRenderServiceIsDeterministic(t *testing.T) {
 		func(s *model.ContivService) { s.ExternalIPs = ips("2001:db8:e::2", "2001:db8:e::1") })
 	first := RenderService(svc, testNode(), &cfg)
 	for range 20 {
-		assertItems(t, RenderService(svc.Clone(), testNode(), &cfg), first)
+		again := RenderService(svc.Clone(), testNode(), &cfg)
+		assertItems(t, again.Items, first.Items)
+		if !slices.Equal(again.Rules, first.Rules) {
+			t.Fatalf("rules differ: %v, then %v", first.Rules, again.Rules)
+		}
 	}
 }
 
-func TestRenderNode(t *testing.T) {
-	if items := RenderNode(testNode(), false); len(items) != 0 {
-		t.Fatalf("RenderNode without filtering = %s", itemLines(items))
+func TestRenderNodeHasNothingOfItsOwn(t *testing.T) {
+	cfg := testConfig()
+	if items := RenderNode(testNode(), &cfg); len(items) != 0 {
+		t.Fatalf("RenderNode = %s, want nothing (the core adds the filter ACLs)", itemLines(items))
 	}
-	want := []vppcfg.Item{renderer.PermitAllACL()}
-	for _, ifName := range testNode().FrontendIfs {
-		want = append(want, renderer.PermitAllBinding(ifName))
-	}
-	assertItems(t, RenderNode(testNode(), true), sortItems(want))
 }
 
 func TestFrontendsSortedAndDeduplicated(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -29,7 +30,7 @@ import (
 //   - a backend on another node reached through a ClusterIP: never. The
 //     client is on this node (pods of other nodes are translated there), so
 //     the reply is routed to this node and meets its session here.
-func snatPath(svc *model.ContivService, kind FrontendKind, b model.ServiceBackend, cfg *Config) bool {
+func snatPath(svc *model.ContivService, kind renderer.FrontendKind, b model.ServiceBackend, cfg *Config) bool {
 	switch {
 	case kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal:
 		return false

@@ -2,13 +2,12 @@ package nat44_test
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 	"testing"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 
-	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 )
 
 // benchCluster returns n ClusterIP services (10.96.0.0/16) with eps ready
@@ -33,17 +32,6 @@ func benchCluster(n, eps int) cluster {
 	return c
 }
 
-// vppWrites counts the calls that change VPP state.
-func vppWrites(v *fakevpp.VPP) int {
-	n := 0
-	for msg, c := range v.Calls() {
-		if !isReadOnly(msg) {
-			n += c
-		}
-	}
-	return n
-}
-
 // BenchmarkNAT44ColdSync measures the first Resync of 5,000 services with 10
 // endpoints each on a fresh VPP: processor conversion, rendering, the VPP
 // layer's diff and every VPP call through govpp to the fake.
@@ -59,14 +47,14 @@ func BenchmarkNAT44ColdSync(b *testing.B) {
 		b.StartTimer()
 		ag.proc.Resync(snap)
 		b.StopTimer()
-		calls = vppWrites(v)
+		calls = tracetest.Writes(v)
 		if !strings.Contains(v.Dump(), "10.96.19.135:80") {
 			b.Fatal("the last service is not in VPP")
 		}
-		ag.stop()
+		ag.Stop()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(calls), "vppcalls/sync")
+	b.ReportMetric(float64(calls), "vpp-calls/sync")
 }
 
 // BenchmarkNAT44EndpointChange measures one endpoint change (an endpoint
@@ -77,17 +65,39 @@ func BenchmarkNAT44EndpointChange(b *testing.B) {
 	v := newFake()
 	ag := startAgent(b, v, true)
 	ag.proc.Resync(c.snapshot())
-	extra := netip.MustParseAddr("10.3.0.1")
-	v.ResetCalls()
-	i := 0
-	for b.Loop() {
-		svc := (i / 2 * 7919) % len(c.slices) // spread over the services
-		s := c.slices[svc].DeepCopy()
-		if i%2 == 0 {
-			s.Endpoints = append(s.Endpoints, remote(extra.String()))
+	tracetest.ToggleEndpoint(b, v, c.slices, 1, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
+}
+
+// filteredCluster returns n ClusterIP services with two remote endpoints
+// each, except every third, which has none and so needs filtering (a drop
+// rule for its ClusterIP): a cluster where a third of the services hold
+// filter rules, as in the measurement of docs/performance-ipv6.md.
+func filteredCluster(n int) cluster {
+	var c cluster
+	for i := range n {
+		name := fmt.Sprintf("svc-%05d", i)
+		c.services = append(c.services, k8sService(name, fmt.Sprintf("10.96.%d.%d", i/256, i%256)))
+		var list []discoveryv1.Endpoint
+		if i%3 != 0 {
+			for j := range 2 {
+				a := 2*i + j
+				list = append(list, remote(fmt.Sprintf("10.2.%d.%d", a/256%256, a%256)))
+			}
 		}
-		ag.proc.UpdateEndpointSlice(s)
-		i++
+		c.slices = append(c.slices, k8sSlice(name, list...))
 	}
-	b.ReportMetric(float64(vppWrites(v))/float64(b.N), "vppcalls/op")
+	return c
+}
+
+// BenchmarkNAT44FilteredServiceChange measures one change of a filtered
+// service among 10,000 services of which 3,334 need filtering: an
+// endpoint-less service gets one endpoint (its drop rule goes, a static
+// mapping comes) or loses it again, alternately. The filter rules' share of
+// the cost must not grow with the number of filtered services.
+func BenchmarkNAT44FilteredServiceChange(b *testing.B) {
+	c := filteredCluster(10000)
+	v := newFake()
+	ag := startAgent(b, v, true)
+	ag.proc.Resync(c.snapshot())
+	tracetest.ToggleEndpoint(b, v, c.slices, 3, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
 }

@@ -45,6 +45,11 @@ type Config struct {
 	// EgressSNAT configures source NAT of pod traffic leaving the node.
 	// Disabled by default.
 	EgressSNAT EgressSNAT `json:"egressSNAT" yaml:"egressSNAT"`
+
+	// ACLShards is the number of filter ACLs (1–256) that hold the
+	// renderer's filter rules, each service's rules in the shard its ID
+	// hashes to. Default 64. See docs/renderer-nat44.md, "Filtering".
+	ACLShards int `json:"aclShards" yaml:"aclShards"`
 }
 
 // Timeouts are NAT44-ED session timeouts in seconds; 0 keeps VPP's default
@@ -104,6 +109,7 @@ func DefaultConfig() Config {
 	return Config{
 		LocalEndpointWeight:  1,
 		RemoteEndpointWeight: 1,
+		ACLShards:            renderer.DefaultACLShards,
 		EgressSNAT: EgressSNAT{
 			IdentityPorts: []PortProtocol{{Port: 4789, Protocol: "udp"}},
 		},
@@ -151,7 +157,15 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if err := renderer.ValidateACLShards("aclShards", c.ACLShards); err != nil {
+		errs = append(errs, err)
+	}
 	return renderer.JoinFieldErrors(Name, errs...)
+}
+
+// shards is the renderer's set of filter ACLs.
+func (c *Config) shards() renderer.ACLShards {
+	return renderer.ACLShards{Renderer: Name, Count: c.ACLShards, Family: renderer.IPv4}
 }
 
 func fieldIndex(field string, i int) string {

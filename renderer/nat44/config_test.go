@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 )
 
 func TestDefaultConfigNeedsOnlyTheTwiceNATAddress(t *testing.T) {
@@ -32,6 +33,7 @@ func TestValidateNamesBadFields(t *testing.T) {
 		{"zero weights", func(c *Config) { c.LocalEndpointWeight, c.RemoteEndpointWeight = 0, 0 },
 			[]string{"localEndpointWeight", "remoteEndpointWeight"}},
 		{"weight above 255", func(c *Config) { c.RemoteEndpointWeight = 256 }, []string{"remoteEndpointWeight"}},
+		{"no filter shard", func(c *Config) { c.ACLShards = 0 }, []string{"aclShards"}},
 		{"any-VRF marker", func(c *Config) { c.PodVRF, c.HostVRF = ^uint32(0), ^uint32(0) }, []string{"podVRF", "hostVRF"}},
 		{"egress SNAT without interface and address", func(c *Config) { c.EgressSNAT.Enabled = true },
 			[]string{"egressSNAT.interface", "egressSNAT.address"}},
@@ -99,7 +101,7 @@ egressSNAT:
 }
 
 func TestNewRejectsInvalidConfig(t *testing.T) {
-	if _, err := New(newFakeClient(), DefaultConfig(), nil); err == nil {
+	if _, err := New(renderertest.NewClient(Name), DefaultConfig(), nil); err == nil {
 		t.Fatal("New accepted a config without twiceNATAddress")
 	}
 	if _, err := New(nil, testConfig(), nil); err == nil {

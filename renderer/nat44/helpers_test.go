@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -27,16 +28,19 @@ var (
 	nodeIP6     = netip.MustParseAddr("fd00:16::1")
 )
 
-func ip(s string) netip.Addr     { return netip.MustParseAddr(s) }
 func ap(s string) netip.AddrPort { return netip.MustParseAddrPort(s) }
 func pfx(s string) netip.Prefix  { return netip.MustParsePrefix(s) }
-func ips(s ...string) model.IPAddresses {
-	out := make([]netip.Addr, len(s))
-	for i, a := range s {
-		out[i] = ip(a)
-	}
-	return model.NewIPAddresses(out...)
-}
+
+// Shared builders (renderertest): ips(...), be("ip:port", "local", "hostnet",
+// "term"), service(name, clusterIP, mutators...), withBackends, withPort.
+var (
+	ip           = netip.MustParseAddr
+	ips          = renderertest.IPs
+	be           = renderertest.Backend
+	service      = renderertest.Service
+	withBackends = renderertest.WithBackends
+	withPort     = renderertest.WithPort
+)
 
 // testConfig is DefaultConfig with the twice-NAT address of the plan.
 func testConfig() Config {
@@ -52,50 +56,6 @@ func testNode() Node {
 		IPs:         ips("192.168.16.1", "192.168.16.2", "fd00:16::1"),
 		FrontendIfs: model.NewInterfaces("uplink0", "host0", "tap1", "tap2"),
 		BackendIfs:  model.NewInterfaces("tap1"),
-	}
-}
-
-// be builds a backend from "ip:port" plus flags "local", "hostnet", "term".
-func be(addr string, flags ...string) model.ServiceBackend {
-	a := ap(addr)
-	b := model.ServiceBackend{IP: a.Addr(), Port: a.Port()}
-	for _, f := range flags {
-		switch f {
-		case "local":
-			b.Local = true
-		case "hostnet":
-			b.HostNetwork = true
-		case "term":
-			b.Terminating = true
-		default:
-			panic("unknown backend flag " + f)
-		}
-	}
-	return b
-}
-
-// service builds a ClusterIP service "default/<name>" with one unnamed TCP
-// port 80 and the given mutators applied.
-func service(name, clusterIP string, mutate ...func(*model.ContivService)) *model.ContivService {
-	s := &model.ContivService{
-		ID:         model.ServiceID{Namespace: "default", Name: name},
-		ClusterIPs: ips(clusterIP),
-		Ports:      map[string]model.ServicePort{"": {Protocol: model.ProtocolTCP, Port: 80}},
-		Backends:   map[string][]model.ServiceBackend{},
-	}
-	for _, m := range mutate {
-		m(s)
-	}
-	return s
-}
-
-func withBackends(port string, bs ...model.ServiceBackend) func(*model.ContivService) {
-	return func(s *model.ContivService) { s.Backends[port] = bs }
-}
-
-func withPort(name string, proto model.Protocol, port, nodePort uint16) func(*model.ContivService) {
-	return func(s *model.ContivService) {
-		s.Ports[name] = model.ServicePort{Protocol: proto, Port: port, NodePort: nodePort}
 	}
 }
 

@@ -1,8 +1,6 @@
 package nat44
 
 import (
-	"slices"
-
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
@@ -24,11 +22,11 @@ const egressLabel = "vppsvc-egress-snat"
 //     serves);
 //   - with egress SNAT: the node address in the normal pool, the output
 //     role on the uplink instead of outside/inside (VPP rejects both on one
-//     interface), and identity mappings for the configured ports;
-//   - when filtering (at least one service ACL exists): the shared
-//     permit-all ACL bound last on every frontend interface, so that the
-//     service ACLs drop only their own traffic.
-func RenderNode(node Node, cfg *Config, filtering bool) []vppcfg.Item {
+//     interface), and identity mappings for the configured ports.
+//
+// renderer.Core adds the filter ACLs, bound on every frontend interface
+// with the shared permit-all ACL after them.
+func RenderNode(node Node, cfg *Config) []vppcfg.Item {
 	items := []vppcfg.Item{
 		&vppcfg.NAT44Global{
 			InsideVRF:    cfg.PodVRF,
@@ -61,26 +59,13 @@ func RenderNode(node Node, cfg *Config, filtering bool) []vppcfg.Item {
 		if ifName != egressIf {
 			items = append(items, &vppcfg.NAT44Interface{Interface: ifName, Role: vppcfg.NAT44Outside})
 		}
-		if filtering {
-			items = append(items, renderer.PermitAllBinding(ifName))
-		}
 	}
 	for _, ifName := range node.BackendIfs {
 		if ifName != egressIf {
 			items = append(items, &vppcfg.NAT44Interface{Interface: ifName, Role: vppcfg.NAT44Inside})
 		}
 	}
-	if filtering {
-		items = append(items, renderer.PermitAllACL())
-	}
-	return sortItems(dedupItems(items))
-}
-
-// sortItems sorts items by key, the canonical order of every item list the
-// translation returns.
-func sortItems(items []vppcfg.Item) []vppcfg.Item {
-	slices.SortFunc(items, func(a, b vppcfg.Item) int { return a.Key().Compare(b.Key()) })
-	return items
+	return renderer.SortItems(dedupItems(items))
 }
 
 // dedupItems drops later items whose key an earlier item already has (for

@@ -26,11 +26,10 @@ func TestRenderNode(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name      string
-		mutate    func(*Config)
-		node      Node
-		filtering bool
-		want      []vppcfg.Item
+		name   string
+		mutate func(*Config)
+		node   Node
+		want   []vppcfg.Item
 	}{
 		{
 			name: "defaults: forwarding on, twice-NAT pool, outside on frontends, inside on backends",
@@ -75,17 +74,6 @@ func TestRenderNode(t *testing.T) {
 				role("tap1", vppcfg.NAT44Inside),
 			},
 		},
-		{
-			name:      "filtering: shared permit-all ACL bound last on every frontend interface",
-			node:      testNode(),
-			filtering: true,
-			want: append([]vppcfg.Item{
-				global, twicePool, role("uplink0", vppcfg.NAT44Outside),
-				renderer.PermitAllACL(),
-				renderer.PermitAllBinding("host0"), renderer.PermitAllBinding("tap1"),
-				renderer.PermitAllBinding("tap2"), renderer.PermitAllBinding("uplink0"),
-			}, roles...),
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +81,7 @@ func TestRenderNode(t *testing.T) {
 			if tt.mutate != nil {
 				tt.mutate(&cfg)
 			}
-			assertItems(t, RenderNode(tt.node, &cfg, tt.filtering), sortItems(tt.want))
+			assertItems(t, RenderNode(tt.node, &cfg), renderer.SortItems(tt.want))
 		})
 	}
 }

@@ -20,7 +20,7 @@ import (
 //   - externalTrafficPolicy Local: never. Only local backends serve, so the
 //     reply comes back anyway, and the client IP is preserved as the policy
 //     promises.
-func twiceNATMode(svc *model.ContivService, kind FrontendKind) vppcfg.TwiceNATMode {
+func twiceNATMode(svc *model.ContivService, kind renderer.FrontendKind) vppcfg.TwiceNATMode {
 	switch {
 	case !kind.External():
 		return vppcfg.TwiceNATSelf
@@ -31,8 +31,8 @@ func twiceNATMode(svc *model.ContivService, kind FrontendKind) vppcfg.TwiceNATMo
 }
 
 // mappingFor returns the NAT mapping of one frontend served by backends, or
-// nil when there is no backend (the frontend is then dropped by the service
-// ACL).
+// nil when there is no backend (the frontend is then dropped by a filter
+// rule).
 //
 // Every mapping is out2in-only: sessions are created only by clients
 // reaching the frontend, never by the backend opening a connection (which
@@ -44,7 +44,7 @@ func twiceNATMode(svc *model.ContivService, kind FrontendKind) vppcfg.TwiceNATMo
 // VPP rejects an LB mapping with fewer than two locals, so a single backend
 // is a plain static mapping. Session affinity only matters for a choice, so
 // the static mapping has none.
-func mappingFor(svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) vppcfg.Item {
+func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model.ServiceBackend, cfg *Config) vppcfg.Item {
 	twice := twiceNATMode(svc, fe.Kind)
 	label := renderer.ServiceLabel(svc.ID)
 	switch len(backends) {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -12,16 +13,16 @@ func TestTwiceNATMode(t *testing.T) {
 	local := service("l", "10.96.0.2", func(s *model.ContivService) { s.ExternalTrafficPolicy = model.TrafficPolicyLocal })
 	tests := []struct {
 		svc  *model.ContivService
-		kind FrontendKind
+		kind renderer.FrontendKind
 		want vppcfg.TwiceNATMode
 	}{
-		{cluster, ClusterIPFrontend, vppcfg.TwiceNATSelf},
-		{local, ClusterIPFrontend, vppcfg.TwiceNATSelf},
-		{cluster, NodePortFrontend, vppcfg.TwiceNATAlways},
-		{cluster, ExternalIPFrontend, vppcfg.TwiceNATAlways},
-		{cluster, LoadBalancerFrontend, vppcfg.TwiceNATAlways},
-		{local, NodePortFrontend, vppcfg.TwiceNATOff},
-		{local, LoadBalancerFrontend, vppcfg.TwiceNATOff},
+		{cluster, renderer.ClusterIPFrontend, vppcfg.TwiceNATSelf},
+		{local, renderer.ClusterIPFrontend, vppcfg.TwiceNATSelf},
+		{cluster, renderer.NodePortFrontend, vppcfg.TwiceNATAlways},
+		{cluster, renderer.ExternalIPFrontend, vppcfg.TwiceNATAlways},
+		{cluster, renderer.LoadBalancerFrontend, vppcfg.TwiceNATAlways},
+		{local, renderer.NodePortFrontend, vppcfg.TwiceNATOff},
+		{local, renderer.LoadBalancerFrontend, vppcfg.TwiceNATOff},
 	}
 	for _, tt := range tests {
 		if got := twiceNATMode(tt.svc, tt.kind); got != tt.want {
@@ -33,7 +34,7 @@ func TestTwiceNATMode(t *testing.T) {
 func TestMappingKindByBackendCount(t *testing.T) {
 	cfg := testConfig()
 	svc := service("m", "10.96.0.1")
-	fe := Frontend{Kind: ClusterIPFrontend, Addr: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP}
+	fe := renderer.Frontend{Kind: renderer.ClusterIPFrontend, Addr: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP}
 	if m := mappingFor(svc, fe, nil, &cfg); m != nil {
 		t.Fatalf("no backend: %s, want none", m)
 	}

@@ -9,9 +9,29 @@ type Node struct {
 	// frontends exist on each IPv4 one.
 	IPs model.IPAddresses
 	// FrontendIfs are the interfaces through which clients reach services:
-	// they get the NAT44 outside role and carry the service ACLs.
+	// they get the NAT44 outside role and carry the filter ACLs.
 	FrontendIfs model.Interfaces
 	// BackendIfs are the interfaces of local pods serving a service: they
 	// get the NAT44 inside role.
 	BackendIfs model.Interfaces
+}
+
+// Equal reports whether both contexts are the same.
+func (n Node) Equal(o Node) bool {
+	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs) && n.BackendIfs.Equal(o.BackendIfs)
+}
+
+// FrontendInterfaces returns the frontend interfaces (renderer.NodeContext).
+func (n Node) FrontendInterfaces() model.Interfaces { return n.FrontendIfs }
+
+// WithFrontendInterfaces returns n with other frontend interfaces
+// (renderer.NodeContext).
+func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
+	n.FrontendIfs = ifs
+	return n
+}
+
+// nodeOf is the node context of a Resync event.
+func nodeOf(ev *model.ResyncEventData) Node {
+	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs}
 }

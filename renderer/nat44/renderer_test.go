@@ -2,9 +2,6 @@ package nat44
 
 import (
 	"errors"
-	"fmt"
-	"math/rand/v2"
-	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -12,26 +9,29 @@ import (
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
+	"github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// newTestRenderer returns a renderer over a fake client, resynced to an
-// empty cluster on testNode, with the resync commit already taken.
-func newTestRenderer(t *testing.T, services ...*model.ContivService) (*Renderer, *fakeClient, *logtest.Hook) {
+// newTestRenderer returns a renderer over a renderertest client, resynced to
+// the given services on testNode, with the resync commit already taken.
+func newTestRenderer(t *testing.T, services ...*model.ContivService) (*Renderer, *renderertest.Client, *logtest.Hook) {
+	t.Helper()
+	return newTestRendererWith(t, testConfig(), services...)
+}
+
+func newTestRendererWith(t *testing.T, cfg Config, services ...*model.ContivService) (*Renderer, *renderertest.Client, *logtest.Hook) {
 	t.Helper()
 	log, hook := logtest.NewNullLogger()
 	log.SetLevel(logrus.DebugLevel)
-	c := newFakeClient()
-	r, err := New(c, testConfig(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Resync(resyncEvent(testNode(), services...)); err != nil {
-		t.Fatal(err)
-	}
-	c.takeCommits()
+	c := renderertest.NewClient(Name, checkNAT44)
+	r, err := New(c, cfg, log)
+	must(t, err)
+	must(t, r.Resync(resyncEvent(testNode(), services...)))
+	c.TakeCommits()
 	return r, c, hook
 }
 
@@ -41,19 +41,6 @@ func resyncEvent(node Node, services ...*model.ContivService) *model.ResyncEvent
 	return ev
 }
 
-// mustCommits checks that the last call produced exactly the given commits.
-func mustCommits(t *testing.T, c *fakeClient, want ...string) {
-	t.Helper()
-	got := c.takeCommits()
-	lines := make([]string, len(got))
-	for i, l := range got {
-		lines[i] = l.String()
-	}
-	if !slices.Equal(lines, want) {
-		t.Fatalf("commits:\n  %s\nwant:\n  %s", strings.Join(lines, "\n  "), strings.Join(want, "\n  "))
-	}
-}
-
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -61,39 +48,91 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func nodeKeys(filtering bool) []vppcfg.Key {
-	cfg := testConfig()
-	var keys []vppcfg.Key
-	for _, it := range RenderNode(testNode(), &cfg, filtering) {
-		keys = append(keys, it.Key())
-	}
-	return keys
+var (
+	keyList     = renderertest.KeyList
+	mustCommits = renderertest.RequireCommits
+)
+
+// shardKey is the key of the filter ACL that holds a service's rules.
+func shardKey(cfg Config, name string) vppcfg.Key {
+	s := cfg.shards()
+	return vppcfg.ACLKey(s.Name(s.Of(model.ServiceID{Namespace: "default", Name: name})))
 }
 
-// keyList renders keys as the fake client logs them.
-func keyList(keys ...vppcfg.Key) string {
-	s := make([]string, len(keys))
-	for i, k := range keys {
-		s[i] = k.String()
+// nodeOnly is what the renderer holds for testNode without services (and
+// without filter rules): its own node-wide items.
+func nodeOnly(cfg Config) []vppcfg.Item { return renderer.SortItems(RenderNode(testNode(), &cfg)) }
+
+// filterKeys are the keys of the filter items on testNode (see
+// renderertest.FilterKeys).
+func filterKeys(cfg Config) []vppcfg.Key {
+	return renderertest.FilterKeys(cfg.shards(), testNode().FrontendIfs)
+}
+
+// checkNAT44 adds the renderer's own invariants to renderertest.CheckVPP:
+// every mapping is out2in-only (docs: a backend must keep its source
+// address, and one backend sits behind many frontends) and LB locals are in
+// canonical order.
+func checkNAT44(items map[vppcfg.Key]vppcfg.Item) []string {
+	var errs []string
+	for k, it := range items {
+		switch v := it.(type) {
+		case *vppcfg.NAT44LBMapping:
+			if !v.Out2InOnly {
+				errs = append(errs, k.String()+": not out2in-only")
+			}
+			if !slices.IsSortedFunc(v.Locals, func(a, b vppcfg.NAT44LBLocal) int { return a.Addr.Compare(b.Addr) }) {
+				errs = append(errs, k.String()+": locals not sorted")
+			}
+		case *vppcfg.NAT44StaticMapping:
+			if !v.Out2InOnly {
+				errs = append(errs, k.String()+": not out2in-only")
+			}
+		}
 	}
-	slices.Sort(s)
-	return "[" + strings.Join(s, " ") + "]"
+	return errs
+}
+
+// TestConformance runs the shared renderer conformance suite, with few
+// shards so that services share them, and with egress SNAT (whose identity
+// mappings compete with service frontends).
+func TestConformance(t *testing.T) {
+	for name, mutate := range map[string]func(*Config){
+		"default config, 3 shards": func(c *Config) { c.ACLShards = 3 },
+		"egress SNAT, 1 shard": func(c *Config) {
+			c.ACLShards = 1
+			c.EgressSNAT = EgressSNAT{Enabled: true, Interface: "uplink0", Address: nodeIP, IdentityPorts: []PortProtocol{{80, "tcp"}}}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig()
+			mutate(&cfg)
+			renderertest.Run(t, func(c vppcfg.Client) (vppsvc.ServiceRendererAPI, error) {
+				log, _ := logtest.NewNullLogger()
+				return New(c, cfg, log)
+			}, renderertest.WithOwner(Name), renderertest.WithChecks(checkNAT44))
+		})
+	}
 }
 
 func TestResyncPutsNodeItems(t *testing.T) {
 	log, _ := logtest.NewNullLogger()
-	c := newFakeClient()
+	c := renderertest.NewClient(Name)
 	r, err := New(c, testConfig(), log)
 	must(t, err)
 	must(t, r.Resync(resyncEvent(testNode())))
-	mustCommits(t, c, "resync put="+keyList(nodeKeys(false)...)+" del=[]")
+	var keys []vppcfg.Key
+	for _, it := range nodeOnly(testConfig()) {
+		keys = append(keys, it.Key())
+	}
+	mustCommits(t, c, "resync put="+keyList(keys...)+" del=[]")
 }
 
 func TestServiceLifecycle(t *testing.T) {
 	r, c, _ := newTestRenderer(t)
 	lbKey := vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp)
 	smKey := vppcfg.NAT44MappingKey(vppcfg.KindNAT44StaticMapping, ap("10.96.0.10:80"), tcp)
-	aclName := ACLName(model.ServiceID{Namespace: "default", Name: "web"})
+	shard := shardKey(r.cfg, "web")
 
 	v1 := service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080")))
 	must(t, r.AddService(v1))
@@ -118,29 +157,77 @@ func TestServiceLifecycle(t *testing.T) {
 		mustCommits(t, c, "txn put="+keyList(smKey)+" del="+keyList(lbKey))
 		v1 = v2
 	})
-	t.Run("no backend: mapping replaced by a drop ACL and the shared permit-all", func(t *testing.T) {
+	t.Run("no backend: a drop rule; the first filtered service brings every filter shard and binding", func(t *testing.T) {
 		v2 := service("web", "10.96.0.10")
 		must(t, r.UpdateService(v1, v2))
-		puts := []vppcfg.Key{vppcfg.ACLKey(aclName), vppcfg.ACLKey(renderer.PermitAllACLName)}
-		for _, ifName := range testNode().FrontendIfs {
-			puts = append(puts, vppcfg.ACLBindingKey(ifName, vppcfg.ACLInput, aclName),
-				vppcfg.ACLBindingKey(ifName, vppcfg.ACLInput, renderer.PermitAllACLName))
+		mustCommits(t, c, "txn put="+keyList(filterKeys(r.cfg)...)+" del="+keyList(smKey))
+		if acl := findItem(c.Items(), shard).(*vppcfg.ACL); !slices.Equal(acl.Rules, []vppcfg.ACLRule{deny("10.96.0.10", tcp, 80)}) {
+			t.Fatalf("the service's shard holds %s", acl)
 		}
-		mustCommits(t, c, "txn put="+keyList(puts...)+" del="+keyList(smKey))
 		v1 = v2
 	})
-	t.Run("delete removes everything the service owned", func(t *testing.T) {
+	t.Run("delete: the last filtered service takes the filter items away, only the node items stay", func(t *testing.T) {
 		must(t, r.DeleteService(v1))
-		got := c.takeCommits()
-		if len(got) != 1 || len(got[0].Puts) != 0 || len(got[0].Deletes) != 2+2*len(testNode().FrontendIfs) {
-			t.Fatalf("commits %v", got)
-		}
-		assertItems(t, c.snapshot(), RenderNode(testNode(), &r.cfg, false))
+		mustCommits(t, c, "txn put=[] del="+keyList(filterKeys(r.cfg)...))
+		assertItems(t, c.Items(), nodeOnly(r.cfg))
 	})
 	t.Run("deleting an unknown service is a no-op", func(t *testing.T) {
 		must(t, r.DeleteService(v1))
 		mustCommits(t, c)
 	})
+	t.Run("a single-stack IPv6 NodePort service is not this renderer's business", func(t *testing.T) {
+		v6 := service("v6", "fd00:96::10", withPort("", model.ProtocolTCP, 80, nodePort))
+		must(t, r.AddService(v6))
+		mustCommits(t, c)
+	})
+}
+
+// TestFilterShardsHoldServicesInOrder checks the shard composition: with one
+// shard, two services' rules share it, each service's rules together and in
+// order, by service ID; a change of one rewrites the shard in place and
+// never touches a binding.
+func TestFilterShardsHoldServicesInOrder(t *testing.T) {
+	cfg := testConfig()
+	cfg.ACLShards = 1
+	a := service("a", "10.96.0.1", withPort("", model.ProtocolTCP, 80, nodePort))
+	b := service("b", "10.96.0.2")
+	r, c, _ := newTestRendererWith(t, cfg, b)
+	must(t, r.AddService(a))
+	shard := vppcfg.ACLKey("nat44-filter-00")
+	mustCommits(t, c, "txn put="+keyList(shard)+" del=[]")
+	want := []vppcfg.ACLRule{
+		deny("10.96.0.1", tcp, 80), deny("192.168.16.1", tcp, nodePort), deny("192.168.16.2", tcp, nodePort),
+		deny("10.96.0.2", tcp, 80),
+	}
+	acl := findItem(c.Items(), shard).(*vppcfg.ACL)
+	if !slices.Equal(acl.Rules, want) {
+		t.Fatalf("shard rules:\n  %v\nwant\n  %v", acl.Rules, want)
+	}
+	a2 := a.Clone()
+	a2.Backends[""] = []model.ServiceBackend{be("10.1.2.2:8080")}
+	must(t, r.UpdateService(a, a2))
+	commits := c.TakeCommits()
+	if len(commits) != 1 || !slices.Contains(commits[0].Puts, shard) {
+		t.Fatalf("commits %v, want one that replaces the shard", commits)
+	}
+	for _, k := range append(commits[0].Puts, commits[0].Deletes...) {
+		if k.Kind == vppcfg.KindACLBinding {
+			t.Fatalf("a service change wrote binding %s", k)
+		}
+	}
+	acl = findItem(c.Items(), shard).(*vppcfg.ACL)
+	if !slices.Equal(acl.Rules, want[3:]) {
+		t.Fatalf("shard rules after a got an endpoint: %v, want only b's", acl.Rules)
+	}
+}
+
+func findItem(items []vppcfg.Item, k vppcfg.Key) vppcfg.Item {
+	for _, it := range items {
+		if it.Key() == k {
+			return it
+		}
+	}
+	return nil
 }
 
 func TestAffinityBackendRemovalRecreatesMapping(t *testing.T) {
@@ -186,36 +273,38 @@ func TestUpdateNodePortServices(t *testing.T) {
 func TestUpdateLocalInterfaces(t *testing.T) {
 	empty := service("empty", "10.96.0.22")
 	r, c, _ := newTestRenderer(t, empty)
-	aclName := ACLName(empty.ID)
 	node := testNode()
+	filterKeys := func(ifName string) []vppcfg.Key {
+		var keys []vppcfg.Key
+		for _, it := range r.cfg.shards().Bindings(model.NewInterfaces(ifName)) {
+			if it.Key().Kind == vppcfg.KindACLBinding {
+				keys = append(keys, it.Key())
+			}
+		}
+		return keys
+	}
 
 	newFront := model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)
 	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, newFront))
-	mustCommits(t, c, "txn put="+keyList(
-		vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, aclName),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, renderer.PermitAllACLName))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))...)+" del=[]")
 
 	must(t, r.UpdateLocalBackendIfs(node.BackendIfs, model.NewInterfaces("tap1", "tap3")))
 	mustCommits(t, c, "txn put="+keyList(vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Inside))+" del=[]")
 
 	must(t, r.UpdateLocalFrontendIfs(newFront, node.FrontendIfs))
-	mustCommits(t, c, "txn put=[] del="+keyList(
-		vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, aclName),
-		vppcfg.ACLBindingKey("tap3", vppcfg.ACLInput, renderer.PermitAllACLName)))
+	mustCommits(t, c, "txn put=[] del="+keyList(append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))...))
 }
 
 func TestCommitFailureRollsBack(t *testing.T) {
 	r, c, _ := newTestRenderer(t)
-	before := c.snapshot()
+	before := c.Items()
 	svc := service("web", "10.96.0.10", withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080")))
 	boom := errors.New("boom")
-	c.failNext = boom
+	c.FailNextCommit(boom)
 	if err := r.AddService(svc); !errors.Is(err, boom) {
 		t.Fatalf("AddService error = %v, want boom", err)
 	}
-	assertItems(t, c.snapshot(), before)
+	assertItems(t, c.Items(), before)
 	// The processor retries with the same arguments: the same diff is committed.
 	must(t, r.AddService(svc))
 	mustCommits(t, c, "txn put="+keyList(vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp))+" del=[]")
@@ -230,7 +319,7 @@ func TestConflictingFrontendsSmallestIDWins(t *testing.T) {
 	r, c, hook := newTestRenderer(t, b)
 	ext := vppcfg.NAT44MappingKey(vppcfg.KindNAT44StaticMapping, ap("203.0.113.10:80"), tcp)
 	holder := func() string {
-		for _, it := range c.snapshot() {
+		for _, it := range c.Items() {
 			if it.Key() == ext {
 				return it.(*vppcfg.NAT44StaticMapping).Label
 			}
@@ -279,192 +368,11 @@ func countLogs(hook *logtest.Hook, level logrus.Level, substr string) int {
 	return n
 }
 
-// TestIncrementalEqualsResync drives a renderer with random sequences of
-// calls, the way the processor would, and checks after every call that the
-// items it holds through its client equal what a fresh renderer puts on
-// Resync of the same cluster state; the fake client checks the VPP
-// invariants at every commit.
-func TestIncrementalEqualsResync(t *testing.T) {
-	for seed := uint64(1); seed <= 40; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(seed, 0x5eed))
-			w := newWorld(rng)
-			r, c, _ := newTestRenderer(t)
-			for step := 0; step < 60; step++ {
-				what, err := w.step(r)
-				if err != nil {
-					t.Fatalf("step %d (%s): %v", step, what, err)
-				}
-				want := resyncedItems(t, w)
-				if got := c.snapshot(); !equalItems(got, want) {
-					t.Fatalf("step %d (%s): incremental state differs from resync\n--- incremental\n%s--- resync\n%s",
-						step, what, itemLines(got), itemLines(want))
-				}
-			}
-			// A Resync of the same state changes nothing.
-			before := c.snapshot()
-			must(t, r.Resync(w.event()))
-			assertItems(t, c.snapshot(), before)
-		})
-	}
-}
-
-func resyncedItems(t *testing.T, w *world) []vppcfg.Item {
-	t.Helper()
-	c := newFakeClient()
-	log, _ := logtest.NewNullLogger()
-	r, err := New(c, testConfig(), log)
-	must(t, err)
-	must(t, r.Resync(w.event()))
-	return c.snapshot()
-}
-
-func equalItems(a, b []vppcfg.Item) bool {
-	return slices.EqualFunc(a, b, func(x, y vppcfg.Item) bool { return x.Key() == y.Key() && x.Equal(y) })
-}
-
-// world is a random cluster as the processor sees it.
-type world struct {
-	rng      *rand.Rand
-	services map[model.ServiceID]*model.ContivService
-	node     Node
-}
-
-func newWorld(rng *rand.Rand) *world {
-	return &world{rng: rng, services: map[model.ServiceID]*model.ContivService{}, node: testNode()}
-}
-
-func (w *world) event() *model.ResyncEventData {
-	var svcs []*model.ContivService
-	for _, s := range w.services {
-		svcs = append(svcs, s)
-	}
-	return resyncEvent(w.node, svcs...)
-}
-
-func (w *world) pick(n int) int { return w.rng.IntN(n) }
-
-// step makes one random change and tells the renderer, sometimes twice (a
-// processor retry must be harmless).
-func (w *world) step(r *Renderer) (string, error) {
-	var what string
-	var call func() error
-	switch op := w.pick(10); {
-	case op < 6:
-		id := model.ServiceID{Namespace: "ns", Name: fmt.Sprint("svc", w.pick(6))}
-		old := w.services[id]
-		if old != nil && w.pick(4) == 0 {
-			delete(w.services, id)
-			what, call = "delete "+id.String(), func() error { return r.DeleteService(old) }
-			break
-		}
-		svc := w.randomService(id)
-		w.services[id] = svc
-		if old == nil {
-			what, call = "add "+svc.String(), func() error { return r.AddService(svc) }
-		} else {
-			what, call = "update "+svc.String(), func() error { return r.UpdateService(old, svc) }
-		}
-	case op < 7:
-		w.node.IPs = w.subset("192.168.16.1", "192.168.16.2", "192.168.16.3", "fd00:16::1")
-		var np []*model.ContivService
-		for _, s := range w.services {
-			if s.HasNodePort() {
-				np = append(np, s)
-			}
-		}
-		what, call = "node IPs "+w.node.IPs.String(), func() error { return r.UpdateNodePortServices(w.node.IPs, np) }
-	case op < 9:
-		old := w.node.FrontendIfs
-		w.node.FrontendIfs = model.NewInterfaces(append([]string{"uplink0", "host0"}, w.taps()...)...)
-		what, call = "frontend ifs "+w.node.FrontendIfs.String(), func() error { return r.UpdateLocalFrontendIfs(old, w.node.FrontendIfs) }
-	default:
-		old := w.node.BackendIfs
-		w.node.BackendIfs = model.NewInterfaces(w.taps()...)
-		what, call = "backend ifs "+w.node.BackendIfs.String(), func() error { return r.UpdateLocalBackendIfs(old, w.node.BackendIfs) }
-	}
-	if err := call(); err != nil {
-		return what, err
-	}
-	if w.pick(5) == 0 {
-		return what + " (repeated)", call()
-	}
-	return what, nil
-}
-
-func (w *world) taps() []string {
-	var out []string
-	for i := range 4 {
-		if w.pick(2) == 0 {
-			out = append(out, fmt.Sprint("tap", i))
-		}
-	}
-	return out
-}
-
-func (w *world) subset(addrs ...string) model.IPAddresses {
-	var out []string
-	for _, a := range addrs {
-		if w.pick(2) == 0 {
-			out = append(out, a)
-		}
-	}
-	return ips(out...)
-}
-
-// randomService draws a service from small pools, so that services share
-// external IPs and ports (conflicts) and backends come and go.
-func (w *world) randomService(id model.ServiceID) *model.ContivService {
-	n := id.Name[len(id.Name)-1] - '0'
-	s := &model.ContivService{
-		ID:         id,
-		ClusterIPs: ips(fmt.Sprintf("10.96.0.%d", 10+n), fmt.Sprintf("fd00:96::%d", 10+n)),
-		Ports:      map[string]model.ServicePort{},
-		Backends:   map[string][]model.ServiceBackend{},
-	}
-	if w.pick(2) == 0 {
-		s.ExternalTrafficPolicy = model.TrafficPolicyLocal
-	}
-	if w.pick(4) == 0 {
-		s.InternalTrafficPolicy = model.TrafficPolicyLocal
-	}
-	if w.pick(2) == 0 {
-		s.SessionAffinityTimeout = 600
-	}
-	s.ExternalIPs = w.subset("203.0.113.1", "203.0.113.2")
-	s.LoadBalancerIPs = w.subset("198.51.100.1", "203.0.113.2")
-	if w.pick(2) == 0 {
-		s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8::/32")}[:1+w.pick(2)]
-	}
-	protos := []model.Protocol{model.ProtocolTCP, model.ProtocolUDP, model.ProtocolSCTP}
-	for i, name := range []string{"a", "b"}[:1+w.pick(2)] {
-		var nodePort uint16
-		if w.pick(2) == 0 {
-			nodePort = uint16(30000 + 10*int(n) + i)
-		}
-		s.Ports[name] = model.ServicePort{Protocol: protos[w.pick(3)], Port: uint16(80 + i), NodePort: nodePort}
-		var bs []model.ServiceBackend
-		for j := range 5 {
-			if w.pick(2) == 0 {
-				continue
-			}
-			b := model.ServiceBackend{IP: ip(fmt.Sprintf("10.1.%d.%d", 1+j%2, 2+j)), Port: 8080, Local: j%2 == 0}
-			if w.pick(6) == 0 {
-				b.Terminating = true
-			}
-			bs = append(bs, b)
-		}
-		slices.SortFunc(bs, model.CompareBackends)
-		s.Backends[name] = bs
-	}
-	return s
-}
-
 func TestEgressIdentityPortWinsOverServiceFrontend(t *testing.T) {
 	log, hook := logtest.NewNullLogger()
 	cfg := testConfig()
 	cfg.EgressSNAT = EgressSNAT{Enabled: true, Interface: "uplink0", Address: nodeIP, IdentityPorts: []PortProtocol{{4789, "udp"}}}
-	c := newFakeClient()
+	c := renderertest.NewClient(Name)
 	r, err := New(c, cfg, log)
 	must(t, err)
 	// An external IP equal to the node IP, on the VXLAN port.
@@ -475,7 +383,7 @@ func TestEgressIdentityPortWinsOverServiceFrontend(t *testing.T) {
 	identity := vppcfg.NAT44IdentityMappingKey(nodeIP, 4789, udp, 0)
 	lb := vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("192.168.16.1:4789"), udp)
 	keys := map[vppcfg.Key]bool{}
-	for _, it := range c.snapshot() {
+	for _, it := range c.Items() {
 		keys[it.Key()] = true
 	}
 	if !keys[identity] || keys[lb] {
@@ -485,7 +393,7 @@ func TestEgressIdentityPortWinsOverServiceFrontend(t *testing.T) {
 		t.Fatal("the ClusterIP mapping is missing")
 	}
 	must(t, r.DeleteService(vx))
-	if !slices.ContainsFunc(c.snapshot(), func(it vppcfg.Item) bool { return it.Key() == identity }) {
+	if !slices.ContainsFunc(c.Items(), func(it vppcfg.Item) bool { return it.Key() == identity }) {
 		t.Fatal("deleting the service removed the identity mapping")
 	}
 	if !hasLog(hook, logrus.WarnLevel, "egress SNAT identity port") {

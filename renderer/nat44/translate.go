@@ -2,37 +2,38 @@ package nat44
 
 import (
 	"github.com/vppsvc/vppsvc/model"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/renderer"
 )
 
-// RenderService translates one service into the VPP items that implement
-// its IPv4 frontends, sorted by key. It is a pure function of the service,
-// the node context and the configuration:
+// RenderService translates one service into what implements its IPv4
+// frontends. It is a pure function of the service, the node context and the
+// configuration:
 //
-//   - one out2in-only mapping per frontend that has a usable backend
+//   - Items: one out2in-only mapping per frontend that has a usable backend
 //     (mappingFor), load-balancing over the backends its traffic policy
-//     allows (ServingBackends);
-//   - when some frontend has no usable backend, or LoadBalancer frontends
-//     are restricted by source ranges, one ACL (serviceACL) bound on input
-//     of every frontend interface.
+//     allows (renderer.Backends), sorted by key;
+//   - Rules: the service's filter rules (renderer.FilterRules): a deny for
+//     every frontend without a usable backend, which NAT44-ED (forwarding
+//     on) would otherwise pass untranslated (a packet to a ClusterIP would
+//     follow the default route out of the node, a packet to a node port
+//     would reach the host), and the loadBalancerSourceRanges of its
+//     LoadBalancer frontends. They go into the service's filter shard.
 //
-// SCTP ports and IPv6 addresses yield nothing. The node-wide items the
-// service relies on come from RenderNode.
-func RenderService(svc *model.ContivService, node Node, cfg *Config) []vppcfg.Item {
-	var items []vppcfg.Item
-	var denied, served []Frontend
-	for _, fe := range Frontends(svc, node.IPs) {
-		backends := ServingBackends(svc.Backends[fe.PortName], localOnly(svc, fe.Kind))
-		if m := mappingFor(svc, fe, backends, cfg); m != nil {
-			items = append(items, m)
+// A service without an IPv4 ClusterIP, SCTP ports and IPv6 addresses yield
+// nothing (renderer.Frontends). The node-wide items the service relies on
+// come from RenderNode.
+func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
+	var r renderer.Rendering
+	var denied, served []renderer.Frontend
+	for _, fe := range renderer.Frontends(svc, node.IPs, renderer.IPv4) {
+		if m := mappingFor(svc, fe, renderer.Backends(svc, fe, renderer.IPv4), cfg); m != nil {
+			r.Items = append(r.Items, m)
 			served = append(served, fe)
 		} else {
 			denied = append(denied, fe)
 		}
 	}
-	if acl := serviceACL(svc, denied, served); acl != nil {
-		items = append(items, acl)
-		items = append(items, aclBindings(acl.Name, node.FrontendIfs)...)
-	}
-	return sortItems(items)
+	r.Items = renderer.SortItems(r.Items)
+	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4)
+	return r
 }

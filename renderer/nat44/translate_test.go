@@ -2,7 +2,7 @@ package nat44
 
 import (
 	"net/netip"
-
+	"slices"
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
@@ -45,19 +45,6 @@ func deny(dst string, proto vppcfg.Protocol, dport uint16) vppcfg.ACLRule {
 	return rule(vppcfg.ACLDeny, "0.0.0.0/0", dst, proto, dport)
 }
 
-// serviceACLItems is the ACL of default/<name> with rules, bound on every
-// frontend interface of testNode.
-func serviceACLItems(name string, rules ...vppcfg.ACLRule) []vppcfg.Item {
-	aclName := ACLName(model.ServiceID{Namespace: "default", Name: name})
-	items := []vppcfg.Item{&vppcfg.ACL{Name: aclName, Rules: rules}}
-	for _, ifName := range testNode().FrontendIfs {
-		items = append(items, &vppcfg.ACLBinding{
-			Interface: ifName, Direction: vppcfg.ACLInput, ACL: aclName, Priority: renderer.ServiceACLPriority,
-		})
-	}
-	return items
-}
-
 const (
 	tcp       = vppcfg.ProtoTCP
 	udp       = vppcfg.ProtoUDP
@@ -86,9 +73,10 @@ func TestRenderService(t *testing.T) {
 	two := withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080"))
 
 	tests := []struct {
-		name string
-		svc  *model.ContivService
-		want []vppcfg.Item
+		name  string
+		svc   *model.ContivService
+		want  []vppcfg.Item
+		rules []vppcfg.ACLRule
 	}{
 		{
 			name: "ClusterIP with several backends: LB mapping, self twice-NAT, local/remote weights",
@@ -147,12 +135,14 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "externalTrafficPolicy Local without local endpoints: external frontends dropped, ClusterIP served",
 			svc:  service("etp-none", "10.96.0.17", nodePortSvc, externalIP, etpLocal, withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080"))),
-			want: append([]vppcfg.Item{
+			want: []vppcfg.Item{
 				lbMap("etp-none", "10.96.0.17:80", tcp, self, 0, loc("10.1.2.2:8080", remoteWt), loc("10.1.2.3:8080", remoteWt)),
-			}, serviceACLItems("etp-none",
+			},
+			rules: []vppcfg.ACLRule{
 				deny("203.0.113.10", tcp, 80),
 				deny("192.168.16.1", tcp, nodePort),
-				deny("192.168.16.2", tcp, nodePort))...),
+				deny("192.168.16.2", tcp, nodePort),
+			},
 		},
 		{
 			name: "internalTrafficPolicy Local: ClusterIP uses local endpoints only",
@@ -160,9 +150,9 @@ func TestRenderService(t *testing.T) {
 			want: []vppcfg.Item{staticMap("itp", "10.96.0.18:80", tcp, "10.1.1.2:8080", 0, self)},
 		},
 		{
-			name: "internalTrafficPolicy Local without local endpoints: ClusterIP dropped",
-			svc:  service("itp-none", "10.96.0.19", itpLocal, withBackends("", be("10.1.2.2:8080"))),
-			want: serviceACLItems("itp-none", deny("10.96.0.19", tcp, 80)),
+			name:  "internalTrafficPolicy Local without local endpoints: ClusterIP dropped",
+			svc:   service("itp-none", "10.96.0.19", itpLocal, withBackends("", be("10.1.2.2:8080"))),
+			rules: []vppcfg.ACLRule{deny("10.96.0.19", tcp, 80)},
 		},
 		{
 			name: "ready endpoints are preferred over terminating ones",
@@ -186,25 +176,28 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "no endpoints: every frontend dropped",
 			svc:  service("empty", "10.96.0.22", nodePortSvc, lbIP),
-			want: serviceACLItems("empty",
+			rules: []vppcfg.ACLRule{
 				deny("10.96.0.22", tcp, 80),
 				deny("198.51.100.10", tcp, 80),
 				deny("192.168.16.1", tcp, nodePort),
-				deny("192.168.16.2", tcp, nodePort)),
+				deny("192.168.16.2", tcp, nodePort),
+			},
 		},
 		{
 			name: "loadBalancerSourceRanges: only listed IPv4 clients reach LoadBalancer frontends",
 			svc: service("ranges", "10.96.0.23", lbIP, externalIP, withBackends("", be("10.1.2.2:8080")), func(s *model.ContivService) {
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("100.64.2.0/24"), pfx("2001:db8::/32")}
 			}),
-			want: append([]vppcfg.Item{
+			want: []vppcfg.Item{
 				staticMap("ranges", "10.96.0.23:80", tcp, "10.1.2.2:8080", 0, self),
 				staticMap("ranges", "198.51.100.10:80", tcp, "10.1.2.2:8080", 0, twice),
 				staticMap("ranges", "203.0.113.10:80", tcp, "10.1.2.2:8080", 0, twice),
-			}, serviceACLItems("ranges",
+			},
+			rules: []vppcfg.ACLRule{
 				rule(vppcfg.ACLPermit, "100.64.1.0/24", "198.51.100.10", tcp, 80),
 				rule(vppcfg.ACLPermit, "100.64.2.0/24", "198.51.100.10", tcp, 80),
-				deny("198.51.100.10", tcp, 80))...),
+				deny("198.51.100.10", tcp, 80),
+			},
 		},
 		{
 			name: "loadBalancerSourceRanges of the other family only: no restriction (as kube-proxy)",
@@ -221,7 +214,7 @@ func TestRenderService(t *testing.T) {
 			svc: service("ranges-empty", "10.96.0.25", lbIP, func(s *model.ContivService) {
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
 			}),
-			want: serviceACLItems("ranges-empty", deny("10.96.0.25", tcp, 80), deny("198.51.100.10", tcp, 80)),
+			rules: []vppcfg.ACLRule{deny("10.96.0.25", tcp, 80), deny("198.51.100.10", tcp, 80)},
 		},
 		{
 			name: "multi-port service with named target ports: one mapping per port, each with its backends",
@@ -276,6 +269,16 @@ func TestRenderService(t *testing.T) {
 			want: nil,
 		},
 		{
+			name: "single-stack IPv6 NodePort service: no IPv4 node-port frontend, so no drop rule either",
+			svc:  service("v6np", "fd00:96::31", nodePortSvc, withBackends("", be("[fd00:1:1::2]:8080", "local"))),
+			want: nil,
+		},
+		{
+			name: "single-stack IPv6 NodePort service without endpoints: nothing to drop in IPv4",
+			svc:  service("v6np-empty", "fd00:96::32", nodePortSvc),
+			want: nil,
+		},
+		{
 			name: "an address that is both external IP and LoadBalancer IP gets one mapping",
 			svc: service("same", "10.96.0.31", withBackends("", be("10.1.2.2:8080")), func(s *model.ContivService) {
 				s.ExternalIPs = ips("198.51.100.31")
@@ -295,7 +298,10 @@ func TestRenderService(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := RenderService(tt.svc, testNode(), &cfg)
-			assertItems(t, got, sortItems(tt.want))
+			assertItems(t, got.Items, renderer.SortItems(tt.want))
+			if !slices.Equal(got.Rules, tt.rules) {
+				t.Fatalf("rules:\n  %v\nwant\n  %v", got.Rules, tt.rules)
+			}
 		})
 	}
 }

@@ -1,0 +1,53 @@
+package renderer
+
+import (
+	"testing"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+func TestDiffAdd(t *testing.T) {
+	tcp := vppcfg.ProtoTCP
+	lb := func(locals ...string) *vppcfg.NAT44LBMapping {
+		m := &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: tcp, Out2InOnly: true}
+		for _, l := range locals {
+			m.Locals = append(m.Locals, vppcfg.NAT44LBLocal{Addr: ap(l), Probability: 1})
+		}
+		return m
+	}
+	static := &vppcfg.NAT44StaticMapping{External: ap("10.96.0.1:80"), Protocol: tcp, Local: ap("10.1.2.2:80"), Out2InOnly: true}
+	shrinks := func(before, after vppcfg.Item) bool {
+		b, ok1 := before.(*vppcfg.NAT44LBMapping)
+		a, ok2 := after.(*vppcfg.NAT44LBMapping)
+		return ok1 && ok2 && len(a.Locals) < len(b.Locals)
+	}
+	owner := model.ServiceID{Namespace: "default", Name: "x"}
+	tests := []struct {
+		name                     string
+		before, after            vppcfg.Item
+		puts, deletes, recreates int
+	}{
+		{"nothing", nil, nil, 0, 0, 0},
+		{"create", nil, lb("10.1.2.2:80", "10.1.2.3:80"), 1, 0, 0},
+		{"delete", static, nil, 0, 1, 0},
+		{"equal", lb("10.1.2.2:80", "10.1.2.3:80"), lb("10.1.2.2:80", "10.1.2.3:80"), 0, 0, 0},
+		{"another key under one claim: delete and put", static, lb("10.1.2.2:80", "10.1.2.3:80"), 1, 1, 0},
+		{"changed: put", lb("10.1.2.2:80", "10.1.2.3:80"), lb("10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), 1, 0, 0},
+		{"changed, and the recreate func asks for it", lb("10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), lb("10.1.2.2:80", "10.1.2.3:80"), 1, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d diff
+			d.add(tt.before, tt.after, owner, shrinks)
+			if len(d.puts) != tt.puts || len(d.deletes) != tt.deletes || len(d.recreate) != tt.recreates {
+				t.Fatalf("puts %d deletes %d recreates %d, want %d %d %d", len(d.puts), len(d.deletes), len(d.recreate), tt.puts, tt.deletes, tt.recreates)
+			}
+			for _, it := range d.puts {
+				if d.owners[it.Key()] != owner {
+					t.Fatalf("put %s not attributed to %s", it.Key(), owner)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+package renderer
+
+import (
+	"net/netip"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// FilterRules returns the filter rules of one service in family f, in the
+// order they must be evaluated. They match only the service's own
+// frontends (destination address, protocol and port), so traffic to
+// anything else falls through to the shared permit-all ACL:
+//
+//   - every frontend in denied is denied from any client. A renderer lists
+//     there the frontends without a usable endpoint that its translation
+//     would not drop by itself; kube-proxy rejects such packets (ICMP
+//     unreachable, TCP reset), but VPP's ACL plugin has no reject action,
+//     so clients see a timeout instead of a refusal;
+//   - with loadBalancerSourceRanges, each LoadBalancer frontend of served
+//     permits the listed client prefixes of family f and then denies every
+//     other client. As in kube-proxy, ranges are taken per address family:
+//     a service listing only ranges of the other family does not restrict
+//     these frontends.
+//
+// The rules are applied on input, before NAT44-ED and before cnat's
+// translation at FIB lookup, so they see the frontend as destination and the
+// client's own address as source.
+func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family) []vppcfg.ACLRule {
+	var rules []vppcfg.ACLRule
+	anySrc := netip.PrefixFrom(f.unspecified(), 0)
+	for _, fe := range denied {
+		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
+	}
+	ranges := SourceRanges(svc, f)
+	if len(ranges) == 0 {
+		return rules
+	}
+	for _, fe := range served {
+		if fe.Kind != LoadBalancerFrontend {
+			continue
+		}
+		for _, src := range ranges {
+			rules = append(rules, FrontendRule(vppcfg.ACLPermit, src, fe))
+		}
+		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
+	}
+	return rules
+}
+
+// SourceRanges returns the service's loadBalancerSourceRanges of family f,
+// masked. An IPv4-mapped IPv6 prefix (::ffff:a.b.c.d/96+n) counts as the
+// IPv4 prefix a.b.c.d/n, which is what the ACL plugin can match.
+func SourceRanges(svc *model.ContivService, f Family) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range svc.LoadBalancerSourceRanges {
+		a := p.Addr()
+		switch {
+		case !p.IsValid():
+		case a.Is4In6() && p.Bits() >= 96:
+			if f == IPv4 {
+				out = append(out, netip.PrefixFrom(a.Unmap(), p.Bits()-96).Masked())
+			}
+		case f.Has(a) && !a.Is4In6():
+			out = append(out, p.Masked())
+		}
+	}
+	return out
+}
+
+// FrontendRule matches packets from src to one frontend.
+func FrontendRule(action vppcfg.ACLAction, src netip.Prefix, fe Frontend) vppcfg.ACLRule {
+	return vppcfg.ACLRule{
+		Action:   action,
+		Src:      src,
+		Dst:      HostPrefix(fe.Addr.Addr()),
+		Protocol: fe.Protocol,
+		SrcPorts: vppcfg.AnyPort,
+		DstPorts: vppcfg.SinglePort(fe.Addr.Port()),
+	}
+}

@@ -1,0 +1,219 @@
+package renderer
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// Rendering is what a renderer's pure translation makes of one service:
+// the items that implement it and the filter rules that go into its ACL
+// shard, in evaluation order.
+type Rendering struct {
+	Items []vppcfg.Item
+	Rules []vppcfg.ACLRule
+}
+
+// ClaimFunc returns the identity under which an item competes with the
+// items of other services and of the node. It is usually the item's key; a
+// renderer whose VPP objects collide under different keys (NAT44 static and
+// load-balancing mappings share VPP's external key) maps them to one claim.
+type ClaimFunc func(vppcfg.Item) vppcfg.Key
+
+// serviceEntry is what the index remembers of one service: the value last
+// rendered, its items by claim and its filter rules.
+type serviceEntry struct {
+	svc   *model.ContivService
+	items map[vppcfg.Key]vppcfg.Item
+	rules []vppcfg.ACLRule
+	shard int
+}
+
+// index is a renderer's whole desired configuration: node-wide items, per
+// claim the item of the winning service, and per filter shard the ACL
+// composed of its services' rules. Every field derives from the services
+// and the node, so Resync rebuilds it from scratch.
+//
+// Two services can claim one key (two Services sharing an external IP and
+// port, or an external IP equal to another Service's LoadBalancer IP); the
+// service with the smallest ID wins and the next one takes over when the
+// winner lets go. Picking by ID rather than by arrival keeps incremental
+// updates and Resync in agreement. A node item wins over every service.
+type index struct {
+	claim    ClaimFunc
+	shards   ACLShards
+	services map[model.ServiceID]*serviceEntry
+	// owners lists, per claim, the services that want it, sorted by ID.
+	owners map[vppcfg.Key][]model.ServiceID
+	// node are the node-wide items, by claim.
+	node map[vppcfg.Key]vppcfg.Item
+	// members lists, per shard, the services with filter rules, sorted by
+	// ID: the order in which their rules are concatenated.
+	members [][]model.ServiceID
+	// filtered counts the services with filter rules; the shards exist only
+	// while it is not 0 (see ACLShards).
+	filtered int
+	// acls are the composed shard ACLs; nil while nothing is filtered, or
+	// until first composed.
+	acls []*vppcfg.ACL
+}
+
+func newIndex(claim ClaimFunc, shards ACLShards) *index {
+	if claim == nil {
+		claim = vppcfg.Item.Key
+	}
+	return &index{
+		claim:    claim,
+		shards:   shards,
+		services: map[model.ServiceID]*serviceEntry{},
+		owners:   map[vppcfg.Key][]model.ServiceID{},
+		node:     map[vppcfg.Key]vppcfg.Item{},
+		members:  make([][]model.ServiceID, shards.Count),
+		acls:     make([]*vppcfg.ACL, shards.Count),
+	}
+}
+
+// newEntry indexes a service's rendering by claim; of two items with one
+// claim the first is kept.
+func (ix *index) newEntry(svc *model.ContivService, r Rendering) *serviceEntry {
+	e := &serviceEntry{svc: svc, items: make(map[vppcfg.Key]vppcfg.Item, len(r.Items)), rules: r.Rules, shard: ix.shards.Of(svc.ID)}
+	for _, it := range r.Items {
+		if c := ix.claim(it); e.items[c] == nil {
+			e.items[c] = it
+		}
+	}
+	return e
+}
+
+// claimMap indexes node items by claim.
+func (ix *index) claimMap(items []vppcfg.Item) map[vppcfg.Key]vppcfg.Item {
+	m := make(map[vppcfg.Key]vppcfg.Item, len(items))
+	for _, it := range items {
+		m[ix.claim(it)] = it
+	}
+	return m
+}
+
+// effective returns the item desired for a claim, or nil.
+func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
+	if it, ok := ix.node[c]; ok {
+		return it
+	}
+	if ids := ix.owners[c]; len(ids) > 0 {
+		return ix.services[ids[0]].items[c]
+	}
+	return nil
+}
+
+// setService replaces the entry of a service (nil removes it) and returns
+// the previous one, which setService(id, previous) restores. The shard ACLs
+// are recomposed separately (composeShard).
+func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
+	old := ix.services[id]
+	if old != nil {
+		for c := range old.items {
+			ix.owners[c] = removeID(ix.owners[c], id)
+			if len(ix.owners[c]) == 0 {
+				delete(ix.owners, c)
+			}
+		}
+		if len(old.rules) > 0 {
+			ix.members[old.shard] = removeID(ix.members[old.shard], id)
+			ix.filtered--
+		}
+		delete(ix.services, id)
+	}
+	if e != nil {
+		ix.services[id] = e
+		for c := range e.items {
+			ix.owners[c] = insertID(ix.owners[c], id)
+		}
+		if len(e.rules) > 0 {
+			ix.members[e.shard] = insertID(ix.members[e.shard], id)
+			ix.filtered++
+		}
+	}
+	return old
+}
+
+// composeShard rebuilds the ACL of shard i from its members' rules, kept
+// together per service and in service-ID order, or drops it while no
+// service has filter rules. The cost is that of the shard's rules, whatever
+// the number of services.
+func (ix *index) composeShard(i int) {
+	if ix.filtered == 0 {
+		ix.acls[i] = nil
+		return
+	}
+	var rules []vppcfg.ACLRule
+	for _, id := range ix.members[i] {
+		rules = append(rules, ix.services[id].rules...)
+	}
+	ix.acls[i] = ix.shards.ACL(i, rules)
+}
+
+// ownership summarises who claims a key: the winning service and how many
+// want it. It tells the logs whom a change is for and whether a conflict
+// between services is new.
+type ownership struct {
+	winner model.ServiceID
+	n      int
+}
+
+func (ix *index) ownership(c vppcfg.Key) ownership {
+	ids := ix.owners[c]
+	if len(ids) == 0 {
+		return ownership{}
+	}
+	return ownership{ids[0], len(ids)}
+}
+
+// all returns every effective item, shard ACLs included, sorted by key.
+func (ix *index) all() []vppcfg.Item {
+	items := make([]vppcfg.Item, 0, len(ix.node)+len(ix.owners)+len(ix.acls))
+	items = slices.AppendSeq(items, maps.Values(ix.node))
+	for c := range ix.owners {
+		if _, shadowed := ix.node[c]; !shadowed {
+			items = append(items, ix.effective(c))
+		}
+	}
+	for _, acl := range ix.acls {
+		if acl != nil {
+			items = append(items, acl)
+		}
+	}
+	return SortItems(items)
+}
+
+// sortedServices returns the remembered service values in ID order.
+func (ix *index) sortedServices() []*model.ContivService {
+	out := make([]*model.ContivService, 0, len(ix.services))
+	for _, e := range ix.services {
+		out = append(out, e.svc)
+	}
+	slices.SortFunc(out, func(a, b *model.ContivService) int { return a.ID.Compare(b.ID) })
+	return out
+}
+
+// SortItems sorts items by key, the canonical order of every item list the
+// renderers return, and returns them.
+func SortItems(items []vppcfg.Item) []vppcfg.Item {
+	slices.SortFunc(items, func(a, b vppcfg.Item) int { return a.Key().Compare(b.Key()) })
+	return items
+}
+
+func insertID(ids []model.ServiceID, id model.ServiceID) []model.ServiceID {
+	if i, found := slices.BinarySearchFunc(ids, id, model.ServiceID.Compare); !found {
+		ids = slices.Insert(ids, i, id)
+	}
+	return ids
+}
+
+func removeID(ids []model.ServiceID, id model.ServiceID) []model.ServiceID {
+	if i, found := slices.BinarySearchFunc(ids, id, model.ServiceID.Compare); found {
+		ids = slices.Delete(ids, i, i+1)
+	}
+	return ids
+}

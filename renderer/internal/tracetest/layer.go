@@ -1,0 +1,88 @@
+package tracetest
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"go.fd.io/govpp/core"
+
+	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+)
+
+func init() {
+	// govpp probes connections every second by default; keep test
+	// connections cheap and quiet.
+	core.HealthCheckProbeInterval = 50 * time.Millisecond
+	core.HealthCheckReplyTimeout = 200 * time.Millisecond
+	core.SetLogger(QuietLogger())
+}
+
+// QuietLogger returns a logger that discards everything.
+func QuietLogger() *logrus.Logger {
+	l := logrus.New()
+	l.SetOutput(io.Discard)
+	return l
+}
+
+// Layer is one run of the VPP layer over a fake VPP: govpp driver and
+// reconciler, as an agent runs them.
+type Layer struct {
+	Rec    *vppcfg.Reconciler
+	drv    *govppdriver.Driver
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// StartLayer connects the VPP layer to v (over v itself when first, which
+// is how the first connection to a fake is made; otherwise over a new
+// client connection, as a restarted agent connects to a running VPP), lets
+// register create the renderers on the reconciler's clients, starts the
+// reconciler and waits for its first sync. The layer stops when the test
+// ends, if it has not been stopped before.
+func StartLayer(tb testing.TB, v *fakevpp.VPP, first bool, register func(rec *vppcfg.Reconciler)) *Layer {
+	tb.Helper()
+	log := QuietLogger()
+	a := v.NewAdapter()
+	if first {
+		a = v
+	}
+	drv, err := govppdriver.Connect(a, govppdriver.Options{Logger: log, ReconnectInterval: 20 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := vppcfg.NewReconciler(drv, vppcfg.Options{Logger: log, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond})
+	register(rec)
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &Layer{Rec: rec, drv: drv, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		if err := rec.Start(ctx); err != nil {
+			tb.Errorf("reconciler: %v", err)
+		}
+	}()
+	select {
+	case <-rec.Synced():
+	case <-time.After(10 * time.Second):
+		tb.Fatal("reconciler did not sync")
+	}
+	tb.Cleanup(l.Stop)
+	return l
+}
+
+// Stop stops the reconciler and closes the driver; VPP keeps its state.
+// Stopping twice is harmless.
+func (l *Layer) Stop() {
+	select {
+	case <-l.done:
+		return
+	default:
+	}
+	l.cancel()
+	<-l.done
+	l.drv.Close()
+}

@@ -1,0 +1,21 @@
+// Package renderertest is the test kit of service renderers: an in-memory
+// vppcfg.Client that checks, at every commit, the invariants VPP and the VPP
+// layer impose on a renderer's whole desired state (Client, CheckVPP), and
+// a conformance suite that any vppsvc.ServiceRendererAPI implementation
+// built on a vppcfg.Client can run (Run):
+//
+//	func TestConformance(t *testing.T) {
+//		renderertest.Run(t, func(c vppcfg.Client) (vppsvc.ServiceRendererAPI, error) {
+//			return myrenderer.New(c, myrenderer.DefaultConfig(), nil)
+//		})
+//	}
+//
+// The suite drives the renderer the way the processor does, with seeded
+// random sequences of model values of both address families, and checks
+// the contract of vppsvc.ServiceRendererAPI: Resync is idempotent, the
+// incremental calls reach exactly the state one Resync of the same cluster
+// reaches, deleting every service leaves only the node-wide items, a failed
+// commit retried with the same arguments converges, no call fails on valid
+// input, and input values are never modified. A failing sequence names its
+// seed and the calls that led to it.
+package renderertest
