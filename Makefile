@@ -7,11 +7,19 @@ export PATH := $(PATH):/usr/local/go/bin
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
 	$(GO) run ./cmd/vppsvc render
-	$(GO) run ./cmd/vppsvc trace --src 10.1.1.2:40000 --dst 10.96.0.10:80
+	$(GO) run ./cmd/vppsvc trace --src 10.1.1.9 --dst 10.96.0.10:80
 
 ## test: format check, vet, and the whole test suite in short mode (what CI runs).
+## It ends with test-e2e.
 test: fmt-check vet
 	$(GO) test -short -count=1 ./...
+	$(MAKE) test-e2e
+
+.PHONY: test-e2e
+## test-e2e: end-to-end tests against a real kube-apiserver and etcd, in process
+## (module e2e/, docs/e2e.md). The first build compiles Kubernetes: 7 to 11 minutes.
+test-e2e:
+	cd e2e && $(GO) vet ./... && $(GO) test -count=1 -timeout 10m ./...
 
 ## test-long: the same tests with their long (nightly-size) variants.
 test-long: vet
