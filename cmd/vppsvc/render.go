@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -30,7 +31,7 @@ for the selected node, and prints the resulting configuration:
   -o vppcli  the VPP CLI lines an operator would type for the same configuration`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !oneOf(output, "text", "yaml", "json", "vppcli") {
+			if !slices.Contains([]string{"text", "yaml", "json", "vppcli"}, output) {
 				return fmt.Errorf("-o: want text, yaml, json or vppcli, got %q", output)
 			}
 			sim, err := simulate(cmd.Context(), flags, cmd.InOrStdin(), log)
@@ -88,13 +89,4 @@ func (s *simulation) render(w io.Writer, format string) error {
 	}
 	_, err = w.Write(data)
 	return err
-}
-
-func oneOf(s string, options ...string) bool {
-	for _, o := range options {
-		if s == o {
-			return true
-		}
-	}
-	return false
 }

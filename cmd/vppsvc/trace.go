@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -51,26 +52,47 @@ Flows of one run share the fake VPP, so sessions and affinity carry over.`,
 }
 
 // traceResult is one flow in JSON output: a contract other tools parse
-// (docs/cli.md). A flow that could not be parsed carries only name and error.
+// (docs/cli.md). name, verdict, endpoints, snat, ingress, egress, reply_ok and
+// steps are always present for a traced flow; src, dst, proto, out and reason
+// are extras for people. A flow that could not be traced carries only name
+// and error (see jsonValue).
 type traceResult struct {
-	Name     string   `json:"name"`
-	Error    string   `json:"error,omitempty"`
-	Verdict  string   `json:"verdict,omitempty"`
-	Src      string   `json:"src,omitempty"`
-	Dst      string   `json:"dst,omitempty"`
-	Proto    string   `json:"proto,omitempty"`
-	Out      string   `json:"out,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Endpoint []string `json:"endpoints"`
-	SNAT     bool     `json:"snat"`
-	Ingress  string   `json:"ingress,omitempty"`
-	Egress   string   `json:"egress"`
-	ReplyOK  bool     `json:"reply_ok"`
-	Steps    []string `json:"steps"`
+	Name      string   `json:"name"`
+	Verdict   string   `json:"verdict"`
+	Src       string   `json:"src"`
+	Dst       string   `json:"dst"`
+	Proto     string   `json:"proto"`
+	Out       string   `json:"out,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Endpoints []string `json:"endpoints"`
+	SNAT      bool     `json:"snat"`
+	Ingress   string   `json:"ingress"`
+	Egress    string   `json:"egress"`
+	ReplyOK   bool     `json:"reply_ok"`
+	Steps     []string `json:"steps"`
+	// Error is set, and every other field but Name left empty, when the flow
+	// could not be traced.
+	Error string `json:"-"`
+}
+
+// traceError is the JSON of a flow that could not be traced.
+type traceError struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
+}
+
+// jsonValue is what -o json writes for the flow: {"name", "error"} for a flow
+// that could not be traced, so that consumers tell the two shapes apart by
+// the presence of "error".
+func (r traceResult) jsonValue() any {
+	if r.Error != "" {
+		return traceError{r.Name, r.Error}
+	}
+	return r
 }
 
 func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
-	if !oneOf(f.output, "text", "json") {
+	if !slices.Contains([]string{"text", "json"}, f.output) {
 		return fmt.Errorf("-o: want text or json, got %q", f.output)
 	}
 	parsed, batch, err := f.flows()
@@ -86,11 +108,19 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 	for i, p := range parsed {
 		results[i] = sim.trace(p)
 	}
+	if !batch && results[0].Error != "" {
+		// One flow from flags: a bad --ingress is a usage error like a bad --src.
+		return errors.New(results[0].Error)
+	}
 	w := cmd.OutOrStdout()
 	if f.output == "json" {
-		var v any = results
+		values := make([]any, len(results))
+		for i, r := range results {
+			values[i] = r.jsonValue()
+		}
+		var v any = values
 		if !batch {
-			v = results[0]
+			v = values[0]
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -102,9 +132,6 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 			fmt.Fprintln(w)
 		}
 		writeTraceText(w, r)
-	}
-	if !batch && results[0].Error != "" {
-		return fmt.Errorf("%s", results[0].Error)
 	}
 	return nil
 }
@@ -136,7 +163,7 @@ func (f *traceFlags) flows() ([]flows.Parsed, bool, error) {
 }
 
 func (s *simulation) trace(p flows.Parsed) traceResult {
-	r := traceResult{Name: p.Name, Endpoint: []string{}, Steps: []string{}}
+	r := traceResult{Name: p.Name, Endpoints: []string{}, Steps: []string{}}
 	if p.Err != nil {
 		r.Error = p.Err.Error()
 		return r
@@ -156,14 +183,16 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 	if t.Verdict != fakevpp.Drop {
 		r.Out = t.Out.Src.String() + " -> " + t.Out.Dst.String()
 	}
-	eps := t.Endpoints
+	// A dropped packet reaches no endpoint; an untranslated one reaches its
+	// original destination (the fake reports it as the single endpoint).
+	eps := slices.Clone(t.Endpoints)
 	if len(eps) == 0 && t.Verdict != fakevpp.Drop {
 		eps = []netip.AddrPort{t.Out.Dst}
 	}
-	for _, ep := range eps {
-		r.Endpoint = append(r.Endpoint, flows.FormatEndpoint(ep))
+	slices.SortFunc(eps, netip.AddrPort.Compare)
+	for _, ep := range slices.Compact(eps) {
+		r.Endpoints = append(r.Endpoints, flows.FormatEndpoint(ep))
 	}
-	slices.Sort(r.Endpoint)
 	r.Steps = append(r.Steps, t.Steps...)
 	return r
 }
@@ -184,9 +213,12 @@ func writeTraceText(w io.Writer, r traceResult) {
 	switch r.Verdict {
 	case string(fakevpp.Drop):
 		fmt.Fprintf(w, "  verdict:   drop (%s)\n", r.Reason)
+	case string(fakevpp.Local):
+		fmt.Fprintf(w, "  verdict:   local: addressed to VPP itself as %s\n", r.Out)
+		fmt.Fprintf(w, "  snat:      %t\n", r.SNAT)
 	default:
 		fmt.Fprintf(w, "  verdict:   %s via %s as %s\n", r.Verdict, r.Egress, r.Out)
-		fmt.Fprintf(w, "  endpoints: %s\n", strings.Join(r.Endpoint, " "))
+		fmt.Fprintf(w, "  endpoints: %s\n", strings.Join(r.Endpoints, " "))
 		fmt.Fprintf(w, "  snat:      %t\n", r.SNAT)
 		fmt.Fprintf(w, "  reply ok:  %t\n", r.ReplyOK)
 	}

@@ -32,6 +32,8 @@ type Options struct {
 	// ResyncInterval, when positive, makes the VPP layer compare VPP with the
 	// desired state periodically, repairing out-of-band changes.
 	ResyncInterval time.Duration
+	// Observer, when set, is told about every renderer call.
+	Observer Observer
 }
 
 // Agent is the wired pipeline of one node.
@@ -39,8 +41,13 @@ type Agent struct {
 	Processor  *processor.Processor
 	Reconciler *vppcfg.Reconciler
 	Driver     *govppdriver.Driver
-	// Renderers are the registered renderers by name.
+	// Renderers are the registered renderers by name (unwrapped).
 	Renderers map[string]vppsvc.ServiceRendererAPI
+
+	gate      *connectGate
+	observer  Observer
+	layerDone chan struct{}
+	layerErr  error
 }
 
 // New connects to VPP and wires processor, renderers and VPP layer. Nothing
@@ -54,18 +61,20 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := vppcfg.NewReconciler(drv, vppcfg.Options{
+	gate := newConnectGate(drv)
+	rec := vppcfg.NewReconciler(gate, vppcfg.Options{
 		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
 	})
 	proc := processor.New(processor.Config{
 		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,
 		RetryMin: opts.RetryMin, RetryMax: opts.RetryMax,
 	})
-	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{}}
+	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{},
+		gate: gate, observer: opts.Observer, layerDone: make(chan struct{})}
 	if !opts.Config.DisableIPv4 {
 		r, err := nat44.New(rec.Client(nat44.Name), opts.Config.NAT44, log.WithField("renderer", nat44.Name))
 		if err != nil {
-			drv.Close()
+			gate.Close()
 			return nil, err
 		}
 		a.register(nat44.Name, r)
@@ -73,7 +82,7 @@ func New(opts Options) (*Agent, error) {
 	if !opts.Config.DisableIPv6 {
 		r, err := ipv6.New(rec.Client(ipv6.Name), opts.Config.IPv6, log.WithField("renderer", ipv6.Name))
 		if err != nil {
-			drv.Close()
+			gate.Close()
 			return nil, err
 		}
 		a.register(ipv6.Name, r)
@@ -83,29 +92,58 @@ func New(opts Options) (*Agent, error) {
 
 func (a *Agent) register(name string, r vppsvc.ServiceRendererAPI) {
 	a.Renderers[name] = r
+	if a.observer != nil {
+		r = &observedRenderer{name: name, r: r, obs: a.observer}
+	}
 	a.Processor.RegisterRenderer(name, r)
 }
 
 // Start runs the VPP layer and the processor's retry loop until ctx ends, and
 // returns once the VPP layer has compared VPP with the desired state for the
-// first time (or ctx ends first).
+// first time (or ctx ends first). The VPP layer starts once govpp has
+// connected (see connectGate); until then commits are only recorded. After
+// Start, LayerDone tells when the VPP layer stops for good.
 func (a *Agent) Start(ctx context.Context) error {
-	errc := make(chan error, 1)
-	go func() { errc <- a.Reconciler.Start(ctx) }()
 	go a.Processor.Run(ctx)
+	select {
+	case <-a.gate.Connected():
+	case <-ctx.Done():
+		close(a.layerDone) // never started
+		return ctx.Err()
+	}
+	go func() {
+		a.layerErr = a.Reconciler.Start(ctx)
+		close(a.layerDone)
+	}()
 	select {
 	case <-a.Reconciler.Synced():
 		return nil
-	case err := <-errc:
-		if err == nil {
-			err = ctx.Err()
+	case <-a.layerDone:
+		if a.layerErr == nil {
+			return ctx.Err()
 		}
-		return fmt.Errorf("VPP layer: %w", err)
+		return fmt.Errorf("VPP layer: %w", a.layerErr)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
+// LayerDone is closed when the VPP layer started by Start has stopped:
+// because ctx ended (also before VPP ever connected), or because VPP is
+// incompatible with the driver (LayerErr).
+func (a *Agent) LayerDone() <-chan struct{} { return a.layerDone }
+
+// LayerErr is why the VPP layer stopped: nil when its context ended. Valid
+// once LayerDone is closed.
+func (a *Agent) LayerErr() error {
+	select {
+	case <-a.layerDone:
+		return a.layerErr
+	default:
+		return nil
+	}
+}
+
 // Close disconnects from VPP. VPP keeps its configuration, so the next agent
 // resyncs hitlessly.
-func (a *Agent) Close() { a.Driver.Close() }
+func (a *Agent) Close() { a.gate.Close() }

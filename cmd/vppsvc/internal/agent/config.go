@@ -47,6 +47,11 @@ func DefaultConfig(nodeIPs []netip.Addr) Config {
 
 // LoadConfig starts from DefaultConfig(nodeIPs), applies the file at path
 // (if path is not empty) and validates the renderers that stay enabled.
+//
+// A family is rendered unless the file disables it, or it has no address:
+// the node has none of that family and the file sets none. So a file that
+// tunes only the NAT44 section works on an IPv4-only node, and a file that
+// sets ipv6.snatAddress enables IPv6 on a node without an IPv6 address.
 func LoadConfig(path string, nodeIPs []netip.Addr) (Config, error) {
 	c := DefaultConfig(nodeIPs)
 	if path != "" {
@@ -54,11 +59,16 @@ func LoadConfig(path string, nodeIPs []netip.Addr) (Config, error) {
 		if err != nil {
 			return c, fmt.Errorf("--config: %w", err)
 		}
-		// A file that sets a family's address enables it again.
 		c.DisableIPv4, c.DisableIPv6 = false, false
 		if err := renderer.DecodeConfig(data, &c); err != nil {
 			return c, fmt.Errorf("--config %s: %w", path, err)
 		}
+		c.DisableIPv4 = c.DisableIPv4 || !c.NAT44.TwiceNATAddress.IsValid()
+		c.DisableIPv6 = c.DisableIPv6 || !c.IPv6.SNATAddress.IsValid()
+		if err := c.Validate(); err != nil {
+			return c, fmt.Errorf("--config %s: %w", path, err)
+		}
+		return c, nil
 	}
 	return c, c.Validate()
 }

@@ -6,6 +6,7 @@ package clusterfile
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +77,9 @@ func (c *Cluster) add(data []byte) error {
 		return nil
 	}
 	if err != nil {
+		if name := describe(data); name != "" {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 		return err
 	}
 	switch o := obj.(type) {
@@ -97,6 +101,26 @@ func (c *Cluster) add(data []byte) error {
 		c.ignore(obj.GetObjectKind().GroupVersionKind().Kind)
 	}
 	return nil
+}
+
+// describe names the object a document holds ("Service default/web"), as far
+// as its kind and metadata can be read although the whole failed to decode;
+// "" when they cannot.
+func describe(data []byte) string {
+	var head struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Kind == "" || head.Metadata.Name == "" {
+		return ""
+	}
+	if head.Metadata.Namespace != "" {
+		return head.Kind + " " + head.Metadata.Namespace + "/" + head.Metadata.Name
+	}
+	return head.Kind + " " + head.Metadata.Name
 }
 
 func (c *Cluster) ignore(kind string) {

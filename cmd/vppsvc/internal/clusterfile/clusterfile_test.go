@@ -49,14 +49,20 @@ func TestParseJSON(t *testing.T) {
 	assert.Equal(t, "n", c.Pods[0].Spec.NodeName)
 }
 
-func TestParseErrorNamesDocument(t *testing.T) {
-	_, err := Parse("bad.yaml", strings.NewReader("apiVersion: v1\nkind: Service\n---\nkind: [oops\n"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "bad.yaml: document 2")
-
-	_, err = Parse("nokind.yaml", strings.NewReader("apiVersion: v1\nmetadata: {name: g}\n"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "nokind.yaml: document 1")
+// A document that does not decode is named by source and position, and by
+// kind and name when those can be read.
+func TestParseErrorNamesDocumentAndObject(t *testing.T) {
+	for _, tc := range []struct{ source, input, want string }{
+		{"bad.yaml", "apiVersion: v1\nkind: Service\n---\nkind: [oops\n", "bad.yaml: document 2: "},
+		{"nokind.yaml", "apiVersion: v1\nmetadata: {name: g}\n", "nokind.yaml: document 1: "},
+		{"svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {ports: not-a-list}\n", "svc.yaml: document 1: Service shop/web: "},
+		{"list.yaml", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, spec: {podCIDR: [1]}}\n", "list.yaml: document 1: list item 1: Node n1: "},
+	} {
+		_, err := Parse(tc.source, strings.NewReader(tc.input))
+		if assert.Error(t, err, tc.source) {
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "%q does not start with %q", err, tc.want)
+		}
+	}
 }
 
 func TestParseCountsUnknownKinds(t *testing.T) {

@@ -16,8 +16,8 @@ func TestSampleClusterDecodes(t *testing.T) {
 	c, err := clusterfile.Parse("sample", bytes.NewReader(ClusterYAML))
 	require.NoError(t, err)
 	assert.Len(t, c.Nodes, 3)
-	assert.Len(t, c.Pods, 7)
-	assert.Len(t, c.Services, 12)
-	assert.Len(t, c.EndpointSlices, 10)
+	assert.Len(t, c.Pods, 8)
+	assert.Len(t, c.Services, 13)
+	assert.Len(t, c.EndpointSlices, 11)
 	assert.Empty(t, c.Ignored)
 }

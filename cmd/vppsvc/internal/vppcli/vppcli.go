@@ -6,6 +6,7 @@
 package vppcli
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -16,10 +17,12 @@ import (
 
 // Lines returns the CLI lines for items, in creation order (kind, then key).
 // ACL bindings refer to ACLs by index; the indexes are those a fresh VPP
-// assigns when the ACLs are created in the order printed.
+// assigns when the ACLs are created in the order printed. The bindings of
+// one interface and direction come in priority order, because `set
+// acl-plugin interface` appends and VPP evaluates the list in order.
 func Lines(items []vppcfg.Item) []string {
 	items = slices.Clone(items)
-	slices.SortFunc(items, func(a, b vppcfg.Item) int { return a.Key().Compare(b.Key()) })
+	slices.SortFunc(items, compareItems)
 	aclIndex := map[string]int{}
 	var out []string
 	for _, it := range items {
@@ -31,6 +34,20 @@ func Lines(items []vppcfg.Item) []string {
 		out = append(out, lines(it, aclIndex)...)
 	}
 	return out
+}
+
+// compareItems orders items by key, except ACL bindings of the same
+// interface and direction, which are ordered by priority (then ACL name).
+func compareItems(a, b vppcfg.Item) int {
+	ba, okA := a.(*vppcfg.ACLBinding)
+	bb, okB := b.(*vppcfg.ACLBinding)
+	if okA && okB && ba.Interface == bb.Interface && ba.Direction == bb.Direction {
+		if c := cmp.Compare(ba.Priority, bb.Priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(ba.ACL, bb.ACL)
+	}
+	return a.Key().Compare(b.Key())
 }
 
 func lines(it vppcfg.Item, aclIndex map[string]int) []string {

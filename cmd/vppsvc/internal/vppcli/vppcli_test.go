@@ -45,6 +45,23 @@ func TestLinesInCreationOrder(t *testing.T) {
 	}, Lines(items))
 }
 
+// A service ACL whose name sorts after the permit-all ACL must still be bound
+// before it: VPP evaluates an interface's list in the order it was built.
+func TestBindingsInPriorityOrder(t *testing.T) {
+	items := []vppcfg.Item{
+		&vppcfg.ACL{Name: "a-permit-all", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit, Src: pf("0.0.0.0/0"), Dst: pf("0.0.0.0/0")}}},
+		&vppcfg.ACL{Name: "z-service", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLDeny, Src: pf("0.0.0.0/0"), Dst: pf("10.96.0.18/32")}}},
+		&vppcfg.ACLBinding{Interface: "uplink0", Direction: vppcfg.ACLInput, ACL: "a-permit-all", Priority: 1 << 30},
+		&vppcfg.ACLBinding{Interface: "uplink0", Direction: vppcfg.ACLInput, ACL: "z-service", Priority: 1000},
+	}
+	assert.Equal(t, []string{
+		"set acl-plugin acl permit src 0.0.0.0/0 dst 0.0.0.0/0 tag a-permit-all",
+		"set acl-plugin acl deny src 0.0.0.0/0 dst 10.96.0.18/32 tag z-service",
+		"set acl-plugin interface uplink0 input acl 1",
+		"set acl-plugin interface uplink0 input acl 0",
+	}, Lines(items))
+}
+
 func TestCNATLines(t *testing.T) {
 	items := []vppcfg.Item{
 		&vppcfg.CNATTranslation{VIP: ap("[fd00:96::10]:80"), Protocol: vppcfg.ProtoTCP, LBType: vppcfg.CNATLBMaglev, FlowHash: vppcfg.CNATHashSrcIP, Paths: []vppcfg.CNATPath{
