@@ -1,11 +1,8 @@
 package e2e
 
-// The agent under test. cmd/vppsvc/internal/agent cannot be imported from
-// this module (it is internal to the root module) and `vppsvc run` lives in
-// package main, so testAgent wires the same public packages the same way as
-// agent.New/Start does (processor → nat44 + ipv6 renderers → VPP layer →
-// govpp driver), with the Kubernetes side fed by k8swatch over a real client
-// to the real API server. Keep it in step with cmd/vppsvc/internal/agent.
+// The agent under test is the one `vppsvc run` builds (package agent:
+// processor → nat44 + ipv6 renderers → VPP layer → govpp driver), with the
+// Kubernetes side fed by k8swatch over a real client to the real API server.
 
 import (
 	"context"
@@ -23,11 +20,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
-	"github.com/vppsvc/vppsvc/renderer/ipv6"
-	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
@@ -107,9 +103,9 @@ func podInterface(pod *corev1.Pod) (string, bool) {
 type testAgent struct {
 	t    *testing.T
 	fake *fakevpp.VPP
+	ag   *agent.Agent
 	proc *processor.Processor
 	rec  *vppcfg.Reconciler
-	drv  *govppdriver.Driver
 	logs *logCapture
 
 	cancel   context.CancelFunc
@@ -127,59 +123,41 @@ func startAgent(t *testing.T, fake *fakevpp.VPP, conn adapter.VppAPI) *testAgent
 	t.Helper()
 	logs := newLogCapture()
 	log := logs.logger
-	drv, err := govppdriver.Connect(conn, govppdriver.Options{Logger: log, ReconnectInterval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	retryMin, retryMax := time.Millisecond, 20*time.Millisecond
-	rec := vppcfg.NewReconciler(drv, vppcfg.Options{Logger: log, RetryMin: retryMin, RetryMax: retryMax})
-	proc := processor.New(processor.Config{
-		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log,
-		RetryMin: retryMin, RetryMax: retryMax,
+	cfg := agent.DefaultConfig([]netip.Addr{nodeIPv4, nodeIPv6})
+	ag, err := agent.New(agent.Options{
+		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Config: cfg,
+		VPP: conn, Log: log, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
+		Driver: govppdriver.Options{ReconnectInterval: 20 * time.Millisecond},
 	})
-	natCfg := nat44.DefaultConfig()
-	natCfg.TwiceNATAddress = nodeIPv4
-	nat, err := nat44.New(rec.Client(nat44.Name), natCfg, log.WithField("renderer", nat44.Name))
 	if err != nil {
-		drv.Close()
 		t.Fatal(err)
 	}
-	proc.RegisterRenderer(nat44.Name, nat)
-	v6Cfg := ipv6.DefaultConfig()
-	v6Cfg.SNATAddress = nodeIPv6
-	v6, err := ipv6.New(rec.Client(ipv6.Name), v6Cfg, log.WithField("renderer", ipv6.Name))
-	if err != nil {
-		drv.Close()
-		t.Fatal(err)
-	}
-	proc.RegisterRenderer(ipv6.Name, v6)
-
 	// A client of its own, as the agent process has.
 	client, err := kubernetes.NewForConfig(cluster.Config)
 	if err != nil {
-		drv.Close()
+		ag.Close()
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a := &testAgent{t: t, fake: fake, proc: proc, rec: rec, drv: drv, logs: logs, cancel: cancel, watchErr: make(chan error, 1)}
-	// As in `vppsvc run`: the VPP layer, the processor's retry loop and the
-	// watcher start together; renderer commits made before the layer has
-	// synced with VPP are applied by its first sync.
-	recErr := make(chan error, 1)
-	w := k8swatch.New(client, proc, k8swatch.Options{NodeName: thisNode, PodInterface: podInterface, Logger: log})
-	a.wg.Add(3)
-	go func() { defer a.wg.Done(); recErr <- rec.Start(ctx) }()
-	go func() { defer a.wg.Done(); proc.Run(ctx) }()
-	go func() { defer a.wg.Done(); a.watchErr <- w.Run(ctx) }()
+	a := &testAgent{t: t, fake: fake, ag: ag, proc: ag.Processor, rec: ag.Reconciler, logs: logs,
+		cancel: cancel, watchErr: make(chan error, 1)}
+	// ctx runs the agent until Stop; the wait for its first sync is bounded apart.
+	started := make(chan error, 1)
+	go func() { started <- ag.Start(ctx) }()
 	select {
-	case <-rec.Synced():
-	case err := <-recErr:
-		a.Stop()
-		t.Fatalf("VPP layer: %v", err)
+	case err := <-started:
+		if err != nil {
+			a.Stop()
+			t.Fatalf("VPP layer: %v", err)
+		}
 	case <-time.After(20 * time.Second):
 		a.Stop()
 		t.Fatal("the VPP layer did not sync with the fake VPP within 20s")
 	}
+	// As in `vppsvc run`: the watcher starts once the VPP layer is up.
+	w := k8swatch.New(client, a.proc, k8swatch.Options{NodeName: thisNode, PodInterface: podInterface, Logger: log})
+	a.wg.Add(1)
+	go func() { defer a.wg.Done(); a.watchErr <- w.Run(ctx) }()
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("agent log (warnings and errors):\n%s", logs.String())
@@ -198,7 +176,7 @@ func (a *testAgent) Stop() {
 	a.stopped = true
 	a.cancel()
 	a.wg.Wait()
-	a.drv.Close()
+	a.ag.Close()
 }
 
 // problem reports why the agent has not converged yet, or "" when every

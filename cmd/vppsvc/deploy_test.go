@@ -21,7 +21,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/agent"
+	"github.com/vppsvc/vppsvc/agent"
 )
 
 // TestDeployManifest keeps docs/deploy/daemonset.yaml working: it decodes

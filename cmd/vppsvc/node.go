@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/agent"
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"

@@ -13,7 +13,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/agent"
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/clusterfile"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/sample"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"

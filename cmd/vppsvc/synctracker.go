@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/sirupsen/logrus"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/agent"
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
 )
 

@@ -1,7 +1,9 @@
-// Package agent wires the library into a node agent: processor → renderers
-// (NAT44 for IPv4, cnat for IPv6) → VPP layer → govpp driver. The render,
-// trace and run commands all build the same agent; only the VPP behind the
-// driver (fakevpp or a real socket) and the source of cluster state differ.
+// Package agent assembles the library into a node agent: processor →
+// renderers (NAT44 for IPv4, cnat for IPv6) → VPP layer → govpp driver. The
+// vppsvc command (render, trace, run) and the e2e tests build exactly this
+// agent; only the VPP behind the driver (fakevpp or a real socket) and the
+// source of cluster state (a file, or client-go through processor/k8swatch)
+// differ. An embedding CNI agent may use it too, or wire the packages itself.
 package agent
 
 import (

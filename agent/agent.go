@@ -34,6 +34,9 @@ type Options struct {
 	ResyncInterval time.Duration
 	// Observer, when set, is told about every renderer call.
 	Observer Observer
+	// Driver tunes the govpp driver (reconnect interval, pipeline depth…);
+	// its Logger defaults to Log.
+	Driver govppdriver.Options
 }
 
 // Agent is the wired pipeline of one node.
@@ -57,7 +60,10 @@ func New(opts Options) (*Agent, error) {
 	if log == nil {
 		log = logrus.StandardLogger()
 	}
-	drv, err := govppdriver.Connect(opts.VPP, govppdriver.Options{Logger: log})
+	if opts.Driver.Logger == nil {
+		opts.Driver.Logger = log
+	}
+	drv, err := govppdriver.Connect(opts.VPP, opts.Driver)
 	if err != nil {
 		return nil, err
 	}
