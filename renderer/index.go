@@ -198,9 +198,26 @@ func (ix *index) sortedServices() []*model.ContivService {
 }
 
 // SortItems sorts items by key, the canonical order of every item list the
-// renderers return, and returns them.
+// renderers return, and returns them. Each key is computed once: Key builds
+// its name from the item's fields, and computing it in every comparison made
+// sorting a cold sync's items (n log n keys of 50,000 mappings) a tenth of
+// the sync.
 func SortItems(items []vppcfg.Item) []vppcfg.Item {
-	slices.SortFunc(items, func(a, b vppcfg.Item) int { return a.Key().Compare(b.Key()) })
+	if len(items) < 2 {
+		return items
+	}
+	type keyed struct {
+		key  vppcfg.Key
+		item vppcfg.Item
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		ks[i] = keyed{it.Key(), it}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return a.key.Compare(b.key) })
+	for i := range ks {
+		items[i] = ks[i].item
+	}
 	return items
 }
 

@@ -28,7 +28,7 @@ const MaxACLShards = 256
 // the ACLs of an interface as one list (ACLInterfaceSetACLList), so adding
 // or removing one ACL rewrites the list of every frontend interface, a cost
 // that grows with the number of filtered services (measured at 450–530 ms
-// per change with about 3,450 service ACLs, docs/performance-ipv6.md).
+// per change with about 3,450 service ACLs, docs/performance.md ("IPv6 renderer")).
 // Instead the rules of every service go to one of Count ACLs, picked by a
 // stable hash of the service ID (Of). The shards are bound once on every
 // frontend interface, so bindings change only when interfaces come and go

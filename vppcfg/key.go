@@ -86,7 +86,23 @@ func NAT44InterfaceKey(ifName string, role NAT44Role) Key {
 // NAT44MappingKey keys a static or load-balanced mapping by its external
 // address, port and protocol: VPP's external key, shared by both kinds.
 func NAT44MappingKey(kind Kind, external netip.AddrPort, proto Protocol) Key {
-	return Key{kind, external.String() + "/" + proto.String()}
+	return Key{kind, addrPortProto(external, proto)}
+}
+
+// addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are
+// built whenever an item's Key is asked for (several times per item in a
+// commit), and building them by concatenation cost two allocations each, a
+// tenth of a cold sync's allocations.
+func addrPortProto(ap netip.AddrPort, proto Protocol) string {
+	if !ap.Addr().IsValid() {
+		// AppendTo writes nothing for it; keep String's "invalid AddrPort".
+		return ap.String() + "/" + proto.String()
+	}
+	var buf [64]byte
+	b := ap.AppendTo(buf[:0])
+	b = append(b, '/')
+	b = append(b, proto.String()...)
+	return string(b)
 }
 
 // NAT44IdentityMappingKey keys an identity mapping by address, port, protocol and VRF.
@@ -96,7 +112,7 @@ func NAT44IdentityMappingKey(addr netip.Addr, port uint16, proto Protocol, vrf u
 
 // CNATTranslationKey keys a translation by VIP address, port and protocol, as cnat does.
 func CNATTranslationKey(vip netip.AddrPort, proto Protocol) Key {
-	return Key{KindCNATTranslation, vip.String() + "/" + proto.String()}
+	return Key{KindCNATTranslation, addrPortProto(vip, proto)}
 }
 
 // CNATSnatConfigKey is the key of the single CNATSnatConfig item.

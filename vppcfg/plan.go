@@ -637,9 +637,9 @@ func externalKey(it Item) (string, bool) {
 		if v.AddrOnly {
 			return v.External.Addr().String() + "/addr-only", true
 		}
-		return v.External.String() + "/" + v.Protocol.String(), true
+		return addrPortProto(v.External, v.Protocol), true
 	case *NAT44LBMapping:
-		return v.External.String() + "/" + v.Protocol.String(), true
+		return addrPortProto(v.External, v.Protocol), true
 	case *NAT44IdentityMapping:
 		if v.AddrOnly {
 			return v.Addr.String() + "/addr-only", true

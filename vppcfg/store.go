@@ -15,8 +15,11 @@ type store struct {
 	owners  map[Key][]string // sorted
 	byOwner map[string]map[Key]struct{}
 	// byExt indexes mappings by VPP's external key, which static, LB and
-	// identity mappings share.
-	byExt map[string]map[Key]struct{}
+	// identity mappings share. An external key has one mapping but for
+	// identity mappings, so a short list per key costs a quarter of a set's
+	// memory (a map per service was the VPP layer's largest share of the
+	// heap).
+	byExt map[string][]Key
 	// resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
 	resynced map[string]bool
@@ -27,7 +30,7 @@ func newStore() *store {
 		items:    map[Key]Item{},
 		owners:   map[Key][]string{},
 		byOwner:  map[string]map[Key]struct{}{},
-		byExt:    map[string]map[Key]struct{}{},
+		byExt:    map[string][]Key{},
 		resynced: map[string]bool{},
 	}
 }
@@ -119,7 +122,7 @@ func (s *store) crossCheck(owner string, it Item, net map[Key]Item, netExt map[s
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
 				ErrConflict, k, owner, o, ownerOf, ext)
 		}
-		for o := range s.byExt[ext] {
+		for _, o := range s.byExt[ext] {
 			if err := check(o, s.ownerNames(o)); err != nil {
 				return err
 			}
@@ -198,20 +201,20 @@ func (s *store) release(k Key, owner string) {
 
 func (s *store) index(v Item) {
 	if ext, ok := externalKey(v); ok {
-		m := s.byExt[ext]
-		if m == nil {
-			m = map[Key]struct{}{}
-			s.byExt[ext] = m
+		if k := v.Key(); !slices.Contains(s.byExt[ext], k) {
+			s.byExt[ext] = append(s.byExt[ext], k)
 		}
-		m[v.Key()] = struct{}{}
 	}
 }
 
 func (s *store) unindex(v Item) {
 	if ext, ok := externalKey(v); ok {
-		delete(s.byExt[ext], v.Key())
-		if len(s.byExt[ext]) == 0 {
+		k := v.Key()
+		keys := slices.DeleteFunc(s.byExt[ext], func(o Key) bool { return o == k })
+		if len(keys) == 0 {
 			delete(s.byExt, ext)
+		} else {
+			s.byExt[ext] = keys
 		}
 	}
 }

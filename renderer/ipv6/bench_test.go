@@ -35,7 +35,7 @@ func benchCluster(n, eps int) cluster {
 // BenchmarkIPv6ColdSync measures the first Resync of 5,000 services with 10
 // endpoints each on a fresh VPP: processor conversion, rendering, the VPP
 // layer's diff and every cnat call through govpp to the fake.
-// docs/performance-ipv6.md records the figures.
+// docs/performance.md ("IPv6 renderer") records the figures.
 func BenchmarkIPv6ColdSync(b *testing.B) {
 	requireFakeCNAT(b)
 	snap := benchCluster(5000, 10).snapshot()
@@ -76,7 +76,7 @@ func BenchmarkIPv6EndpointChange(b *testing.B) {
 // endpoints each, except every third, which has none and so needs
 // filtering (a drop rule for its ClusterIP): a cluster where a third of the
 // services hold filter rules, as in the measurement recorded in
-// docs/performance-ipv6.md.
+// docs/performance.md ("IPv6 renderer").
 func filteredCluster(n int) cluster {
 	var c cluster
 	for i := range n {

@@ -71,7 +71,7 @@ func BenchmarkNAT44EndpointChange(b *testing.B) {
 // filteredCluster returns n ClusterIP services with two remote endpoints
 // each, except every third, which has none and so needs filtering (a drop
 // rule for its ClusterIP): a cluster where a third of the services hold
-// filter rules, as in the measurement of docs/performance-ipv6.md.
+// filter rules, as in the measurement of docs/performance.md ("IPv6 renderer").
 func filteredCluster(n int) cluster {
 	var c cluster
 	for i := range n {
