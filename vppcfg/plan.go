@@ -42,6 +42,25 @@ type DiffInput struct {
 	ACLOrder map[string]ACLNames
 	// Scope, when not nil, limits the diff to these keys (see scope).
 	Scope map[Key]bool
+	// OrphanOwners, when not nil, are all owners of Orphan items in Applied.
+	// Once every one of them has resynced no applied item can hold an
+	// external key, and the diff skips walking Applied for them: a commit
+	// then costs what it touches, not what VPP holds. Nil means unknown.
+	OrphanOwners map[string]bool
+}
+
+// mayHoldApplied reports whether some applied item may be kept for an owner
+// that has not resynced yet.
+func (in *DiffInput) mayHoldApplied() bool {
+	if in.OrphanOwners == nil {
+		return true
+	}
+	for owner := range in.OrphanOwners {
+		if !in.Resynced[owner] {
+			return true
+		}
+	}
+	return false
 }
 
 // Plan is the ordered list of operations that turns applied into desired.
@@ -238,6 +257,9 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 		}
 	}
 	for k, a := range in.Applied {
+		if !in.mayHoldApplied() {
+			break
+		}
 		if prunable(a, in.Resynced) {
 			continue
 		}

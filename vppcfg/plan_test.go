@@ -387,3 +387,35 @@ func BenchmarkDiffSteadyState(b *testing.B) {
 		})
 	}
 }
+
+// OrphanOwners lets a diff skip the walk over applied items for external
+// keys held by not-yet-resynced owners, once none such can exist.
+func TestDiffOrphanOwnersHint(t *testing.T) {
+	held := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+	mine := static("10.96.0.10:80", "10.1.1.9:8080")
+	in := func(owners map[string]bool, resynced map[string]bool) DiffInput {
+		return DiffInput{
+			Desired:      items(global, mine),
+			Applied:      map[Key]*AppliedItem{global.Key(): {Item: global, Owner: "a"}, held.Key(): {Item: held, Owner: "b", Orphan: true}},
+			Interfaces:   map[string]uint32{},
+			Resynced:     resynced,
+			OrphanOwners: owners,
+		}
+	}
+	for _, tc := range []struct {
+		name        string
+		owners      map[string]bool
+		resynced    map[string]bool
+		wantBlocked bool
+	}{
+		{name: "hint unknown: walk applied", owners: nil, wantBlocked: true},
+		{name: "orphan owner has not resynced: walk applied", owners: map[string]bool{"b": true}, wantBlocked: true},
+		{name: "orphan owner resynced: the orphan goes, nothing is held", owners: map[string]bool{"b": true}, resynced: map[string]bool{"b": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := Diff(in(tc.owners, tc.resynced))
+			_, blocked := p.Blocked[mine.Key()]
+			assert.Equal(t, tc.wantBlocked, blocked)
+		})
+	}
+}

@@ -87,8 +87,11 @@ type Reconciler struct {
 	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
 	// interfaces (VPP keeps them by index), to clean when the index is reused.
 	staleSnat map[uint32][]CNATSnatTable
-	lastErr   map[Key]error
-	retry     *backoff
+	// orphanOwners are the owners of the orphans found by the last dump
+	// (nil before the first); see DiffInput.OrphanOwners.
+	orphanOwners map[string]bool
+	lastErr      map[Key]error
+	retry        *backoff
 	// needResync asks for a full dump; forgetUnobserved drops what the layer
 	// believed about objects it cannot dump (after a reconnect).
 	needResync       bool
@@ -345,6 +348,13 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		drift = countDrift(r.applied, c.applied)
 	}
 	r.applied, r.unowned, r.foreign = c.applied, c.unowned, c.foreign
+	// Orphans are made only here, from a dump; remember whose they are.
+	r.orphanOwners = map[string]bool{}
+	for _, a := range r.applied {
+		if a.Orphan {
+			r.orphanOwners[a.Owner] = true
+		}
+	}
 	r.aclFront, r.aclOrder, r.ifaces, r.unobserved = c.aclFront, c.aclOrder, st.Interfaces, st.Unobservable
 	r.needResync, r.forgetUnobserved, r.resyncFailures = false, false, 0
 	r.lastPoll = time.Now()
@@ -414,13 +424,14 @@ func (r *Reconciler) pass(ctx context.Context) {
 	r.storeMu.RLock()
 	r.adoptDesired(sc)
 	plan := Diff(DiffInput{
-		Desired:    r.store.items,
-		Applied:    r.applied,
-		Interfaces: r.ifaces,
-		Foreign:    r.foreign,
-		Resynced:   r.store.resynced,
-		ACLOrder:   r.aclOrder,
-		Scope:      sc,
+		Desired:      r.store.items,
+		Applied:      r.applied,
+		Interfaces:   r.ifaces,
+		Foreign:      r.foreign,
+		Resynced:     r.store.resynced,
+		ACLOrder:     r.aclOrder,
+		Scope:        sc,
+		OrphanOwners: r.orphanOwners,
 	})
 	ops := make([]Op, 0, len(plan.Ops))
 	for _, op := range plan.Ops {
