@@ -127,9 +127,14 @@ func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
 			next.State, next.Err = StateFailed, plan.Blocked[k]
 		case plan.Pending[k] != "":
 			next.State, next.Reason = StatePending, plan.Pending[k]
-		case r.lastErr[k] != nil:
+		case r.lastErr[k] != nil && (r.retryArmed(k) || a == nil || !equalApplied(d, a.Item)):
 			next.State, next.Err = StateFailed, r.lastErr[k]
 		case a != nil && equalApplied(d, a.Item):
+			// A failure without an armed retry is over when VPP holds the
+			// desired value: the item was put back to the value the failed
+			// op left in place, or a resync found it applied.
+			r.retry.succeeded(k)
+			delete(r.lastErr, k)
 			next.State = StateApplied
 		default:
 			next.State, next.Reason = StatePending, "not applied yet"
@@ -162,6 +167,13 @@ func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
 		next.Since = prev.Since
 	}
 	r.setStatus(k, &next)
+}
+
+// retryArmed reports whether a failed op of k waits for its retry. Called
+// with mu held.
+func (r *Reconciler) retryArmed(k Key) bool {
+	_, ok := r.retry.next[k]
+	return ok
 }
 
 // setStatus replaces (or, with nil, removes) a status and keeps the

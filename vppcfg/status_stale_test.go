@@ -1,0 +1,43 @@
+package vppcfg
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFailedDeleteUndoneByRePutIsApplied: a delete fails, then the owner
+// puts the item back with the value VPP still holds. No op is needed any
+// more, so the item is applied, not failed forever with the stale error
+// (found end to end by renderer/internal/reliability TestFaultsConverge).
+func TestFailedDeleteUndoneByRePutIsApplied(t *testing.T) {
+	f := newFakeDriver()
+	failDelete := true
+	f.fail = func(op Op) error {
+		if op.Key == ACLKey("x") && op.Type == OpDelete && failDelete {
+			return errors.New("VPPApiError: boom")
+		}
+		return nil
+	}
+	r := NewReconciler(f, testOptions())
+	c := r.Client("pol")
+	x := acl("x", 80)
+	commit(t, c.ResyncTxn(), x)
+	start(t, r)
+	require.Equal(t, StateApplied, state(t, r, x.Key()))
+
+	require.NoError(t, c.ResyncTxn().Commit(context.Background())) // delete fails
+	s, _ := r.Status(x.Key())
+	require.Equal(t, StateFailed, s.State)
+	failDelete = false
+	commit(t, c.ResyncTxn(), x) // put back before the retry
+
+	assert.Equal(t, StateApplied, state(t, r, x.Key()))
+	assert.Zero(t, r.Stats().Failed)
+	r.mu.Lock()
+	assert.Empty(t, r.lastErr)
+	r.mu.Unlock()
+}
