@@ -68,8 +68,13 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	gate := newConnectGate(drv)
+	var claims map[string]vppcfg.ClaimFunc
+	if !opts.Config.DisableIPv6 {
+		claims = ipv6.Claims()
+	}
 	rec := vppcfg.NewReconciler(gate, vppcfg.Options{
 		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
+		Claims: claims,
 	})
 	proc := processor.New(processor.Config{
 		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,

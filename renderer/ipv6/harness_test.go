@@ -169,7 +169,7 @@ func startAgent(tb testing.TB, v *fakevpp.VPP, first bool, opts agentOptions) *a
 	tb.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	layer := tracetest.StartLayer(tb, v, first, func(rec *vppcfg.Reconciler) {
+	layer := tracetest.StartLayerWithClaims(tb, v, first, ipv6.Claims(), func(rec *vppcfg.Reconciler) {
 		r, err := ipv6.New(rec.Client(ipv6.Name), opts.cfg, log)
 		if err != nil {
 			tb.Fatal(err)

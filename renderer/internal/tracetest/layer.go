@@ -46,6 +46,13 @@ type Layer struct {
 // ends, if it has not been stopped before.
 func StartLayer(tb testing.TB, v *fakevpp.VPP, first bool, register func(rec *vppcfg.Reconciler)) *Layer {
 	tb.Helper()
+	return StartLayerWithClaims(tb, v, first, nil, register)
+}
+
+// StartLayerWithClaims is StartLayer with the renderers' claims on untagged
+// VPP objects (vppcfg.Options.Claims), as the agent passes them.
+func StartLayerWithClaims(tb testing.TB, v *fakevpp.VPP, first bool, claims map[string]vppcfg.ClaimFunc, register func(rec *vppcfg.Reconciler)) *Layer {
+	tb.Helper()
 	log := QuietLogger()
 	a := v.NewAdapter()
 	if first {
@@ -55,7 +62,7 @@ func StartLayer(tb testing.TB, v *fakevpp.VPP, first bool, register func(rec *vp
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rec := vppcfg.NewReconciler(drv, vppcfg.Options{Logger: log, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond})
+	rec := vppcfg.NewReconciler(drv, vppcfg.Options{Logger: log, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, Claims: claims})
 	register(rec)
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &Layer{Rec: rec, drv: drv, cancel: cancel, done: make(chan struct{})}
