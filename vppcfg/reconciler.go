@@ -527,10 +527,28 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 // execute sends ops in batches. A batch ends before interface ACL
 // assignments that follow other ops, because those need the indexes VPP
 // returns for the ACLs created just before.
+//
+// A batch also ends after the delete of a recreate (a delete followed by a
+// create of the same key), and the create is dropped when that delete
+// failed: the create could otherwise succeed as an update in place (cnat
+// keeps the LB type of the first create), and the layer would record a
+// value VPP does not hold. The key then fails as a whole and is retried.
 func (r *Reconciler) execute(ctx context.Context, ops []Op) {
+	created, recreated := map[Key]bool{}, map[Key]bool{}
+	for _, op := range ops {
+		if op.Type == OpCreate {
+			created[op.Key] = true
+		}
+	}
+	for _, op := range ops {
+		if op.Type == OpDelete && created[op.Key] {
+			recreated[op.Key] = true
+		}
+	}
 	for len(ops) > 0 {
 		n := 1
-		for n < len(ops) && !(ops[n].Type == OpSetACLs && ops[n-1].Type != OpSetACLs) {
+		for n < len(ops) && !(ops[n].Type == OpSetACLs && ops[n-1].Type != OpSetACLs) &&
+			!(ops[n-1].Type == OpDelete && recreated[ops[n-1].Key]) {
 			n++
 		}
 		batch := ops[:n]
@@ -543,6 +561,11 @@ func (r *Reconciler) execute(ctx context.Context, ops []Op) {
 		results := r.d.Apply(bctx, send)
 		cancel()
 		r.record(send, results)
+		for i, op := range send {
+			if op.Type == OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
+				ops = slices.DeleteFunc(ops, func(o Op) bool { return o.Type == OpCreate && o.Key == op.Key })
+			}
+		}
 	}
 }
 

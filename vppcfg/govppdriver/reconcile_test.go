@@ -470,3 +470,38 @@ func BenchmarkHitlessResync20k(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// A cnat LB-type change is a delete and a create of the translation. When
+// the delete fails, the create must not go out: cnat would take it as an
+// update in place that keeps the old LB type, and the layer would record a
+// translation VPP does not hold. The key fails as a whole, is retried, and
+// VPP ends with the new LB type.
+func TestRecreateWithFailedDeleteIsRetriedWhole(t *testing.T) {
+	v := newFake()
+	d := connect(t, v, true)
+	if !cnatServed(t, d) {
+		t.Skip("fakevpp does not serve cnat")
+	}
+	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	c := r.Client("svc")
+	tr := &vppcfg.CNATTranslation{VIP: ap("[fd00:96::20]:80"), Protocol: vppcfg.ProtoTCP,
+		Paths: []vppcfg.CNATPath{{Dst: ap("[fd00:1::2]:8080")}, {Dst: ap("[fd00:1::3]:8080")}}}
+	require.NoError(t, c.ResyncTxn().Put(tr).Commit(context.Background()))
+	run(t, r)
+	waitConverged(t, r, 5*time.Second)
+	require.Contains(t, v.Dump(), "lb:default")
+
+	maglev := *tr
+	maglev.LBType = vppcfg.CNATLBMaglev
+	v.FailMessage("cnat_translation_del", -1)
+	require.NoError(t, c.Txn().Put(&maglev).Commit(context.Background()))
+	s, ok := r.Status(tr.Key())
+	require.True(t, ok)
+	assert.Equal(t, vppcfg.StateFailed, s.State, "the failed delete fails the key")
+	assert.Contains(t, v.Dump(), "lb:default", "no update in place went out")
+
+	v.ClearFaults()
+	waitConverged(t, r, 5*time.Second)
+	assert.Contains(t, v.Dump(), "lb:maglev")
+	assert.NotContains(t, v.Dump(), "lb:default")
+}
