@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long bench vet fmt-check
+.PHONY: demo test test-long test-property bench vet fmt-check
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -20,6 +20,11 @@ test: fmt-check vet
 ## (module e2e/, docs/e2e.md). The first build compiles Kubernetes: 7 to 11 minutes.
 test-e2e:
 	cd e2e && $(GO) vet ./... && $(GO) test -count=1 -timeout 10m ./...
+
+## test-property: the end-to-end property tests (1,000 random event
+## sequences each, with and without VPP faults; about 90 s), opt-in.
+test-property:
+	VPPSVC_PROPERTY=1 $(GO) test -short -count=1 -run 'TestProperty' ./renderer/internal/reliability/
 
 ## test-long: the same tests with their long (nightly-size) variants.
 test-long: vet

@@ -343,6 +343,18 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	} else {
 		r.staleSnat = map[uint32][]CNATSnatTable{}
 	}
+	// An untagged object this layer applied for an owner is still that
+	// owner's when a later dump finds it undesired (say its delete failed,
+	// or a resync ran before it): VPP cannot say so, but the layer
+	// remembers. It becomes the owner's orphan and goes like one, instead
+	// of being left in VPP as somebody else's.
+	for k, u := range c.unowned {
+		if prev, ok := r.applied[k]; ok && prev.Owner != "" {
+			u.Owner, u.Orphan = prev.Owner, true
+			c.applied[k] = u
+			delete(c.unowned, k)
+		}
+	}
 	drift := 0
 	if r.synced {
 		drift = countDrift(r.applied, c.applied)
