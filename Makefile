@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long test-property bench vet fmt-check
+.PHONY: demo test test-long test-property fuzz soak bench vet fmt-check
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -25,6 +25,16 @@ test-e2e:
 ## sequences each, with and without VPP faults; about 90 s), opt-in.
 test-property:
 	VPPSVC_PROPERTY=1 $(GO) test -short -count=1 -run 'TestProperty' ./renderer/internal/reliability/
+
+## fuzz: each fuzz target for 60 s (the long-mode check of issue 7); new
+## crashers land in the package's testdata/fuzz.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzConvertService$$' -fuzztime 60s ./processor/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseFile$$' -fuzztime 60s ./cmd/vppsvc/internal/flows/
+
+## soak: 100 endpoint changes per second for 60 s over 10,000 services.
+soak:
+	$(GO) test -count=1 -run '^TestChurnSoak$$' -v ./internal/benchmarks/
 
 ## test-long: the same tests with their long (nightly-size) variants.
 test-long: vet

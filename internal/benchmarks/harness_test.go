@@ -63,7 +63,7 @@ type agent struct {
 // startAgent starts an agent over drv and waits for its VPP layer's first
 // sync. The caller stops it: a cleanup would keep every cold sync's fake
 // VPP alive until the benchmark ends and skew the heap figures.
-func startAgent(b *testing.B, drv vppcfg.Driver) *agent {
+func startAgent(b testing.TB, drv vppcfg.Driver) *agent {
 	b.Helper()
 	log := quiet()
 	proc := processor.New(processor.Config{NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
@@ -102,7 +102,7 @@ func startAgent(b *testing.B, drv vppcfg.Driver) *agent {
 }
 
 // startFakeAgent starts an agent over a new fake VPP through govpp.
-func startFakeAgent(b *testing.B) (*agent, *fakevpp.VPP) {
+func startFakeAgent(b testing.TB) (*agent, *fakevpp.VPP) {
 	b.Helper()
 	v := newFake()
 	drv, err := govppdriver.Connect(v, govppdriver.Options{Logger: quiet(), ReconnectInterval: 20 * time.Millisecond})
