@@ -74,25 +74,10 @@ func podClient(n int) client {
 }
 
 // localPods are the pods of node-1 the fake has a tap for.
-var localPods = []int{2, 3, 4, 9}
+var localPods = tracetest.LocalPods
 
-// newFake returns the fake VPP of node-1, interfaces and routes created
-// before the first connection (VPP's startup configuration).
-func newFake() *fakevpp.VPP {
-	v := fakevpp.New(fakevpp.WithSeed(1))
-	v.AddInterface("uplink0", netip.MustParsePrefix("fd00:16::1/64"), netip.MustParsePrefix("192.168.16.1/24"))
-	v.AddInterface("host0", netip.MustParsePrefix("fd00:30::1/64"), netip.MustParsePrefix("172.30.1.1/24"))
-	for _, n := range localPods {
-		tap := fmt.Sprintf("tap%d", n)
-		v.AddInterface(tap)
-		v.AddRoute(netip.MustParsePrefix(fmt.Sprintf("fd00:1:1::%d/128", n)), tap)
-		v.AddRoute(netip.MustParsePrefix(fmt.Sprintf("10.1.1.%d/32", n)), tap)
-	}
-	for _, p := range []string{"fd00:1:2::/64", "::/0", "10.1.2.0/24", "0.0.0.0/0"} {
-		v.AddRoute(netip.MustParsePrefix(p), "uplink0")
-	}
-	return v
-}
+// newFake returns the fake VPP of node-1 (tracetest.NewDualStackNode).
+func newFake() *fakevpp.VPP { return tracetest.NewDualStackNode(1) }
 
 // cnatProbe remembers, for the whole test binary, what the fake VPP lacks
 // to run these tests ("" once it has everything).

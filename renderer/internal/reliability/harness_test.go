@@ -42,29 +42,14 @@ import (
 var (
 	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
 	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
-	localPods             = []int{2, 3, 4, 9}
+	localPods             = tracetest.LocalPods
 )
 
 // convergeTimeout bounds every wait for convergence.
 const convergeTimeout = 20 * time.Second
 
-// newFake returns node-1's fake VPP; its interfaces and routes exist before
-// the first connection, so they survive a VPP restart.
-func newFake(seed int64) *fakevpp.VPP {
-	v := fakevpp.New(fakevpp.WithSeed(seed))
-	v.AddInterface("uplink0", netip.MustParsePrefix("fd00:16::1/64"), netip.MustParsePrefix("192.168.16.1/24"))
-	v.AddInterface("host0", netip.MustParsePrefix("fd00:30::1/64"), netip.MustParsePrefix("172.30.1.1/24"))
-	for _, n := range localPods {
-		tap := fmt.Sprintf("tap%d", n)
-		v.AddInterface(tap)
-		v.AddRoute(netip.MustParsePrefix(fmt.Sprintf("fd00:1:1::%d/128", n)), tap)
-		v.AddRoute(netip.MustParsePrefix(fmt.Sprintf("10.1.1.%d/32", n)), tap)
-	}
-	for _, p := range []string{"fd00:1:2::/64", "::/0", "10.1.2.0/24", "0.0.0.0/0"} {
-		v.AddRoute(netip.MustParsePrefix(p), "uplink0")
-	}
-	return v
-}
+// newFake returns node-1's fake VPP (tracetest.NewDualStackNode).
+func newFake(seed int64) *fakevpp.VPP { return tracetest.NewDualStackNode(seed) }
 
 // agent is one run of the control plane: processor (with its retry loop),
 // the IPv6 and NAT44 renderers, reconciler and govpp driver.
