@@ -20,6 +20,11 @@ type AppliedItem struct {
 	Handle uint32
 	// Tag is the VPP tag written for taggable kinds.
 	Tag string
+	// known: the fields VPP does not report back (withUnobservable) are
+	// what this layer wrote, not copied from the desired value. A resync
+	// keeps them, so that a change whose write failed is not mistaken for
+	// applied because a dump cannot show the difference.
+	known bool
 }
 
 // ACLNames are the names of our ACLs bound to one interface, in VPP order.

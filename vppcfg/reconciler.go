@@ -343,6 +343,9 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	} else {
 		r.staleSnat = map[uint32][]CNATSnatTable{}
 	}
+	if !r.forgetUnobserved {
+		r.recallUnobservable(c)
+	}
 	// An untagged object this layer applied for an owner is still that
 	// owner's when a later dump finds it undesired (say its delete failed,
 	// or a resync ran before it): VPP cannot say so, but the layer
@@ -494,6 +497,22 @@ func opKeys(op Op) []Key {
 	return []Key{op.Key}
 }
 
+// recallUnobservable gives the objects of a dump the fields VPP does not
+// report (an LB mapping's affinity, a cnat translation's flags) that this
+// layer last wrote to the same object, where it knows them: classify can
+// only copy them from the desired value, which hides a change whose write
+// failed (found by the property test: an affinity change whose delete
+// failed looked applied after the next resync). Called with mu held.
+func (r *Reconciler) recallUnobservable(c *classified) {
+	for _, m := range []map[Key]*AppliedItem{c.applied, c.unowned} {
+		for k, a := range m {
+			if prev, ok := r.applied[k]; ok && prev.known && prev.Handle == a.Handle {
+				a.Item, a.known = withUnobservable(a.Item, prev.Item), true
+			}
+		}
+	}
+}
+
 // adoptDesired turns untagged objects and orphans that are now desired into
 // regular applied items of their desiring owner, looking at the keys of sc
 // (all keys when sc is nil). Called with both locks held.
@@ -504,7 +523,9 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 			return
 		}
 		if u, ok := r.unowned[k]; ok {
-			u.Item = withUnobservable(u.Item, d)
+			if !u.known {
+				u.Item = withUnobservable(u.Item, d)
+			}
 			u.Owner = owners[0]
 			r.applied[k] = u
 			delete(r.unowned, k)
@@ -513,7 +534,9 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 		if a, ok := r.applied[k]; ok && a.Orphan {
 			a.Orphan = false
 			a.Owner = owners[0]
-			a.Item = withUnobservable(a.Item, d)
+			if !a.known {
+				a.Item = withUnobservable(a.Item, d)
+			}
 			if k.Kind == KindACLBinding {
 				// VPP keeps no priority; the list order is compared by the diff.
 				a.Item = d
@@ -716,10 +739,10 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.applied[k] = &AppliedItem{Item: op.Item, Owner: r.ownerOf(k), Handle: res.Handle, Tag: op.Tag}
+		r.applied[k] = &AppliedItem{Item: op.Item, Owner: r.ownerOf(k), Handle: res.Handle, Tag: op.Tag, known: true}
 	case OpUpdate:
 		a := r.applied[k]
-		a.Item = op.Item
+		a.Item, a.known = op.Item, true
 		if k.Kind == KindCNATTranslation {
 			a.Handle = res.Handle
 		}

@@ -505,3 +505,31 @@ func TestRecreateWithFailedDeleteIsRetriedWhole(t *testing.T) {
 	assert.Contains(t, v.Dump(), "lb:maglev")
 	assert.NotContains(t, v.Dump(), "lb:default")
 }
+
+// TestLBAffinityChangeAfterFailedDelete: the NAT44 renderer changes an LB
+// mapping's affinity with a delete transaction, then a put. When the delete
+// fails and a resync re-reads VPP before the retry (VPP's LB dump never
+// shows the affinity), the layer must still know that VPP holds the old
+// affinity, and replace it. Found by TestPropertyWithVPPFaults (seed 840).
+func TestLBAffinityChangeAfterFailedDelete(t *testing.T) {
+	v := newFake()
+	d := connect(t, v, true)
+	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	c := r.Client("svc")
+	old := lbMapping(1, 3)
+	old.Affinity = 600
+	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}, old).Commit(context.Background()))
+	run(t, r)
+	waitConverged(t, r, 5*time.Second)
+	require.Contains(t, v.Dump(), "affinity=600")
+
+	v.FailMessage("nat44_add_del_lb_static_mapping", -7)
+	require.NoError(t, c.Txn().Delete(old.Key()).Commit(context.Background()))
+	nu := *old
+	nu.Affinity = 0
+	require.NoError(t, c.Txn().Put(&nu).Commit(context.Background()))
+	require.NoError(t, r.Resync(context.Background()))
+	v.ClearFaults()
+	waitConverged(t, r, 5*time.Second)
+	assert.NotContains(t, v.Dump(), "affinity=600")
+}

@@ -3,6 +3,7 @@ package tracetest
 import (
 	"context"
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -26,6 +27,13 @@ func init() {
 func QuietLogger() *logrus.Logger {
 	l := logrus.New()
 	l.SetOutput(io.Discard)
+	if path := os.Getenv("VPPSVC_TEST_LOG"); path != "" {
+		// Debugging a test: every log at debug level, appended to path.
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+			l.SetOutput(f)
+			l.SetLevel(logrus.DebugLevel)
+		}
+	}
 	return l
 }
 
