@@ -459,18 +459,43 @@ func sortBindings(bs []*ACLBinding) []string {
 		return cmp.Compare(a.ACL, b.ACL)
 	})
 	names := make([]string, 0, len(bs))
+	seen := make(map[string]bool, len(bs))
 	for _, b := range bs {
-		if !slices.Contains(names, b.ACL) {
+		if !seen[b.ACL] {
+			seen[b.ACL] = true
 			names = append(names, b.ACL)
 		}
 	}
 	return names
 }
 
+// positions maps each name of list to its index. The helpers below look
+// names up in it rather than scanning the list: an interface can carry a
+// hundred or more ACLs (the renderers' filter shards), and a resync merges
+// every interface's lists.
+func positions(list []string) map[string]int {
+	pos := make(map[string]int, len(list))
+	for i, n := range list {
+		if _, dup := pos[n]; !dup {
+			pos[n] = i
+		}
+	}
+	return pos
+}
+
+// at is n's index in the list pos was made from, or -1.
+func at(pos map[string]int, n string) int {
+	if i, ok := pos[n]; ok {
+		return i
+	}
+	return -1
+}
+
 // inOrder returns the names of bs in the order they have in cur.
 func inOrder(bs []*ACLBinding, cur []string) []string {
-	slices.SortFunc(bs, func(a, b *ACLBinding) int {
-		return cmp.Compare(slices.Index(cur, a.ACL), slices.Index(cur, b.ACL))
+	pos := positions(cur)
+	slices.SortStableFunc(bs, func(a, b *ACLBinding) int {
+		return cmp.Compare(at(pos, a.ACL), at(pos, b.ACL))
 	})
 	names := make([]string, 0, len(bs))
 	for _, b := range bs {
@@ -484,26 +509,31 @@ func inOrder(bs []*ACLBinding, cur []string) []string {
 // the end when none does. A list that VPP already holds thus stays as it is.
 func mergeKept(desired, kept, cur []string) []string {
 	out := slices.Clone(desired)
+	if len(kept) == 0 {
+		return out
+	}
+	pos := positions(cur)
 	for _, k := range kept {
-		at := len(out)
-		if pos := slices.Index(cur, k); pos >= 0 {
+		where := len(out)
+		if p := at(pos, k); p >= 0 {
 			for i, n := range out {
-				if j := slices.Index(cur, n); j > pos {
-					at = i
+				if at(pos, n) > p {
+					where = i
 					break
 				}
 			}
 		}
-		out = slices.Insert(out, at, k)
+		out = slices.Insert(out, where, k)
 	}
 	return out
 }
 
 // keepOnly returns cur without the names missing from final, in cur's order.
 func keepOnly(cur, final []string) []string {
+	in := positions(final)
 	var out []string
 	for _, n := range cur {
-		if slices.Contains(final, n) {
+		if _, ok := in[n]; ok {
 			out = append(out, n)
 		}
 	}
@@ -512,9 +542,10 @@ func keepOnly(cur, final []string) []string {
 
 // without returns the names of cur missing from final.
 func without(cur, final []string) []string {
+	in := positions(final)
 	var out []string
 	for _, n := range cur {
-		if !slices.Contains(final, n) {
+		if _, ok := in[n]; !ok {
 			out = append(out, n)
 		}
 	}
