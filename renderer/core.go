@@ -3,6 +3,7 @@ package renderer
 import (
 	"context"
 	"fmt"
+	"github.com/vppsvc/vppsvc/internal/logx"
 	"slices"
 	"sync"
 
@@ -296,17 +297,22 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 	for i, k := range claims {
 		c.warnConflict(k, owned[i])
 	}
+	debug := logx.DebugEnabled(c.cfg.Log)
 	for i, ch := range changes {
-		log := c.cfg.Log.WithField("service", ch.ID.String())
 		if ch.Service != nil {
 			var old *model.ContivService
 			if prev[i] != nil {
 				old = prev[i].svc
 			}
 			c.warn(old, ch.Service)
-			log = log.WithField("items", len(entries[i].items))
 		}
-		log.Debug(what)
+		if debug {
+			log := c.cfg.Log.WithField("service", ch.ID.String())
+			if ch.Service != nil {
+				log = log.WithField("items", len(entries[i].items))
+			}
+			log.Debug(what)
+		}
 	}
 	return nil
 }
@@ -331,8 +337,8 @@ func (c *Core[N]) commit(what string, d diff) error {
 		if err := c.cfg.Client.Txn().Delete(d.recreate...).Commit(ctx); err != nil {
 			return fmt.Errorf("%s renderer: %s: delete items to re-create: %w", c.cfg.Name, what, err)
 		}
-		for _, k := range d.recreate {
-			c.opLog(d, k).Info(c.cfg.RecreateReason)
+		for i, k := range d.recreate {
+			c.opLog(k, d.recreateFor[i]).Info(c.cfg.RecreateReason)
 		}
 	}
 	if d.empty() {
@@ -341,20 +347,23 @@ func (c *Core[N]) commit(what string, d diff) error {
 	if err := c.cfg.Client.Txn().Delete(d.deletes...).Put(d.puts...).Commit(ctx); err != nil {
 		return fmt.Errorf("%s renderer: %s (%d puts, %d deletes): %w", c.cfg.Name, what, len(d.puts), len(d.deletes), err)
 	}
-	for _, k := range d.deletes {
-		c.opLog(d, k).Debug("deleted")
+	if !logx.DebugEnabled(c.cfg.Log) {
+		return nil
 	}
-	for _, it := range d.puts {
-		c.opLog(d, it.Key()).Debug("put")
+	for i, k := range d.deletes {
+		c.opLog(k, d.delFor[i]).Debug("deleted")
+	}
+	for i, it := range d.puts {
+		c.opLog(it.Key(), d.putFor[i]).Debug("put")
 	}
 	return nil
 }
 
 // opLog is the logger of one written key, with the service it is for.
-func (c *Core[N]) opLog(d diff, k vppcfg.Key) logrus.FieldLogger {
+func (c *Core[N]) opLog(k vppcfg.Key, owner model.ServiceID) logrus.FieldLogger {
 	f := logrus.Fields{"key": k.String()}
-	if id, ok := d.owners[k]; ok {
-		f["service"] = id.String()
+	if owner != (model.ServiceID{}) {
+		f["service"] = owner.String()
 	}
 	return c.cfg.Log.WithFields(f)
 }

@@ -14,48 +14,56 @@ import (
 // session affinity). nil means never.
 type RecreateFunc func(before, after vppcfg.Item) bool
 
-// diff is what one change writes through the vppcfg client.
+// diff is what one change writes through the vppcfg client. Each list has
+// a parallel list of the services its entries are written for (the zero
+// ID for node items and shard ACLs), for the logs.
 type diff struct {
 	puts    []vppcfg.Item
+	putFor  []model.ServiceID
 	deletes []vppcfg.Key
+	delFor  []model.ServiceID
 	// recreate are keys deleted in a transaction of their own before the
 	// new values are put (RecreateFunc).
-	recreate []vppcfg.Key
-	// owners names the service each key is written for (node items and
-	// shard ACLs have none), for the logs.
-	owners map[vppcfg.Key]model.ServiceID
+	recreate    []vppcfg.Key
+	recreateFor []model.ServiceID
 }
 
 // add records the change of one claim from before to after; either may be
-// nil. owner is the service the change is made for, if any.
+// nil. owner is the service the change is made for, if any. Keys are built
+// from the items' fields, so each is computed once.
 func (d *diff) add(before, after vppcfg.Item, owner model.ServiceID, recreate RecreateFunc) {
-	if owner != (model.ServiceID{}) {
-		if d.owners == nil {
-			d.owners = map[vppcfg.Key]model.ServiceID{}
-		}
-		for _, it := range []vppcfg.Item{before, after} {
-			if it != nil {
-				d.owners[it.Key()] = owner
-			}
-		}
-	}
 	switch {
 	case after == nil && before == nil:
 	case after == nil:
-		d.deletes = append(d.deletes, before.Key())
+		d.del(before.Key(), owner)
 	case before == nil:
-		d.puts = append(d.puts, after)
-	case before.Key() != after.Key():
-		// Two kinds under one claim (NAT44 static ↔ LB mapping): the VPP
-		// layer deletes before it creates, so VPP never holds both.
-		d.deletes = append(d.deletes, before.Key())
-		d.puts = append(d.puts, after)
-	case !before.Equal(after):
-		d.puts = append(d.puts, after)
-		if recreate != nil && recreate(before, after) {
-			d.recreate = append(d.recreate, before.Key())
+		d.put(after, owner)
+	default:
+		bk := before.Key()
+		switch {
+		case bk != after.Key():
+			// Two kinds under one claim (NAT44 static ↔ LB mapping): the VPP
+			// layer deletes before it creates, so VPP never holds both.
+			d.del(bk, owner)
+			d.put(after, owner)
+		case !before.Equal(after):
+			d.put(after, owner)
+			if recreate != nil && recreate(before, after) {
+				d.recreate = append(d.recreate, bk)
+				d.recreateFor = append(d.recreateFor, owner)
+			}
 		}
 	}
+}
+
+func (d *diff) put(it vppcfg.Item, owner model.ServiceID) {
+	d.puts = append(d.puts, it)
+	d.putFor = append(d.putFor, owner)
+}
+
+func (d *diff) del(k vppcfg.Key, owner model.ServiceID) {
+	d.deletes = append(d.deletes, k)
+	d.delFor = append(d.delFor, owner)
 }
 
 func (d *diff) empty() bool { return len(d.puts)+len(d.deletes) == 0 }

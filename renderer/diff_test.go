@@ -43,9 +43,19 @@ func TestDiffAdd(t *testing.T) {
 			if len(d.puts) != tt.puts || len(d.deletes) != tt.deletes || len(d.recreate) != tt.recreates {
 				t.Fatalf("puts %d deletes %d recreates %d, want %d %d %d", len(d.puts), len(d.deletes), len(d.recreate), tt.puts, tt.deletes, tt.recreates)
 			}
-			for _, it := range d.puts {
-				if d.owners[it.Key()] != owner {
+			for i, it := range d.puts {
+				if d.putFor[i] != owner {
 					t.Fatalf("put %s not attributed to %s", it.Key(), owner)
+				}
+			}
+			for i, k := range d.deletes {
+				if d.delFor[i] != owner {
+					t.Fatalf("delete %s not attributed to %s", k, owner)
+				}
+			}
+			for i, k := range d.recreate {
+				if d.recreateFor[i] != owner {
+					t.Fatalf("recreate %s not attributed to %s", k, owner)
 				}
 			}
 		})

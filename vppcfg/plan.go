@@ -3,6 +3,7 @@ package vppcfg
 import (
 	"cmp"
 	"fmt"
+	"net/netip"
 	"slices"
 )
 
@@ -257,7 +258,7 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 	}
 	held := map[string]holder{}
 	for k, it := range in.Foreign {
-		if ext, ok := externalKey(it); ok {
+		if ext, ok := externalKeyOf(k, it); ok {
 			held[ext] = holder{k, fmt.Sprintf("foreign %s", k)}
 		}
 	}
@@ -271,7 +272,7 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 		if _, desired := in.Desired[k]; desired {
 			continue
 		}
-		if ext, ok := externalKey(a.Item); ok {
+		if ext, ok := externalKeyOf(k, a.Item); ok {
 			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner)}
 		}
 	}
@@ -282,7 +283,7 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 			return
 		}
 		if len(held) > 0 {
-			if ext, ok := externalKey(d); ok {
+			if ext, ok := externalKeyOf(k, d); ok {
 				// Identity mappings of one address in several VRFs share the
 				// external key legitimately.
 				if h, taken := held[ext]; taken && h.key != k &&
@@ -576,21 +577,54 @@ func updateOps(k Key, old, new Item) []Op {
 }
 
 // localID is a local's identity in VPP (address, port and VRF).
+// localID is what identifies a local within its mapping.
 type localID struct {
-	addr string
+	addr netip.AddrPort
 	vrf  uint32
 }
 
-func idOf(l NAT44LBLocal) localID { return localID{l.Addr.String(), l.VRF} }
+func idOf(l NAT44LBLocal) localID { return localID{l.Addr, l.VRF} }
 
 // diffLocals compares local sets: added, removed, and changed (old, new)
-// pairs whose probability differs, each in canonical order.
+// pairs whose probability differs, each in the order of its list.
+// It runs on every endpoint change, twice: services have a handful of
+// locals, compared pairwise without allocating; large sets use a map.
 func diffLocals(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
-	oldBy := map[localID]NAT44LBLocal{}
+	if len(old) > 32 || len(new) > 32 {
+		return diffLocalsIndexed(old, new)
+	}
+	find := func(ls []NAT44LBLocal, id localID) (NAT44LBLocal, bool) {
+		for _, l := range ls {
+			if idOf(l) == id {
+				return l, true
+			}
+		}
+		return NAT44LBLocal{}, false
+	}
+	for _, l := range new {
+		o, ok := find(old, idOf(l))
+		switch {
+		case !ok:
+			added = append(added, l)
+		case o.Probability != l.Probability:
+			changed = append(changed, [2]NAT44LBLocal{o, l})
+		}
+	}
+	for _, l := range old {
+		if _, ok := find(new, idOf(l)); !ok {
+			removed = append(removed, l)
+		}
+	}
+	return added, removed, changed
+}
+
+// diffLocalsIndexed is diffLocals for large sets.
+func diffLocalsIndexed(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
+	oldBy := make(map[localID]NAT44LBLocal, len(old))
 	for _, l := range old {
 		oldBy[idOf(l)] = l
 	}
-	newBy := map[localID]bool{}
+	newBy := make(map[localID]bool, len(new))
 	for _, l := range new {
 		newBy[idOf(l)] = true
 		o, ok := oldBy[idOf(l)]
@@ -689,6 +723,21 @@ func isNAT44(k Kind) bool { return k >= KindNAT44Global && k <= KindNAT44LBMappi
 // externalKey is VPP's external identity of a mapping: static, LB and
 // identity mappings share one namespace keyed by address, port and protocol
 // (without VRF).
+// externalKeyOf is externalKey of an item whose key k is known: the key
+// of an LB or a static (not address-only) mapping is built from the same
+// fields, so its name is the external key and nothing is allocated.
+func externalKeyOf(k Key, it Item) (string, bool) {
+	switch v := it.(type) {
+	case *NAT44LBMapping:
+		return k.Name, true
+	case *NAT44StaticMapping:
+		if !v.AddrOnly {
+			return k.Name, true
+		}
+	}
+	return externalKey(it)
+}
+
 func externalKey(it Item) (string, bool) {
 	switch v := it.(type) {
 	case *NAT44StaticMapping:

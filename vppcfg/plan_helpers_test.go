@@ -1,11 +1,39 @@
 package vppcfg
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
+
+// TestDiffLocalsBothWays: the pairwise diff of small local sets and the
+// indexed one of large sets give the same answer.
+func TestDiffLocalsBothWays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func() []NAT44LBLocal {
+		var ls []NAT44LBLocal
+		for i := range 12 {
+			if rng.IntN(2) == 0 {
+				ls = append(ls, NAT44LBLocal{Addr: netip.MustParseAddrPort(fmt.Sprintf("10.1.1.%d:80", i)),
+					Probability: uint8(1 + rng.IntN(2)), VRF: uint32(rng.IntN(2))})
+			}
+		}
+		rng.Shuffle(len(ls), func(i, j int) { ls[i], ls[j] = ls[j], ls[i] })
+		return ls
+	}
+	for range 500 {
+		old, new := random(), random()
+		a1, r1, c1 := diffLocals(old, new)
+		a2, r2, c2 := diffLocalsIndexed(old, new)
+		assert.Equal(t, a2, a1, "added")
+		assert.Equal(t, r2, r1, "removed")
+		assert.Equal(t, c2, c1, "changed")
+	}
+}
 
 // TestACLListHelpers: the position-indexed list helpers of aclAssignments.
 func TestACLListHelpers(t *testing.T) {

@@ -159,9 +159,11 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 	r.storeMu.Lock()
 	err := r.store.commit(owner, ops, resync)
 	r.storeMu.Unlock()
-	log := r.log.WithFields(logrus.Fields{"owner": owner, "resync": resync, "ops": len(ops)})
+	log := func() logrus.FieldLogger {
+		return r.log.WithFields(logrus.Fields{"owner": owner, "resync": resync, "ops": len(ops)})
+	}
 	if err != nil {
-		log.WithError(err).Warn("transaction rejected")
+		log().WithError(err).Warn("transaction rejected")
 		return err
 	}
 	r.mu.Lock()
@@ -177,7 +179,7 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 		r.full = r.full || k.Kind == KindNAT44Global
 	}
 	if !r.synced {
-		log.Debug("transaction recorded; applied by the first resync")
+		log().Debug("transaction recorded; applied by the first resync")
 		r.refreshStatuses(nil, nil)
 		return nil
 	}

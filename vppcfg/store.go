@@ -53,10 +53,11 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 			net[op.del] = nil
 			continue
 		}
-		if err := validateItem(op.put); err != nil {
+		k := op.put.Key()
+		if err := validateItem(k, op.put); err != nil {
 			return err
 		}
-		net[op.put.Key()] = canonical(op.put)
+		net[k] = canonical(op.put)
 	}
 	if resync {
 		for k := range s.byOwner[owner] {
@@ -75,7 +76,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 	netExt := map[string][]Key{}
 	for k, v := range net {
 		if v != nil {
-			if ext, ok := externalKey(v); ok {
+			if ext, ok := externalKeyOf(k, v); ok {
 				netExt[ext] = append(netExt[ext], k)
 			}
 		}
@@ -92,7 +93,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 				}
 			}
 		}
-		if err := s.crossCheck(owner, v, net, netExt, leaving); err != nil {
+		if err := s.crossCheck(owner, k, v, net, netExt, leaving); err != nil {
 			return err
 		}
 	}
@@ -112,9 +113,8 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 // crossCheck rejects combinations VPP refuses between desired items of any
 // owners: static, LB and identity mappings share one external key
 // namespace, and an output-feature interface cannot also be inside or outside.
-func (s *store) crossCheck(owner string, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
-	k := it.Key()
-	if ext, ok := externalKey(it); ok {
+func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+	if ext, ok := externalKeyOf(k, it); ok {
 		check := func(o Key, ownerOf string) error {
 			if o == k || leaving[o] || (k.Kind == KindNAT44IdentityMapping && o.Kind == KindNAT44IdentityMapping) {
 				return nil
@@ -167,10 +167,10 @@ func (s *store) ownerNames(k Key) string {
 
 func (s *store) hold(k Key, owner string, v Item) {
 	if old, ok := s.items[k]; ok {
-		s.unindex(old)
+		s.unindex(k, old)
 	}
 	s.items[k] = v
-	s.index(v)
+	s.index(k, v)
 	if os := s.owners[k]; !slices.Contains(os, owner) {
 		os = append(os, owner)
 		slices.Sort(os)
@@ -195,21 +195,20 @@ func (s *store) release(k Key, owner string) {
 		return
 	}
 	delete(s.owners, k)
-	s.unindex(s.items[k])
+	s.unindex(k, s.items[k])
 	delete(s.items, k)
 }
 
-func (s *store) index(v Item) {
-	if ext, ok := externalKey(v); ok {
-		if k := v.Key(); !slices.Contains(s.byExt[ext], k) {
+func (s *store) index(k Key, v Item) {
+	if ext, ok := externalKeyOf(k, v); ok {
+		if !slices.Contains(s.byExt[ext], k) {
 			s.byExt[ext] = append(s.byExt[ext], k)
 		}
 	}
 }
 
-func (s *store) unindex(v Item) {
-	if ext, ok := externalKey(v); ok {
-		k := v.Key()
+func (s *store) unindex(k Key, v Item) {
+	if ext, ok := externalKeyOf(k, v); ok {
 		keys := slices.DeleteFunc(s.byExt[ext], func(o Key) bool { return o == k })
 		if len(keys) == 0 {
 			delete(s.byExt, ext)

@@ -1,6 +1,7 @@
 package vppcfg
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -75,4 +76,13 @@ func TestStoreConflicts(t *testing.T) {
 	before := len(s.items)
 	require.ErrorIs(t, s.commit("c", puts(acl("new"), &NAT44Interface{Interface: "tap0", Role: NAT44Inside}), false), ErrConflict)
 	assert.Len(t, s.items, before)
+}
+
+// TestPutNilRejectsTheTransaction: a nil item is an invalid Put, not a
+// delete of the zero key, and nothing of the transaction is recorded.
+func TestPutNilRejectsTheTransaction(t *testing.T) {
+	r := NewReconciler(newFakeDriver(), testOptions())
+	err := r.Client("a").Txn().Put(acl("x", 1), nil).Commit(context.Background())
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Empty(t, r.Statuses())
 }

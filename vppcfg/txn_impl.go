@@ -3,6 +3,7 @@ package vppcfg
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // client is one owner's handle on the reconciler's store.
@@ -23,12 +24,17 @@ type txn struct {
 	resync    bool
 	ops       []txnOp
 	committed bool
+	err       error // a Put of nil: the whole transaction is rejected
 }
 
 var _ Txn = (*txn)(nil)
 
 func (t *txn) Put(items ...Item) Txn {
 	for _, it := range items {
+		if it == nil {
+			t.err = fmt.Errorf("%w: nil item", ErrInvalid)
+			continue
+		}
 		t.ops = append(t.ops, txnOp{put: it})
 	}
 	return t
@@ -49,5 +55,8 @@ func (t *txn) Commit(ctx context.Context) error {
 		return errCommitted
 	}
 	t.committed = true
+	if t.err != nil {
+		return t.err
+	}
 	return t.c.r.commit(ctx, t.c.owner, t.ops, t.resync)
 }

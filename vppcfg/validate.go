@@ -20,14 +20,10 @@ func invalid(k Key, field, format string, args ...any) error {
 	return fmt.Errorf("%w %s: %s: %s", ErrInvalid, k, field, fmt.Sprintf(format, args...))
 }
 
-// validateItem checks one item for values VPP would reject, or would accept
+// validateItem checks one item (of key k) for values VPP would reject, or would accept
 // and then misbehave on (VPP 25.10 divides by zero on all-zero LB weights and
 // aborts on a cnat translation without paths).
-func validateItem(it Item) error {
-	if it == nil {
-		return fmt.Errorf("%w: nil item", ErrInvalid)
-	}
-	k := it.Key()
+func validateItem(k Key, it Item) error {
 	switch v := it.(type) {
 	case *NAT44Global:
 		return nil
