@@ -57,7 +57,7 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 	})
 
 	// Candidates per service-port name, in slice-name order.
-	candidates := map[string][]endpoint{}
+	candidates := make(map[string][]endpoint, len(out.Ports))
 	for _, s := range sorted {
 		if !c.sliceUsable(svc, s, fam) {
 			continue
@@ -69,6 +69,7 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 		eps := c.sliceEndpoints(s, node)
 		for _, sp := range ports {
 			list := candidates[sp.svcPortName]
+			list = slices.Grow(list, len(eps))
 			for _, e := range eps {
 				e.backend.Port = sp.port
 				list = append(list, e)
@@ -114,21 +115,39 @@ func usableBackends(list []endpoint, zone string, keepLocal bool) []model.Servic
 		}
 		return cmp.Compare(b.rank(), a.rank())
 	})
+	// Each list gets its full size at its first append: a service is
+	// recomputed on every endpoint change, and growing by doubling was a
+	// fifth of that recomputation's allocations.
 	var ready4, ready6, out []model.ServiceBackend
+	add := func(to []model.ServiceBackend, b model.ServiceBackend) []model.ServiceBackend {
+		if to == nil {
+			to = make([]model.ServiceBackend, 0, len(list))
+		}
+		return append(to, b)
+	}
 	for i, e := range list {
 		if i > 0 && model.CompareBackends(list[i-1].backend, e.backend) == 0 {
 			continue // a lower-ranked duplicate
 		}
 		switch {
 		case e.ready && e.backend.IP.Is4():
-			ready4 = append(ready4, e.backend)
+			ready4 = add(ready4, e.backend)
 		case e.ready:
-			ready6 = append(ready6, e.backend)
+			ready6 = add(ready6, e.backend)
 		case e.servingTerminating:
 			b := e.backend
 			b.Terminating = true
-			out = append(out, b)
+			out = add(out, b)
 		}
+	}
+	if out == nil && (len(ready4) == 0 || len(ready6) == 0) {
+		// One family and nothing terminating: the filtered list is the result.
+		out = filterByZoneHints(ready4, zone, keepLocal)
+		if len(ready4) == 0 {
+			out = filterByZoneHints(ready6, zone, keepLocal)
+		}
+		slices.SortFunc(out, model.CompareBackends)
+		return out
 	}
 	out = append(out, filterByZoneHints(ready4, zone, keepLocal)...)
 	out = append(out, filterByZoneHints(ready6, zone, keepLocal)...)

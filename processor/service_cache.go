@@ -226,7 +226,11 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 	if v == nil {
 		return nil
 	}
-	var out []netip.Addr
+	n := 0
+	for _, list := range v.Backends {
+		n += len(list)
+	}
+	out := make([]netip.Addr, 0, n)
 	for _, list := range v.Backends {
 		for _, b := range list {
 			out = append(out, b.IP)

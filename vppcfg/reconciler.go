@@ -170,10 +170,7 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 	defer r.mu.Unlock()
 	r.full = r.full || resync
 	for _, op := range ops {
-		k := op.del
-		if op.put != nil {
-			k = op.put.Key()
-		}
+		k := op.keyOf()
 		r.retry.reset(k)
 		r.dirty[k] = true
 		r.full = r.full || k.Kind == KindNAT44Global
@@ -655,12 +652,15 @@ func (r *Reconciler) resolveACLs(a *ACLAssignment, now time.Time) *ACLAssignment
 }
 
 // record folds the results of one batch into the applied view.
+// errNoResult fails the ops a driver returned no result for.
+var errNoResult = errors.New("driver returned no result")
+
 func (r *Reconciler) record(ops []Op, results []OpResult) {
 	now := time.Now()
 	failed := map[Key]error{}
 	succeeded := map[Key]bool{}
 	for i, op := range ops {
-		res := OpResult{Err: errors.New("driver returned no result")}
+		res := OpResult{Err: errNoResult}
 		if i < len(results) {
 			res = results[i]
 		}

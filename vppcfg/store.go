@@ -39,6 +39,19 @@ func newStore() *store {
 type txnOp struct {
 	put Item
 	del Key
+	// key is put's key when known (computed once, by Txn.Put).
+	key Key
+}
+
+// keyOf is the key the op writes.
+func (op txnOp) keyOf() Key {
+	switch {
+	case op.put == nil:
+		return op.del
+	case op.key != Key{}:
+		return op.key
+	}
+	return op.put.Key()
 }
 
 // commit applies one owner's transaction atomically, or rejects it whole.
@@ -53,7 +66,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 			net[op.del] = nil
 			continue
 		}
-		k := op.put.Key()
+		k := op.keyOf()
 		if err := validateItem(k, op.put); err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ func (t *txn) Put(items ...Item) Txn {
 			t.err = fmt.Errorf("%w: nil item", ErrInvalid)
 			continue
 		}
-		t.ops = append(t.ops, txnOp{put: it})
+		t.ops = append(t.ops, txnOp{put: it, key: it.Key()})
 	}
 	return t
 }

@@ -138,17 +138,16 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 	if len(v.Locals) < 2 {
 		return invalid(k, "Locals", "%d local(s); an LB mapping needs at least 2 (use a static mapping for one)", len(v.Locals))
 	}
-	seen := map[localID]bool{}
 	total := 0
 	for i, l := range v.Locals {
 		if a := l.Addr.Addr(); !a.IsValid() || !a.Is4() {
 			return ip4(k, fmt.Sprintf("Locals[%d].Addr", i), a)
 		}
-		if seen[idOf(l)] {
-			return invalid(k, fmt.Sprintf("Locals[%d]", i), "duplicate local %s vrf %d", l.Addr, l.VRF)
-		}
-		seen[idOf(l)] = true
 		total += int(l.Probability)
+	}
+	if i, ok := firstDuplicateLocal(v.Locals); ok {
+		l := v.Locals[i]
+		return invalid(k, fmt.Sprintf("Locals[%d]", i), "duplicate local %s vrf %d", l.Addr, l.VRF)
 	}
 	if total == 0 {
 		return invalid(k, "Locals", "all probabilities are 0 (VPP would divide by zero)")
@@ -353,4 +352,28 @@ func canonicalSrc(src netip.AddrPort, vip netip.Addr) netip.AddrPort {
 		return netip.AddrPortFrom(netip.IPv6Unspecified(), src.Port())
 	}
 	return netip.AddrPortFrom(netip.IPv4Unspecified(), src.Port())
+}
+
+// firstDuplicateLocal returns the index of the first local whose address
+// and VRF an earlier one has. Every endpoint change validates its mapping:
+// a few locals are compared pairwise, without allocating.
+func firstDuplicateLocal(ls []NAT44LBLocal) (int, bool) {
+	if len(ls) > 32 {
+		seen := make(map[localID]bool, len(ls))
+		for i, l := range ls {
+			if seen[idOf(l)] {
+				return i, true
+			}
+			seen[idOf(l)] = true
+		}
+		return 0, false
+	}
+	for i := 1; i < len(ls); i++ {
+		for j := range i {
+			if idOf(ls[j]) == idOf(ls[i]) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
 }
