@@ -29,16 +29,7 @@ func (v *VPP) Restart() {
 		}
 	}
 	v.pid++
-	for _, c := range v.clients {
-		if c.connected {
-			c.broken = true
-			c.wantIfEvents = false
-			if c.out != nil {
-				c.out.close()
-				c.out = nil
-			}
-		}
-	}
+	v.breakConnections()
 	v.resetTables()
 	v.booted = false
 	for _, ifc := range startup {
@@ -47,6 +38,31 @@ func (v *VPP) Restart() {
 	for _, r := range routes {
 		if v.ifaceNamed(r.ifName) != nil {
 			v.routes[r.dst] = r
+		}
+	}
+}
+
+// DropConnections models a lost API connection to a VPP that keeps running
+// (a health check missed under load, a restarted socket proxy): every
+// connected client sees its connection reset as after Restart, and
+// reconnects, but VPP keeps every table, its interfaces and its PID.
+func (v *VPP) DropConnections() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.breakConnections()
+}
+
+// breakConnections resets every connected client's connection: its next
+// request fails, and its event registrations are gone.
+func (v *VPP) breakConnections() {
+	for _, c := range v.clients {
+		if c.connected {
+			c.broken = true
+			c.wantIfEvents = false
+			if c.out != nil {
+				c.out.close()
+				c.out = nil
+			}
 		}
 	}
 }

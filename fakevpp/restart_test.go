@@ -80,3 +80,43 @@ func TestRestart(t *testing.T) {
 	assert.Equal(t, Forward, v.Trace(udpPkt("eth0", "192.168.0.7:1", "8.8.8.8:53")).Verdict, "startup routes survive")
 	assert.NotEqual(t, tap5, v.AddInterface("tap5"), "re-created with another index")
 }
+
+// DropConnections: the client reconnects to the same process, and VPP kept
+// everything.
+func TestDropConnections(t *testing.T) {
+	old := core.HealthCheckProbeInterval
+	core.HealthCheckProbeInterval = 20 * time.Millisecond
+	defer func() { core.HealthCheckProbeInterval = old }()
+
+	v := New()
+	v.AddInterface("eth0", pfx("192.168.0.1/24"))
+	conn, events, err := core.AsyncConnect(v, 10, 20*time.Millisecond)
+	require.NoError(t, err)
+	defer conn.Disconnect()
+	waitState := func(want core.ConnectionState) {
+		t.Helper()
+		select {
+		case ev := <-events:
+			require.Equal(t, want, ev.State, "event %+v", ev)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %v event", want)
+		}
+	}
+	waitState(core.Connected)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	e := &env{t: t, v: v, conn: conn, ctx: ctx, nat: nat44_ed.NewServiceClient(conn), acl: acl.NewServiceClient(conn), ifs: interfaces.NewServiceClient(conn)}
+	e.enableNAT()
+	e.pool("1.1.1.1", 0)
+	before := v.Dump()
+	ping, err := memclnt.NewServiceClient(conn).ControlPing(ctx, &memclnt.ControlPing{})
+	require.NoError(t, err)
+
+	v.DropConnections()
+	waitState(core.Disconnected)
+	waitState(core.Connected)
+	again, err := memclnt.NewServiceClient(conn).ControlPing(ctx, &memclnt.ControlPing{})
+	require.NoError(t, err)
+	assert.Equal(t, ping.VpePID, again.VpePID, "the same process")
+	assert.Equal(t, before, v.Dump(), "VPP kept its tables")
+}

@@ -189,6 +189,11 @@ type Event struct {
 	Type      EventType
 	Interface string
 	SwIfIndex uint32
+	// SameVPP, on EventConnected, tells that the driver knows VPP did not
+	// restart since its previous connection (the VPP process is the same):
+	// only the connection was lost, and VPP kept everything. False when it
+	// cannot tell.
+	SameVPP bool
 }
 
 // CallStat counts the VPP calls of one message.

@@ -658,7 +658,7 @@ var errNoResult = errors.New("driver returned no result")
 func (r *Reconciler) record(ops []Op, results []OpResult) {
 	now := time.Now()
 	failed := map[Key]error{}
-	succeeded := map[Key]bool{}
+	succeeded := make(map[Key]bool, len(ops))
 	for i, op := range ops {
 		res := OpResult{Err: errNoResult}
 		if i < len(results) {
@@ -811,8 +811,14 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 	log := r.log.WithFields(logrus.Fields{"event": ev.Type.String(), "interface": ev.Interface, "sw_if_index": ev.SwIfIndex})
 	switch ev.Type {
 	case EventConnected:
-		log.Info("connected to VPP: full resync (VPP may have restarted)")
-		r.requestResync(true)
+		if ev.SameVPP {
+			// Only the connection was lost: what the layer knows about
+			// VPP's objects beyond what a dump shows still holds.
+			log.Info("reconnected to the same VPP process: full resync")
+		} else {
+			log.Info("connected to VPP: full resync (VPP may have restarted)")
+		}
+		r.requestResync(!ev.SameVPP)
 		r.resyncAt = time.Now() // not after a backoff from failures while disconnected
 		return
 	case EventDisconnected:

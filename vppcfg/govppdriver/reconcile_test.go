@@ -533,3 +533,33 @@ func TestLBAffinityChangeAfterFailedDelete(t *testing.T) {
 	waitConverged(t, r, 5*time.Second)
 	assert.NotContains(t, v.Dump(), "affinity=600")
 }
+
+// TestReconnectToSameVPPKeepsWhatItKnows: a connection lost to a VPP that
+// keeps running (same process ID) is no restart: the resync after the
+// reconnection keeps the fields VPP does not dump. Under load, govpp's
+// health check drops connections; treating each as a VPP restart made an
+// affinity change whose delete had failed look applied (property test,
+// seed 144 under load).
+func TestReconnectToSameVPPKeepsWhatItKnows(t *testing.T) {
+	v := newFake()
+	d := connect(t, v, true)
+	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	c := r.Client("svc")
+	old := lbMapping(1, 3)
+	old.Affinity = 600
+	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}, old).Commit(context.Background()))
+	run(t, r)
+	waitConverged(t, r, 5*time.Second)
+	resyncs := r.Stats().Resyncs
+
+	v.FailMessage("nat44_add_del_lb_static_mapping", -7)
+	nu := *old
+	nu.Affinity = 0
+	require.NoError(t, c.Txn().Put(&nu).Commit(context.Background()))
+	v.DropConnections()
+	require.Eventually(t, func() bool { return r.Stats().Resyncs > resyncs }, 10*time.Second, time.Millisecond,
+		"the reconnection resyncs")
+	v.ClearFaults()
+	waitConverged(t, r, 5*time.Second)
+	assert.NotContains(t, v.Dump(), "affinity=600")
+}
