@@ -14,12 +14,21 @@ type faults struct {
 	share  float64
 	rng    *rand.Rand
 	retval int32
+	// lose are request sequence numbers served whose reply is lost with the
+	// connection; lost tells SendMsg that the current request is one.
+	lose map[uint64]bool
+	lost bool
 }
 
 // take decides whether the faultable request name fails, and with which
 // retval. It is called once per such request.
 func (f *faults) take(name string) (int32, bool) {
 	f.seq++
+	if f.lose[f.seq] {
+		delete(f.lose, f.seq)
+		f.lost = true
+		return 0, false
+	}
 	if r, ok := f.nth[f.seq]; ok {
 		delete(f.nth, f.seq)
 		return r, true
@@ -45,6 +54,23 @@ func (v *VPP) FailNth(n int, retval int32) {
 		v.faults.nth = map[uint64]int32{}
 	}
 	v.faults.nth[v.faults.seq+uint64(n)] = retval
+}
+
+// LoseReplyNth makes the n-th next faultable request (1 = the next one)
+// take effect in VPP, and then reset the client's connection before the
+// reply is sent, as when the socket to VPP breaks during a call: the client
+// cannot tell whether VPP did it. The client reconnects as after
+// DropConnections.
+func (v *VPP) LoseReplyNth(n int) {
+	if n < 1 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.faults.lose == nil {
+		v.faults.lose = map[uint64]bool{}
+	}
+	v.faults.lose[v.faults.seq+uint64(n)] = true
 }
 
 // FailMessage makes every request of a message fail with retval until

@@ -56,13 +56,18 @@ func (v *VPP) DropConnections() {
 // request fails, and its event registrations are gone.
 func (v *VPP) breakConnections() {
 	for _, c := range v.clients {
-		if c.connected {
-			c.broken = true
-			c.wantIfEvents = false
-			if c.out != nil {
-				c.out.close()
-				c.out = nil
-			}
+		c.breakConnection()
+	}
+}
+
+// breakConnection resets one client's connection, if it is connected.
+func (c *client) breakConnection() {
+	if c.connected {
+		c.broken = true
+		c.wantIfEvents = false
+		if c.out != nil {
+			c.out.close()
+			c.out = nil
 		}
 	}
 }

@@ -299,7 +299,13 @@ func (c *client) SendMsg(context uint32, data []byte) error {
 		v.violate("undecodable request", err.Error())
 		return err
 	}
-	for _, m := range v.dispatch(c, req) {
+	replies := v.dispatch(c, req)
+	if v.faults.lost {
+		v.faults.lost = false
+		c.breakConnection()
+		return nil
+	}
+	for _, m := range replies {
 		id, frame, err := t.encode(m, context, c.index)
 		if err != nil {
 			v.violate("unencodable reply", err.Error())

@@ -90,8 +90,14 @@ type Reconciler struct {
 	// orphanOwners are the owners of the orphans found by the last dump
 	// (nil before the first); see DiffInput.OrphanOwners.
 	orphanOwners map[string]bool
-	lastErr      map[Key]error
-	retry        *backoff
+	// uncertain are keys whose last create or update got no answer
+	// (ErrDrift): VPP may hold the object although the layer recorded no
+	// success. The resync that follows attributes an untagged object found
+	// there to this owner, so that it is pruned if nobody desires it by then
+	// rather than left in VPP as nobody's.
+	uncertain map[Key]string
+	lastErr   map[Key]error
+	retry     *backoff
 	// needResync asks for a full dump; forgetUnobserved drops what the layer
 	// believed about objects it cannot dump (after a reconnect).
 	needResync       bool
@@ -351,12 +357,17 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	// remembers. It becomes the owner's orphan and goes like one, instead
 	// of being left in VPP as somebody else's.
 	for k, u := range c.unowned {
+		owner := r.uncertain[k]
 		if prev, ok := r.applied[k]; ok && prev.Owner != "" {
-			u.Owner, u.Orphan = prev.Owner, true
+			owner = prev.Owner
+		}
+		if owner != "" {
+			u.Owner, u.Orphan = owner, true
 			c.applied[k] = u
 			delete(c.unowned, k)
 		}
 	}
+	r.uncertain = nil // the dump has settled them
 	drift := 0
 	if r.synced {
 		drift = countDrift(r.applied, c.applied)
@@ -676,6 +687,12 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 				failed[k] = res.Err
 			}
 			if errors.Is(res.Err, ErrDrift) {
+				if op.Type == OpCreate || op.Type == OpUpdate {
+					if r.uncertain == nil {
+						r.uncertain = map[Key]string{}
+					}
+					r.uncertain[op.Key] = r.ownerOf(op.Key)
+				}
 				r.requestResync(false)
 			}
 			continue
