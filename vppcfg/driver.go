@@ -119,6 +119,11 @@ type Op struct {
 	SwIfIndex uint32
 	// ACLs is the complete ACL assignment of an OpSetACLs.
 	ACLs *ACLAssignment
+	// Owner is the owner that desired the item when the op was planned
+	// (the first, for shared items), filled in by the reconciler for its own
+	// bookkeeping; drivers ignore it. The desired state may change while
+	// the op is in flight, so the owner is not looked up when it returns.
+	Owner string
 }
 
 // ACLAssignment is the full ACL list of one interface. Foreign ACLs (not

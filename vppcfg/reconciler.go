@@ -463,8 +463,11 @@ func (r *Reconciler) pass(ctx context.Context) {
 		if !r.opReady(op, now) {
 			continue
 		}
+		if owners := r.store.owners[op.Key]; len(owners) > 0 {
+			op.Owner = owners[0]
+		}
 		if op.Type == OpCreate && taggable(op.Key.Kind) {
-			op.Tag = Tag(r.store.owners[op.Key][0], itemLabel(op.Item))
+			op.Tag = Tag(op.Owner, itemLabel(op.Item))
 		}
 		ops = append(ops, op)
 	}
@@ -691,7 +694,7 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 					if r.uncertain == nil {
 						r.uncertain = map[Key]string{}
 					}
-					r.uncertain[op.Key] = r.ownerOf(op.Key)
+					r.uncertain[op.Key] = op.Owner
 				}
 				r.requestResync(false)
 			}
@@ -724,7 +727,11 @@ func worthWarning(failures int) bool { return failures&(failures-1) == 0 }
 
 // opLog is the logger of one op, with the fields every op log carries.
 func (r *Reconciler) opLog(op Op) logrus.FieldLogger {
-	return r.log.WithFields(logrus.Fields{"owner": r.ownerOf(op.Key), "key": op.Key.String(), "op": op.String()})
+	owner := op.Owner
+	if owner == "" {
+		owner = r.ownerOf(op.Key)
+	}
+	return r.log.WithFields(logrus.Fields{"owner": owner, "key": op.Key.String(), "op": op.String()})
 }
 
 // debugEnabled tells whether a logger logs at debug level, so that a cold
@@ -758,7 +765,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.applied[k] = &AppliedItem{Item: op.Item, Owner: r.ownerOf(k), Handle: res.Handle, Tag: op.Tag, known: true}
+		r.applied[k] = &AppliedItem{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true}
 	case OpUpdate:
 		a := r.applied[k]
 		a.Item, a.known = op.Item, true

@@ -74,3 +74,41 @@ func TestUntaggedItemStaysOwnedAcrossResync(t *testing.T) {
 		return !still
 	}, 5*time.Second, 5*time.Millisecond, "the role is deleted after the resync")
 }
+
+// TestOwnerOfAnOpIsTakenWhenPlanned: an item stops being desired while
+// its create is in flight (the store changes under storeMu while the pass
+// executes). The object VPP now holds is still the owner's: a resync
+// before the owner's next pass must prune it, not take it for nobody's
+// (property test with faults, seed 569 under load: a NAT44 inside role
+// stayed on a pod interface).
+func TestOwnerOfAnOpIsTakenWhenPlanned(t *testing.T) {
+	f := newFakeDriver("tap9")
+	in := &NAT44Interface{Interface: "tap9", Role: NAT44Inside}
+	r := NewReconciler(f, testOptions())
+	f.fail = func(op Op) error {
+		if op.Key == in.Key() && op.Type == OpCreate {
+			// The renderer deletes the role meanwhile; its own pass waits
+			// for this one.
+			r.storeMu.Lock()
+			defer r.storeMu.Unlock()
+			require.NoError(t, r.store.commit("nat", []txnOp{{del: in.Key()}}, false))
+		}
+		return nil
+	}
+	c := r.Client("nat")
+	commit(t, c.ResyncTxn(), &NAT44Global{})
+	start(t, r)
+	commit(t, c.Txn(), in)
+	f.mu.Lock()
+	_, created := f.objs[in.Key()]
+	f.mu.Unlock()
+	require.True(t, created, "VPP holds the role")
+
+	require.NoError(t, r.Resync(context.Background()))
+	require.Eventually(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		_, still := f.objs[in.Key()]
+		return !still
+	}, 5*time.Second, 5*time.Millisecond, "the role is deleted")
+}
