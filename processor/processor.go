@@ -309,7 +309,13 @@ func (p *Processor) Resync(s Snapshot) {
 			p.pods.set(valid)
 		}
 	}
-	p.services = newServiceCache()
+	endpoints := 0
+	for _, sl := range s.EndpointSlices {
+		if sl != nil {
+			endpoints += len(sl.Endpoints)
+		}
+	}
+	p.services = newServiceCacheSized(len(s.Services), len(s.EndpointSlices), endpoints)
 	for _, svc := range s.Services {
 		if svc == nil {
 			p.report(problemOwner{kind: KindService}, []Problem{{Kind: KindService, Reason: "nil Service ignored"}})

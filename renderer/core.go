@@ -166,7 +166,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node := c.cfg.NodeOf(ev)
-	ix := newIndex(c.cfg.Claim, c.cfg.Shards)
+	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services))
 	for _, svc := range ev.Services {
 		ix.setService(svc.ID, ix.newEntry(svc, c.cfg.RenderService(svc, node)))
 	}

@@ -60,15 +60,20 @@ type index struct {
 	acls []*vppcfg.ACL
 }
 
-func newIndex(claim ClaimFunc, shards ACLShards) *index {
+func newIndex(claim ClaimFunc, shards ACLShards) *index { return newIndexSized(claim, shards, 0) }
+
+// newIndexSized returns an index with room for the given number of
+// services (a Resync knows it; growing the maps from empty rehashes them at
+// every doubling).
+func newIndexSized(claim ClaimFunc, shards ACLShards, services int) *index {
 	if claim == nil {
 		claim = vppcfg.Item.Key
 	}
 	return &index{
 		claim:    claim,
 		shards:   shards,
-		services: map[model.ServiceID]*serviceEntry{},
-		owners:   map[vppcfg.Key][]model.ServiceID{},
+		services: make(map[model.ServiceID]*serviceEntry, services),
+		owners:   make(map[vppcfg.Key][]model.ServiceID, services),
 		node:     map[vppcfg.Key]vppcfg.Item{},
 		members:  make([][]model.ServiceID, shards.Count),
 		acls:     make([]*vppcfg.ACL, shards.Count),

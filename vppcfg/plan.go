@@ -276,7 +276,11 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner)}
 		}
 	}
-	ready := map[Key]bool{}
+	size := len(in.Scope)
+	if in.Scope == nil {
+		size = len(in.Desired)
+	}
+	ready := make(map[Key]bool, size)
 	sc.eachDesired(func(k Key, d Item) {
 		if f, ok := in.Foreign[k]; ok {
 			p.Blocked[k] = fmt.Errorf("%s: VPP holds a foreign object at this key (%s); not touching it", k, f)

@@ -60,7 +60,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	// Net effect per key: the last Put or Delete wins.
-	net := map[Key]Item{}
+	net := make(map[Key]Item, len(ops))
 	for _, op := range ops {
 		if op.put == nil {
 			net[op.del] = nil
@@ -86,7 +86,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 			leaving[k] = true
 		}
 	}
-	netExt := map[string][]Key{}
+	netExt := make(map[string][]Key, len(net))
 	for k, v := range net {
 		if v != nil {
 			if ext, ok := externalKeyOf(k, v); ok {
