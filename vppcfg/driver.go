@@ -41,6 +41,9 @@ type State struct {
 	// of these kinds are re-asserted after a (re)connect, so their create
 	// must be idempotent in the driver.
 	Unobservable map[Kind]bool
+	// VPPPID is the process ID of the VPP dumped (0 if unknown): what the
+	// layer learns from its own writes holds as long as the process does.
+	VPPPID uint32
 }
 
 // Observed is one object read from VPP.
@@ -194,11 +197,12 @@ type Event struct {
 	Type      EventType
 	Interface string
 	SwIfIndex uint32
-	// SameVPP, on EventConnected, tells that the driver knows VPP did not
-	// restart since its previous connection (the VPP process is the same):
-	// only the connection was lost, and VPP kept everything. False when it
-	// cannot tell.
-	SameVPP bool
+	// VPPPID, on EventConnected, is the process ID of the VPP connected to
+	// (0 if unknown). VPP gets a new one when it restarts, and then has lost
+	// its configuration; a reconnection to the same process (say after a
+	// health check missed replies under load) has not. Compared with
+	// State.VPPPID of the last dump.
+	VPPPID uint32
 }
 
 // CallStat counts the VPP calls of one message.

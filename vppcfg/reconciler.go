@@ -96,8 +96,10 @@ type Reconciler struct {
 	// there to this owner, so that it is pruned if nobody desires it by then
 	// rather than left in VPP as nobody's.
 	uncertain map[Key]string
-	lastErr   map[Key]error
-	retry     *backoff
+	// vppPID is the VPP process of the last dump (0: unknown).
+	vppPID  uint32
+	lastErr map[Key]error
+	retry   *backoff
 	// needResync asks for a full dump; forgetUnobserved drops what the layer
 	// believed about objects it cannot dump (after a reconnect).
 	needResync       bool
@@ -334,6 +336,12 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("dump VPP: %w", err)
 	}
+	if st.VPPPID == 0 || st.VPPPID != r.vppPID {
+		// Another (or an unknown) VPP process than the one the layer
+		// learnt from: it may have restarted since.
+		r.forgetUnobserved = true
+	}
+	r.vppPID = st.VPPPID
 	r.storeMu.RLock()
 	c := classify(st, r.store.view(), r.opts.Claims)
 	r.storeMu.RUnlock()
@@ -835,14 +843,17 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 	log := r.log.WithFields(logrus.Fields{"event": ev.Type.String(), "interface": ev.Interface, "sw_if_index": ev.SwIfIndex})
 	switch ev.Type {
 	case EventConnected:
-		if ev.SameVPP {
-			// Only the connection was lost: what the layer knows about
-			// VPP's objects beyond what a dump shows still holds.
-			log.Info("reconnected to the same VPP process: full resync")
+		// What the layer knows beyond a dump was learnt from the VPP
+		// process of its last dump. A connection to the same process (the
+		// first event, arriving after the layer has used the connection,
+		// or a reconnection after a missed health check) keeps it.
+		restarted := ev.VPPPID == 0 || r.vppPID != ev.VPPPID
+		if restarted {
+			log.WithField("vpp_pid", ev.VPPPID).Info("connected to VPP: full resync (VPP may have restarted)")
 		} else {
-			log.Info("connected to VPP: full resync (VPP may have restarted)")
+			log.WithField("vpp_pid", ev.VPPPID).Info("connected to the same VPP process: full resync")
 		}
-		r.requestResync(!ev.SameVPP)
+		r.requestResync(restarted)
 		r.resyncAt = time.Now() // not after a backoff from failures while disconnected
 		return
 	case EventDisconnected:

@@ -112,3 +112,27 @@ func TestOwnerOfAnOpIsTakenWhenPlanned(t *testing.T) {
 		return !still
 	}, 5*time.Second, 5*time.Millisecond, "the role is deleted")
 }
+
+// TestConnectedEventsForgetOnlyOnARestart: what the layer knows beyond a
+// dump is dropped when a connection event names another VPP process than
+// the last dump read (or an unknown one). The first event arrives, under
+// load, after the layer has dumped and written over the connection; taking
+// it for a restart made an affinity change whose delete had failed look
+// applied (property test with faults, seed 840 under load).
+func TestConnectedEventsForgetOnlyOnARestart(t *testing.T) {
+	r := NewReconciler(newFakeDriver(), testOptions())
+	steps := []struct {
+		dumped, connected uint32
+		forget            bool
+	}{
+		{7, 7, false}, // the first event after the first dump, or a reconnection
+		{7, 8, true},  // restarted
+		{0, 7, true},  // no dump yet: nothing known to keep
+		{7, 0, true},  // unknown process
+	}
+	for _, s := range steps {
+		r.vppPID, r.forgetUnobserved = s.dumped, false
+		r.handleEvent(context.Background(), Event{Type: EventConnected, VPPPID: s.connected})
+		assert.Equal(t, s.forget, r.forgetUnobserved, "dumped %d, connected to %d", s.dumped, s.connected)
+	}
+}

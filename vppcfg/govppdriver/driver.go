@@ -87,9 +87,6 @@ type Driver struct {
 	disconnect func()
 
 	isConnected atomic.Bool
-	// vppPID is the VPP process ID of the last connection (0: none yet):
-	// a reconnection to the same process is no VPP restart.
-	vppPID atomic.Uint32
 	// caps are the optional capabilities the connected VPP offers.
 	caps atomic.Pointer[capabilities]
 
@@ -418,21 +415,18 @@ func (d *Driver) onConnected() {
 		d.startInterfaceEvents()
 	}
 	pid := d.vppProcessID()
-	same := pid != 0 && d.vppPID.Swap(pid) == pid
-	d.log.WithFields(logrus.Fields{"vpp_pid": pid, "same_process": same}).Info("connected to VPP")
-	d.emit(vppcfg.Event{Type: vppcfg.EventConnected, SameVPP: same})
+	d.log.WithField("vpp_pid", pid).Info("connected to VPP")
+	d.emit(vppcfg.Event{Type: vppcfg.EventConnected, VPPPID: pid})
 }
 
-// vppProcessID asks VPP for its process ID (0 if it does not answer). VPP
-// gets a new one when it restarts, and then has lost its configuration;
-// a reconnection to the same process (say after a missed health check)
-// has not.
+// vppProcessID asks VPP for its process ID (0 if it does not answer); see
+// vppcfg.Event.VPPPID.
 func (d *Driver) vppProcessID() uint32 {
 	ctx, cancel := d.withDeadline(d.ctx)
 	defer cancel()
 	reply := &memclnt.ControlPingReply{}
 	if err := d.conn.Invoke(ctx, &memclnt.ControlPing{}, reply); err != nil || reply.Retval != 0 {
-		d.log.WithError(err).Warn("control ping failed; treating the connection as one to a restarted VPP")
+		d.log.WithError(err).Warn("control ping failed: VPP's process ID is unknown")
 		return 0
 	}
 	return reply.VpePID

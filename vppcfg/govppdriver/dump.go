@@ -30,6 +30,7 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 	}
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
+	pid := d.vppProcessID()
 	ifaces, err := d.Interfaces(ctx)
 	if err != nil {
 		return nil, err
@@ -39,6 +40,7 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 		names[i] = n
 	}
 	st := &vppcfg.State{
+		VPPPID:     pid,
 		Interfaces: ifaces,
 		ACLLists:   map[string]vppcfg.InterfaceACLIndexes{},
 		Unobservable: map[vppcfg.Kind]bool{
