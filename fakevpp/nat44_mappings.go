@@ -560,8 +560,11 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		proto: key.proto, affinity: req.Affinity, tag: req.Tag}
 	m.index = n.mappings.add(m)
 	n.byExt[key] = m
-	for _, l := range req.Locals {
-		loc := &lbLocal{addr: ip4(l.Addr), port: l.Port, prob: l.Probability, vrf: l.VrfID}
+	m.locals.items = make([]*lbLocal, 0, len(req.Locals))
+	block := make([]lbLocal, len(req.Locals)) // one allocation for all locals
+	for i, l := range req.Locals {
+		loc := &block[i]
+		*loc = lbLocal{addr: ip4(l.Addr), port: l.Port, prob: l.Probability, vrf: l.VrfID}
 		n.lockTable(v, loc.vrf)
 		if !m.out2inOnly() {
 			// VPP registers LB locals in FIB 0 at add time, whatever VrfID says.
