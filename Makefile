@@ -21,10 +21,11 @@ test: fmt-check vet
 test-e2e:
 	cd e2e && $(GO) vet ./... && $(GO) test -count=1 -timeout 10m ./...
 
-## test-property: the end-to-end property tests (1,000 random event
-## sequences each, with and without VPP faults; about 90 s), opt-in.
+## test-property: only the end-to-end property tests (1,000 random event
+## sequences each, with and without VPP faults; about 90 s; part of test).
+## VPPSVC_SEED=<n> replays one sequence.
 test-property:
-	VPPSVC_PROPERTY=1 $(GO) test -short -count=1 -run 'TestProperty' ./renderer/internal/reliability/
+	$(GO) test -short -count=1 -run 'TestProperty' ./renderer/internal/reliability/
 
 ## fuzz: each fuzz target for 60 s (the long-mode check of issue 7); new
 ## crashers land in the package's testdata/fuzz.

@@ -12,13 +12,16 @@
 package reliability_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
 	"net/netip"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,6 +47,49 @@ var (
 	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
 	localPods             = tracetest.LocalPods
 )
+
+// seqLog, with VPPSVC_SEQ_LOG=<file>, collects the debug logs of every
+// agent of the current property sequence (reset per sequence); a failing
+// wait writes it to the file. A failure that needs load to show is then
+// debuggable without logging thousands of passing sequences.
+var seqLog = func() *lockedBuffer {
+	if os.Getenv("VPPSVC_SEQ_LOG") == "" {
+		return nil
+	}
+	b := &lockedBuffer{}
+	tracetest.DebugOutput = b
+	return b
+}()
+
+// lockedBuffer is a buffer several loggers write to.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func resetSeqLog() {
+	if seqLog != nil {
+		seqLog.mu.Lock()
+		seqLog.buf.Reset()
+		seqLog.mu.Unlock()
+	}
+}
+
+func saveSeqLog(tb testing.TB) {
+	if seqLog != nil {
+		seqLog.mu.Lock()
+		defer seqLog.mu.Unlock()
+		if err := os.WriteFile(os.Getenv("VPPSVC_SEQ_LOG"), seqLog.buf.Bytes(), 0o644); err != nil {
+			tb.Log(err)
+		}
+	}
+}
 
 // convergeTimeout bounds every wait for convergence.
 const convergeTimeout = 20 * time.Second
@@ -129,6 +175,7 @@ func waitDump(tb testing.TB, a *agent, v *fakevpp.VPP, want, what string) {
 	if waitFor(convergeTimeout, func() bool { return a.converged() && maps.Equal(dumpEntries(v.Dump()), w) }) {
 		return
 	}
+	saveSeqLog(tb)
 	tb.Fatalf("%s: VPP does not converge to the desired state (converged=%t, %d dirty renderers)\nnot applied: %s\n%s",
 		what, a.converged(), a.proc.Stats().DirtyRenderers, notApplied(a), dumpDiff(v.Dump(), want))
 }
