@@ -1,7 +1,6 @@
 package vppcfg
 
 import (
-	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -212,14 +211,7 @@ func (m *NAT44LBMapping) String() string {
 }
 
 // SortLBLocals puts locals in canonical order (address, port, VRF).
-func SortLBLocals(locals []NAT44LBLocal) {
-	slices.SortFunc(locals, func(a, b NAT44LBLocal) int {
-		if c := a.Addr.Compare(b.Addr); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.VRF, b.VRF)
-	})
-}
+func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals) }
 
 // NAT44IdentityMapping exempts an address (and optionally one port) from
 // translation: matching traffic passes untranslated and creates no session.

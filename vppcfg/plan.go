@@ -594,6 +594,37 @@ func idOf(l NAT44LBLocal) localID { return localID{l.Addr, l.VRF} }
 // It runs on every endpoint change, twice: services have a handful of
 // locals, compared pairwise without allocating; large sets use a map.
 func diffLocals(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
+	if slices.IsSortedFunc(old, compareLocals) && slices.IsSortedFunc(new, compareLocals) {
+		// Both in canonical order (desired values are, and so are applied
+		// ones the layer wrote or dumped): one merge walk.
+		i, j := 0, 0
+		for i < len(old) || j < len(new) {
+			var c int
+			switch {
+			case i == len(old):
+				c = 1
+			case j == len(new):
+				c = -1
+			default:
+				c = compareLocals(old[i], new[j])
+			}
+			switch {
+			case c < 0:
+				removed = append(removed, old[i])
+				i++
+			case c > 0:
+				added = append(added, new[j])
+				j++
+			default:
+				if old[i].Probability != new[j].Probability {
+					changed = append(changed, [2]NAT44LBLocal{old[i], new[j]})
+				}
+				i++
+				j++
+			}
+		}
+		return added, removed, changed
+	}
 	if len(old) > 32 || len(new) > 32 {
 		return diffLocalsIndexed(old, new)
 	}

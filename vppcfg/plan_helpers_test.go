@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestDiffLocalsBothWays: the pairwise diff of small local sets and the
-// indexed one of large sets give the same answer.
+// TestDiffLocalsBothWays: the merge walk of canonical lists, the pairwise
+// diff of small unsorted sets and the indexed one of large sets agree.
 func TestDiffLocalsBothWays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	random := func() []NAT44LBLocal {
@@ -32,6 +32,14 @@ func TestDiffLocalsBothWays(t *testing.T) {
 		assert.Equal(t, a2, a1, "added")
 		assert.Equal(t, r2, r1, "removed")
 		assert.Equal(t, c2, c1, "changed")
+		// And the merge walk of canonical lists.
+		SortLBLocals(old)
+		SortLBLocals(new)
+		a3, r3, c3 := diffLocals(old, new)
+		a4, r4, c4 := diffLocalsIndexed(old, new)
+		assert.Equal(t, a4, a3, "added, sorted")
+		assert.Equal(t, r4, r3, "removed, sorted")
+		assert.Equal(t, c4, c3, "changed, sorted")
 	}
 }
 

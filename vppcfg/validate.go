@@ -305,6 +305,7 @@ func canonical(it Item) Item {
 	return it
 }
 
+// compareLocals orders locals by address, port and VRF (canonical order).
 func compareLocals(a, b NAT44LBLocal) int {
 	if c := a.Addr.Compare(b.Addr); c != 0 {
 		return c
