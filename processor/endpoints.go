@@ -67,8 +67,17 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 			continue
 		}
 		eps := c.sliceEndpoints(s, node)
-		for _, sp := range ports {
+		for i, sp := range ports {
 			list := candidates[sp.svcPortName]
+			if list == nil && i == len(ports)-1 {
+				// The slice's own list serves its last port: no copy (the
+				// common case is one slice and one port per service).
+				for j := range eps {
+					eps[j].backend.Port = sp.port
+				}
+				candidates[sp.svcPortName] = eps
+				continue
+			}
 			list = slices.Grow(list, len(eps))
 			for _, e := range eps {
 				e.backend.Port = sp.port

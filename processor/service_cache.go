@@ -149,17 +149,23 @@ func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old
 	oldIPs, newIPs := backendIPs(old), backendIPs(v)
 	// Walk both sorted lists at once: IPs only in old lose this service,
 	// IPs only in new gain it.
+	cross := func(ip netip.Addr) {
+		if crossed == nil { // sized once: on a cold sync every IP crosses
+			crossed = make([]netip.Addr, 0, len(oldIPs)+len(newIPs))
+		}
+		crossed = append(crossed, ip)
+	}
 	i, j := 0, 0
 	for i < len(oldIPs) || j < len(newIPs) {
 		switch {
 		case j == len(newIPs) || (i < len(oldIPs) && oldIPs[i].Less(newIPs[j])):
 			if c.removeUser(oldIPs[i], id) {
-				crossed = append(crossed, oldIPs[i])
+				cross(oldIPs[i])
 			}
 			i++
 		case i == len(oldIPs) || newIPs[j].Less(oldIPs[i]):
 			if c.addUser(newIPs[j], id) {
-				crossed = append(crossed, newIPs[j])
+				cross(newIPs[j])
 			}
 			j++
 		default:
