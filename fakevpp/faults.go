@@ -7,31 +7,35 @@ import "math/rand/v2"
 // control pings never do (govpp's health check would take the connection
 // down). A failed request leaves every table untouched.
 type faults struct {
-	seq    uint64           // faultable requests received so far
-	nth    map[uint64]int32 // request sequence number → retval
-	byName map[string]int32 // message name → retval
+	seq    uint64              // faultable requests received so far
+	nth    map[uint64]nthFault // request sequence number → what happens to it
+	byName map[string]int32    // message name → retval
 
 	share  float64
 	rng    *rand.Rand
 	retval int32
-	// lose are request sequence numbers served whose reply is lost with the
-	// connection; lost tells SendMsg that the current request is one.
-	lose map[uint64]bool
+	// lost tells SendMsg that the current request is served but its reply
+	// lost with the connection (LoseReplyNth).
 	lost bool
+}
+
+// nthFault is what FailNth or LoseReplyNth planned for one request.
+type nthFault struct {
+	retval    int32
+	loseReply bool
 }
 
 // take decides whether the faultable request name fails, and with which
 // retval. It is called once per such request.
 func (f *faults) take(name string) (int32, bool) {
 	f.seq++
-	if f.lose[f.seq] {
-		delete(f.lose, f.seq)
-		f.lost = true
-		return 0, false
-	}
-	if r, ok := f.nth[f.seq]; ok {
+	if nf, ok := f.nth[f.seq]; ok {
 		delete(f.nth, f.seq)
-		return r, true
+		if nf.loseReply {
+			f.lost = true
+			return 0, false
+		}
+		return nf.retval, true
 	}
 	if r, ok := f.byName[name]; ok {
 		return r, true
@@ -44,33 +48,26 @@ func (f *faults) take(name string) (int32, bool) {
 
 // FailNth makes the n-th next faultable request (1 = the next one) fail with
 // retval. Several FailNth calls add up.
-func (v *VPP) FailNth(n int, retval int32) {
-	if n < 1 {
-		return
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.faults.nth == nil {
-		v.faults.nth = map[uint64]int32{}
-	}
-	v.faults.nth[v.faults.seq+uint64(n)] = retval
-}
+func (v *VPP) FailNth(n int, retval int32) { v.planNth(n, nthFault{retval: retval}) }
 
 // LoseReplyNth makes the n-th next faultable request (1 = the next one)
 // take effect in VPP, and then reset the client's connection before the
 // reply is sent, as when the socket to VPP breaks during a call: the client
 // cannot tell whether VPP did it. The client reconnects as after
 // DropConnections.
-func (v *VPP) LoseReplyNth(n int) {
+func (v *VPP) LoseReplyNth(n int) { v.planNth(n, nthFault{loseReply: true}) }
+
+// planNth plans what happens to the n-th next faultable request.
+func (v *VPP) planNth(n int, f nthFault) {
 	if n < 1 {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.faults.lose == nil {
-		v.faults.lose = map[uint64]bool{}
+	if v.faults.nth == nil {
+		v.faults.nth = map[uint64]nthFault{}
 	}
-	v.faults.lose[v.faults.seq+uint64(n)] = true
+	v.faults.nth[v.faults.seq+uint64(n)] = f
 }
 
 // FailMessage makes every request of a message fail with retval until

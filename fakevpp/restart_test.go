@@ -16,29 +16,11 @@ import (
 
 // §6 scenario 20: restart.
 func TestRestart(t *testing.T) {
-	old := core.HealthCheckProbeInterval
-	core.HealthCheckProbeInterval = 20 * time.Millisecond
-	defer func() { core.HealthCheckProbeInterval = old }()
-
 	v := New()
 	v.AddInterface("eth0", pfx("192.168.0.1/24"))
 	v.AddRoute(pfx("0.0.0.0/0"), "eth0")
-	conn, events, err := core.AsyncConnect(v, 10, 20*time.Millisecond)
-	require.NoError(t, err)
-	defer conn.Disconnect()
-	waitState := func(want core.ConnectionState) {
-		t.Helper()
-		select {
-		case ev := <-events:
-			require.Equal(t, want, ev.State, "event %+v", ev)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %v event", want)
-		}
-	}
-	waitState(core.Connected)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e := &env{t: t, v: v, conn: conn, ctx: ctx, nat: nat44_ed.NewServiceClient(conn), acl: acl.NewServiceClient(conn), ifs: interfaces.NewServiceClient(conn)}
+	e, waitState := reconnectingEnv(t, v)
+	conn, ctx := e.conn, e.ctx
 
 	// API-created state: a tap, NAT, an ACL.
 	v.AddInterface("tap0", pfx("10.1.1.1/24"))
@@ -84,28 +66,10 @@ func TestRestart(t *testing.T) {
 // DropConnections: the client reconnects to the same process, and VPP kept
 // everything.
 func TestDropConnections(t *testing.T) {
-	old := core.HealthCheckProbeInterval
-	core.HealthCheckProbeInterval = 20 * time.Millisecond
-	defer func() { core.HealthCheckProbeInterval = old }()
-
 	v := New()
 	v.AddInterface("eth0", pfx("192.168.0.1/24"))
-	conn, events, err := core.AsyncConnect(v, 10, 20*time.Millisecond)
-	require.NoError(t, err)
-	defer conn.Disconnect()
-	waitState := func(want core.ConnectionState) {
-		t.Helper()
-		select {
-		case ev := <-events:
-			require.Equal(t, want, ev.State, "event %+v", ev)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("no %v event", want)
-		}
-	}
-	waitState(core.Connected)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	e := &env{t: t, v: v, conn: conn, ctx: ctx, nat: nat44_ed.NewServiceClient(conn), acl: acl.NewServiceClient(conn), ifs: interfaces.NewServiceClient(conn)}
+	e, waitState := reconnectingEnv(t, v)
+	conn, ctx := e.conn, e.ctx
 	e.enableNAT()
 	e.pool("1.1.1.1", 0)
 	before := v.Dump()
@@ -119,4 +83,31 @@ func TestDropConnections(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ping.VpePID, again.VpePID, "the same process")
 	assert.Equal(t, before, v.Dump(), "VPP kept its tables")
+}
+
+// reconnectingEnv connects to v with govpp's reconnecting connection and a
+// fast health check, so that a reset connection is noticed at once, and
+// returns the test env and a wait for the next connection event.
+func reconnectingEnv(t *testing.T, v *VPP) (*env, func(core.ConnectionState)) {
+	t.Helper()
+	old := core.HealthCheckProbeInterval
+	core.HealthCheckProbeInterval = 20 * time.Millisecond
+	t.Cleanup(func() { core.HealthCheckProbeInterval = old })
+	conn, events, err := core.AsyncConnect(v, 10, 20*time.Millisecond)
+	require.NoError(t, err)
+	t.Cleanup(conn.Disconnect)
+	waitState := func(want core.ConnectionState) {
+		t.Helper()
+		select {
+		case ev := <-events:
+			require.Equal(t, want, ev.State, "event %+v", ev)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %v event", want)
+		}
+	}
+	waitState(core.Connected)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return &env{t: t, v: v, conn: conn, ctx: ctx, nat: nat44_ed.NewServiceClient(conn), acl: acl.NewServiceClient(conn),
+		ifs: interfaces.NewServiceClient(conn)}, waitState
 }

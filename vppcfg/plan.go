@@ -628,41 +628,38 @@ func diffLocals(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed
 	if len(old) > 32 || len(new) > 32 {
 		return diffLocalsIndexed(old, new)
 	}
-	find := func(ls []NAT44LBLocal, id localID) (NAT44LBLocal, bool) {
-		for _, l := range ls {
-			if idOf(l) == id {
-				return l, true
+	find := func(ls []NAT44LBLocal) func(localID) (NAT44LBLocal, bool) {
+		return func(id localID) (NAT44LBLocal, bool) {
+			for _, l := range ls {
+				if idOf(l) == id {
+					return l, true
+				}
 			}
-		}
-		return NAT44LBLocal{}, false
-	}
-	for _, l := range new {
-		o, ok := find(old, idOf(l))
-		switch {
-		case !ok:
-			added = append(added, l)
-		case o.Probability != l.Probability:
-			changed = append(changed, [2]NAT44LBLocal{o, l})
+			return NAT44LBLocal{}, false
 		}
 	}
-	for _, l := range old {
-		if _, ok := find(new, idOf(l)); !ok {
-			removed = append(removed, l)
-		}
-	}
-	return added, removed, changed
+	return diffLocalsBy(old, new, find(old), find(new))
 }
 
 // diffLocalsIndexed is diffLocals for large sets.
 func diffLocalsIndexed(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
-	oldBy := make(map[localID]NAT44LBLocal, len(old))
-	for _, l := range old {
-		oldBy[idOf(l)] = l
+	index := func(ls []NAT44LBLocal) func(localID) (NAT44LBLocal, bool) {
+		by := make(map[localID]NAT44LBLocal, len(ls))
+		for _, l := range ls {
+			by[idOf(l)] = l
+		}
+		return func(id localID) (NAT44LBLocal, bool) {
+			l, ok := by[id]
+			return l, ok
+		}
 	}
-	newBy := make(map[localID]bool, len(new))
+	return diffLocalsBy(old, new, index(old), index(new))
+}
+
+// diffLocalsBy is diffLocals over lookups of a local in old and in new.
+func diffLocalsBy(old, new []NAT44LBLocal, inOld, inNew func(localID) (NAT44LBLocal, bool)) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
 	for _, l := range new {
-		newBy[idOf(l)] = true
-		o, ok := oldBy[idOf(l)]
+		o, ok := inOld(idOf(l))
 		switch {
 		case !ok:
 			added = append(added, l)
@@ -671,7 +668,7 @@ func diffLocalsIndexed(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, 
 		}
 	}
 	for _, l := range old {
-		if !newBy[idOf(l)] {
+		if _, ok := inNew(idOf(l)); !ok {
 			removed = append(removed, l)
 		}
 	}

@@ -512,17 +512,7 @@ func TestRecreateWithFailedDeleteIsRetriedWhole(t *testing.T) {
 // shows the affinity), the layer must still know that VPP holds the old
 // affinity, and replace it. Found by TestPropertyWithVPPFaults (seed 840).
 func TestLBAffinityChangeAfterFailedDelete(t *testing.T) {
-	v := newFake()
-	d := connect(t, v, true)
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
-	c := r.Client("svc")
-	old := lbMapping(1, 3)
-	old.Affinity = 600
-	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}, old).Commit(context.Background()))
-	run(t, r)
-	waitConverged(t, r, 5*time.Second)
-	require.Contains(t, v.Dump(), "affinity=600")
-
+	v, r, c, old := syncedAffinityMapping(t)
 	v.FailMessage("nat44_add_del_lb_static_mapping", -7)
 	require.NoError(t, c.Txn().Delete(old.Key()).Commit(context.Background()))
 	nu := *old
@@ -541,15 +531,7 @@ func TestLBAffinityChangeAfterFailedDelete(t *testing.T) {
 // affinity change whose delete had failed look applied (property test,
 // seed 144 under load).
 func TestReconnectToSameVPPKeepsWhatItKnows(t *testing.T) {
-	v := newFake()
-	d := connect(t, v, true)
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
-	c := r.Client("svc")
-	old := lbMapping(1, 3)
-	old.Affinity = 600
-	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}, old).Commit(context.Background()))
-	run(t, r)
-	waitConverged(t, r, 5*time.Second)
+	v, r, c, old := syncedAffinityMapping(t)
 	resyncs := r.Stats().Resyncs
 
 	v.FailMessage("nat44_add_del_lb_static_mapping", -7)
@@ -594,4 +576,20 @@ func TestLostReplyOfAnUntaggedCreate(t *testing.T) {
 		"the reconnection resyncs")
 	waitConverged(t, r, 5*time.Second)
 	assert.NotContains(t, v.Dump(), "tap5 in")
+}
+
+// syncedAffinityMapping starts a layer over a new fake VPP holding one LB
+// mapping with a 600 s affinity, applied; VPP's dump never shows affinity.
+func syncedAffinityMapping(t *testing.T) (*fakevpp.VPP, *vppcfg.Reconciler, vppcfg.Client, *vppcfg.NAT44LBMapping) {
+	t.Helper()
+	v := newFake()
+	r := vppcfg.NewReconciler(connect(t, v, true), reconcilerOptions())
+	c := r.Client("svc")
+	m := lbMapping(1, 3)
+	m.Affinity = 600
+	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}, m).Commit(context.Background()))
+	run(t, r)
+	waitConverged(t, r, 5*time.Second)
+	require.Contains(t, v.Dump(), "affinity=600")
+	return v, r, c, m
 }
