@@ -187,7 +187,15 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		}
 		c.warn(prev, svc)
 	}
-	for _, k := range sortedKeys(ix.owners) {
+	// Only contested keys can warn; sorting just them keeps the warnings in
+	// key order without sorting every key of a cold sync.
+	contested := map[vppcfg.Key]bool{}
+	for k, ids := range ix.owners {
+		if _, byNode := ix.node[k]; byNode || len(ids) > 1 {
+			contested[k] = true
+		}
+	}
+	for _, k := range sortedKeys(contested) {
 		c.warnConflict(k, old.ownership(k))
 	}
 	c.cfg.Log.WithFields(logrus.Fields{"services": len(ix.services), "items": len(items)}).Info("resynced")

@@ -94,21 +94,20 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 			}
 		}
 	}
-	for _, k := range sortedKeys(net) {
-		v := net[k]
-		if v == nil {
+	// The conflict of the smallest key is reported, whatever the map
+	// order: a deterministic error without sorting a resync's keys.
+	var firstKey Key
+	var firstErr error
+	for k, v := range net {
+		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
 			continue
 		}
-		if cur, ok := s.items[k]; ok && !cur.Equal(v) {
-			for _, other := range s.owners[k] {
-				if other != owner {
-					return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur)
-				}
-			}
+		if err := s.check(owner, k, v, net, netExt, leaving); err != nil {
+			firstKey, firstErr = k, err
 		}
-		if err := s.crossCheck(owner, k, v, net, netExt, leaving); err != nil {
-			return err
-		}
+	}
+	if firstErr != nil {
+		return firstErr
 	}
 	for k, v := range net {
 		if v == nil {
@@ -121,6 +120,19 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		s.resynced[owner] = true
 	}
 	return nil
+}
+
+// check rejects a put of v at k that conflicts with another owner's value
+// of the key or with other desired items (crossCheck).
+func (s *store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+	if cur, ok := s.items[k]; ok && !cur.Equal(v) {
+		for _, other := range s.owners[k] {
+			if other != owner {
+				return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur)
+			}
+		}
+	}
+	return s.crossCheck(owner, k, v, net, netExt, leaving)
 }
 
 // crossCheck rejects combinations VPP refuses between desired items of any
