@@ -581,7 +581,6 @@ func updateOps(k Key, old, new Item) []Op {
 }
 
 // localID is a local's identity in VPP (address, port and VRF).
-// localID is what identifies a local within its mapping.
 type localID struct {
 	addr netip.AddrPort
 	vrf  uint32
@@ -590,89 +589,49 @@ type localID struct {
 func idOf(l NAT44LBLocal) localID { return localID{l.Addr, l.VRF} }
 
 // diffLocals compares local sets: added, removed, and changed (old, new)
-// pairs whose probability differs, each in the order of its list.
-// It runs on every endpoint change, twice: services have a handful of
-// locals, compared pairwise without allocating; large sets use a map.
+// pairs whose probability differs, each in canonical order. It runs twice
+// per endpoint change. Both lists are canonical in practice (the store
+// keeps desired values so, and applied ones come from the layer's writes
+// or a sorted dump), so one merge walk suffices; others are sorted first.
 func diffLocals(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
-	if slices.IsSortedFunc(old, compareLocals) && slices.IsSortedFunc(new, compareLocals) {
-		// Both in canonical order (desired values are, and so are applied
-		// ones the layer wrote or dumped): one merge walk.
-		i, j := 0, 0
-		for i < len(old) || j < len(new) {
-			var c int
-			switch {
-			case i == len(old):
-				c = 1
-			case j == len(new):
-				c = -1
-			default:
-				c = compareLocals(old[i], new[j])
-			}
-			switch {
-			case c < 0:
-				removed = append(removed, old[i])
-				i++
-			case c > 0:
-				added = append(added, new[j])
-				j++
-			default:
-				if old[i].Probability != new[j].Probability {
-					changed = append(changed, [2]NAT44LBLocal{old[i], new[j]})
-				}
-				i++
-				j++
-			}
-		}
-		return added, removed, changed
-	}
-	if len(old) > 32 || len(new) > 32 {
-		return diffLocalsIndexed(old, new)
-	}
-	find := func(ls []NAT44LBLocal) func(localID) (NAT44LBLocal, bool) {
-		return func(id localID) (NAT44LBLocal, bool) {
-			for _, l := range ls {
-				if idOf(l) == id {
-					return l, true
-				}
-			}
-			return NAT44LBLocal{}, false
-		}
-	}
-	return diffLocalsBy(old, new, find(old), find(new))
-}
-
-// diffLocalsIndexed is diffLocals for large sets.
-func diffLocalsIndexed(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
-	index := func(ls []NAT44LBLocal) func(localID) (NAT44LBLocal, bool) {
-		by := make(map[localID]NAT44LBLocal, len(ls))
-		for _, l := range ls {
-			by[idOf(l)] = l
-		}
-		return func(id localID) (NAT44LBLocal, bool) {
-			l, ok := by[id]
-			return l, ok
-		}
-	}
-	return diffLocalsBy(old, new, index(old), index(new))
-}
-
-// diffLocalsBy is diffLocals over lookups of a local in old and in new.
-func diffLocalsBy(old, new []NAT44LBLocal, inOld, inNew func(localID) (NAT44LBLocal, bool)) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
-	for _, l := range new {
-		o, ok := inOld(idOf(l))
+	old, new = canonicalLocals(old), canonicalLocals(new)
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		var c int
 		switch {
-		case !ok:
-			added = append(added, l)
-		case o.Probability != l.Probability:
-			changed = append(changed, [2]NAT44LBLocal{o, l})
+		case i == len(old):
+			c = 1
+		case j == len(new):
+			c = -1
+		default:
+			c = compareLocals(old[i], new[j])
 		}
-	}
-	for _, l := range old {
-		if _, ok := inNew(idOf(l)); !ok {
-			removed = append(removed, l)
+		switch {
+		case c < 0:
+			removed = append(removed, old[i])
+			i++
+		case c > 0:
+			added = append(added, new[j])
+			j++
+		default:
+			if old[i].Probability != new[j].Probability {
+				changed = append(changed, [2]NAT44LBLocal{old[i], new[j]})
+			}
+			i++
+			j++
 		}
 	}
 	return added, removed, changed
+}
+
+// canonicalLocals returns ls in canonical order, sorting a copy if needed.
+func canonicalLocals(ls []NAT44LBLocal) []NAT44LBLocal {
+	if slices.IsSortedFunc(ls, compareLocals) {
+		return ls
+	}
+	c := slices.Clone(ls)
+	SortLBLocals(c)
+	return c
 }
 
 // needsRecreate reports whether VPP cannot change old into new in place.

@@ -189,7 +189,7 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 		return nil
 	}
 	r.pass(ctx)
-	if _, retrying := r.retry.nextDue(); retrying || r.needResync || r.waitingForInterface() {
+	if len(r.retry.next) > 0 || r.needResync || r.waitingForInterface() {
 		// The loop's timer may be set too late for what this pass armed.
 		// Otherwise nothing is scheduled, and waking the loop on every
 		// commit cost an endpoint change a tenth of its CPU.
