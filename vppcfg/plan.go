@@ -53,6 +53,36 @@ type DiffInput struct {
 	// external key, and the diff skips walking Applied for them: a commit
 	// then costs what it touches, not what VPP holds. Nil means unknown.
 	OrphanOwners map[string]bool
+	// DesiredBindings and AppliedBindings, when not nil, are the ACL
+	// binding keys of Desired and Applied (indexes the reconciler keeps):
+	// a diff that touches ACLs merges every interface's bindings, and
+	// without them it would walk every item to find them.
+	DesiredBindings, AppliedBindings map[Key]bool
+}
+
+// eachBinding visits every ACL binding key of Desired and Applied once.
+func (in *DiffInput) eachBinding(fn func(Key)) {
+	if in.DesiredBindings == nil || in.AppliedBindings == nil {
+		for k := range in.Desired {
+			if k.Kind == KindACLBinding {
+				fn(k)
+			}
+		}
+		for k := range in.Applied {
+			if _, desired := in.Desired[k]; !desired && k.Kind == KindACLBinding {
+				fn(k)
+			}
+		}
+		return
+	}
+	for k := range in.DesiredBindings {
+		fn(k)
+	}
+	for k := range in.AppliedBindings {
+		if !in.DesiredBindings[k] {
+			fn(k)
+		}
+	}
 }
 
 // mayHoldApplied reports whether some applied item may be kept for an owner
@@ -224,11 +254,11 @@ func (sc *scope) eachDesired(fn func(Key, Item)) {
 		}
 	}
 	if sc.acls {
-		for k, d := range sc.in.Desired {
-			if k.Kind == KindACLBinding {
+		sc.in.eachBinding(func(k Key) {
+			if d, ok := sc.in.Desired[k]; ok {
 				fn(k, d)
 			}
-		}
+		})
 	}
 }
 
@@ -388,31 +418,34 @@ func (p *Plan) aclAssignments(in DiffInput, ready map[Key]bool) (dels, sets []Op
 		}
 	}
 	add := func(b *ACLBinding) { addTo(b, false) }
-	for k, d := range in.Desired {
-		if b, ok := d.(*ACLBinding); ok {
-			touch[b.Interface] = true
+	in.eachBinding(func(k Key) {
+		d, desired := in.Desired[k].(*ACLBinding)
+		if desired {
+			touch[d.Interface] = true
 			if ready[k] {
-				add(b)
+				add(d)
 			}
 		}
-	}
-	for k, a := range in.Applied {
+		a, applied := in.Applied[k]
+		if !applied {
+			return
+		}
 		b, ok := a.Item.(*ACLBinding)
 		if !ok {
-			continue
+			return
 		}
 		touch[b.Interface] = true
-		if _, desired := in.Desired[k]; desired {
+		if desired {
 			if !ready[k] {
 				add(b) // waiting for nothing we change now: keep it where it is
 			}
-			continue
+			return
 		}
 		if !prunable(a, in.Resynced) {
 			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner)
 			addTo(b, true)
 		}
-	}
+	})
 	for ifName := range in.ACLOrder {
 		touch[ifName] = true
 	}

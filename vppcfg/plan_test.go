@@ -323,6 +323,21 @@ func TestDiff(t *testing.T) {
 				in.Scope[k] = true
 			}
 			assert.Equal(t, tc.want, opStrings(Diff(in).Ops), "scoped")
+
+			// With the reconciler's binding indexes, instead of walks of
+			// every item, it plans the same too.
+			in.DesiredBindings, in.AppliedBindings = map[Key]bool{}, map[Key]bool{}
+			for k := range in.Desired {
+				if k.Kind == KindACLBinding {
+					in.DesiredBindings[k] = true
+				}
+			}
+			for k := range in.Applied {
+				if k.Kind == KindACLBinding {
+					in.AppliedBindings[k] = true
+				}
+			}
+			assert.Equal(t, tc.want, opStrings(Diff(in).Ops), "scoped, with binding indexes")
 		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vppsvc/vppsvc/internal/logx"
 	"slices"
 	"sync"
 	"time"
@@ -96,6 +97,8 @@ type Reconciler struct {
 	// there to this owner, so that it is pruned if nobody desires it by then
 	// rather than left in VPP as nobody's.
 	uncertain map[Key]string
+	// appliedBindings are the ACL binding keys of applied.
+	appliedBindings map[Key]bool
 	// vppPID is the VPP process of the last dump (0: unknown).
 	vppPID  uint32
 	lastErr map[Key]error
@@ -124,26 +127,27 @@ type Reconciler struct {
 func NewReconciler(d Driver, opts Options) *Reconciler {
 	opts.setDefaults()
 	return &Reconciler{
-		d:          d,
-		opts:       opts,
-		log:        opts.Logger.WithField("component", "vppcfg"),
-		debug:      debugEnabled(opts.Logger),
-		store:      newStore(),
-		syncedCh:   make(chan struct{}),
-		applied:    map[Key]*AppliedItem{},
-		unowned:    map[Key]*AppliedItem{},
-		foreign:    map[Key]Item{},
-		aclFront:   map[string]InterfaceACLIndexes{},
-		aclOrder:   map[string]ACLNames{},
-		ifaces:     map[string]uint32{},
-		unobserved: map[Kind]bool{},
-		staleSnat:  map[uint32][]CNATSnatTable{},
-		lastErr:    map[Key]error{},
-		retry:      newBackoff(opts.RetryMin, opts.RetryMax),
-		kick:       make(chan struct{}, 1),
-		dirty:      map[Key]bool{},
-		full:       true,
-		statuses:   map[Key]*ItemStatus{},
+		d:               d,
+		opts:            opts,
+		log:             opts.Logger.WithField("component", "vppcfg"),
+		debug:           logx.DebugEnabled(opts.Logger),
+		store:           newStore(),
+		syncedCh:        make(chan struct{}),
+		applied:         map[Key]*AppliedItem{},
+		appliedBindings: map[Key]bool{},
+		unowned:         map[Key]*AppliedItem{},
+		foreign:         map[Key]Item{},
+		aclFront:        map[string]InterfaceACLIndexes{},
+		aclOrder:        map[string]ACLNames{},
+		ifaces:          map[string]uint32{},
+		unobserved:      map[Kind]bool{},
+		staleSnat:       map[uint32][]CNATSnatTable{},
+		lastErr:         map[Key]error{},
+		retry:           newBackoff(opts.RetryMin, opts.RetryMax),
+		kick:            make(chan struct{}, 1),
+		dirty:           map[Key]bool{},
+		full:            true,
+		statuses:        map[Key]*ItemStatus{},
 	}
 }
 
@@ -386,6 +390,12 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		drift = countDrift(r.applied, c.applied)
 	}
 	r.applied, r.unowned, r.foreign = c.applied, c.unowned, c.foreign
+	r.appliedBindings = map[Key]bool{}
+	for k := range r.applied {
+		if k.Kind == KindACLBinding {
+			r.appliedBindings[k] = true
+		}
+	}
 	// Orphans are made only here, from a dump; remember whose they are.
 	r.orphanOwners = map[string]bool{}
 	for _, a := range r.applied {
@@ -470,6 +480,9 @@ func (r *Reconciler) pass(ctx context.Context) {
 		ACLOrder:     r.aclOrder,
 		Scope:        sc,
 		OrphanOwners: r.orphanOwners,
+
+		DesiredBindings: r.store.bindings,
+		AppliedBindings: r.appliedBindings,
 	})
 	ops := make([]Op, 0, len(plan.Ops))
 	for _, op := range plan.Ops {
@@ -553,7 +566,7 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 				u.Item = withUnobservable(u.Item, d)
 			}
 			u.Owner = owners[0]
-			r.applied[k] = u
+			r.setApplied(k, u)
 			delete(r.unowned, k)
 			return
 		}
@@ -747,18 +760,6 @@ func (r *Reconciler) opLog(op Op) logrus.FieldLogger {
 	return r.log.WithFields(logrus.Fields{"owner": owner, "key": op.Key.String(), "op": op.String()})
 }
 
-// debugEnabled tells whether a logger logs at debug level, so that a cold
-// sync does not build tens of thousands of log entries nobody reads.
-func debugEnabled(l logrus.FieldLogger) bool {
-	switch v := l.(type) {
-	case *logrus.Logger:
-		return v.IsLevelEnabled(logrus.DebugLevel)
-	case *logrus.Entry:
-		return v.Logger.IsLevelEnabled(logrus.DebugLevel)
-	}
-	return true
-}
-
 func (r *Reconciler) failKey(k Key, err error, now time.Time) {
 	r.lastErr[k] = err
 	r.retry.failed(k, now)
@@ -773,12 +774,26 @@ func (r *Reconciler) ownerOf(k Key) string {
 	return r.store.ownerNames(k)
 }
 
+// setApplied and deleteApplied change the applied view and keep its
+// index of ACL bindings (DiffInput.AppliedBindings) in step.
+func (r *Reconciler) setApplied(k Key, a *AppliedItem) {
+	r.applied[k] = a
+	if k.Kind == KindACLBinding {
+		r.appliedBindings[k] = true
+	}
+}
+
+func (r *Reconciler) deleteApplied(k Key) {
+	delete(r.applied, k)
+	delete(r.appliedBindings, k)
+}
+
 // applyResult updates the applied view after a successful op.
 func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.applied[k] = &AppliedItem{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true}
+		r.setApplied(k, &AppliedItem{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true})
 	case OpUpdate:
 		a := r.applied[k]
 		a.Item, a.known = op.Item, true
@@ -786,12 +801,12 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 			a.Handle = res.Handle
 		}
 	case OpDelete:
-		delete(r.applied, k)
+		r.deleteApplied(k)
 		if k == NAT44GlobalKey() {
 			// Disabling the plugin removed every NAT44 object in VPP.
 			for ak := range r.applied {
 				if isNAT44(ak.Kind) {
-					delete(r.applied, ak)
+					r.deleteApplied(ak)
 				}
 			}
 		}
@@ -815,7 +830,7 @@ func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
 	for k, ai := range r.applied {
 		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
 			prev[k] = ai
-			delete(r.applied, k)
+			r.deleteApplied(k)
 		}
 	}
 	r.storeMu.RLock()
@@ -828,9 +843,9 @@ func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
 		for _, n := range names {
 			k := ACLBindingKey(a.Interface, dir, n)
 			if d, owners, ok := r.store.get(k); ok {
-				r.applied[k] = &AppliedItem{Item: d, Owner: owners[0]}
+				r.setApplied(k, &AppliedItem{Item: d, Owner: owners[0]})
 			} else if p, ok := prev[k]; ok {
-				r.applied[k] = p
+				r.setApplied(k, p)
 			}
 		}
 	}
@@ -914,7 +929,7 @@ func (r *Reconciler) interfaceGone(name string) {
 		if s, ok := a.Item.(*CNATSnatInterface); ok {
 			r.staleSnat[idx] = append(r.staleSnat[idx], s.Table)
 		}
-		delete(r.applied, k)
+		r.deleteApplied(k)
 		r.retry.succeeded(k)
 		delete(r.lastErr, k)
 	}

@@ -20,6 +20,8 @@ type store struct {
 	// memory (a map per service was the VPP layer's largest share of the
 	// heap).
 	byExt map[string][]Key
+	// bindings are the ACL binding keys of items (DiffInput.DesiredBindings).
+	bindings map[Key]bool
 	// resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
 	resynced map[string]bool
@@ -31,6 +33,7 @@ func newStore() *store {
 		owners:   map[Key][]string{},
 		byOwner:  map[string]map[Key]struct{}{},
 		byExt:    map[string][]Key{},
+		bindings: map[Key]bool{},
 		resynced: map[string]bool{},
 	}
 }
@@ -196,6 +199,9 @@ func (s *store) hold(k Key, owner string, v Item) {
 	}
 	s.items[k] = v
 	s.index(k, v)
+	if k.Kind == KindACLBinding {
+		s.bindings[k] = true
+	}
 	if os := s.owners[k]; !slices.Contains(os, owner) {
 		os = append(os, owner)
 		slices.Sort(os)
@@ -222,6 +228,7 @@ func (s *store) release(k Key, owner string) {
 	delete(s.owners, k)
 	s.unindex(k, s.items[k])
 	delete(s.items, k)
+	delete(s.bindings, k)
 }
 
 func (s *store) index(k Key, v Item) {
