@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long test-property fuzz soak bench vet fmt-check
+.PHONY: demo test test-long test-property test-realvpp fuzz soak bench vet fmt-check
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -14,6 +14,18 @@ demo:
 test: fmt-check vet
 	$(GO) test -short -count=1 ./...
 	$(MAKE) test-e2e
+
+## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):
+## the bare data plane's parity tests, the VPP driver's round trips, both
+## renderers' packet traces (agent and VPP restarts included) and the CLI's
+## sample flows, with the packets crossing VPP's graph. Needs
+## VPPSVC_TEST_VPP_SOCKET (a scratch VPP: its interfaces are the tests');
+## VPPSVC_TEST_VPP_RESTART (a command that restarts it) enables the
+## VPP-restart tests. Packages run one at a time: they share the one VPP.
+REALVPP_PACKAGES = ./dataplane/ ./realvpp/ ./vppcfg/govppdriver/ ./renderer/nat44/ ./renderer/ipv6/ ./cmd/vppsvc/
+test-realvpp:
+	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "test-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
+	$(GO) test -count=1 -p 1 -timeout 30m $(REALVPP_PACKAGES)
 
 .PHONY: test-e2e
 ## test-e2e: end-to-end tests against a real kube-apiserver and etcd, in process

@@ -27,6 +27,11 @@
 //	fmt.Println(strings.Join(t.Steps, "\n"))
 //	if len(v.Violations()) > 0 { /* the configuration would crash or misbehave in VPP */ }
 //
+// As in VPP, a packet received on an interface without an address of its
+// family is dropped (ip4-not-enabled / ip6-not-enabled) unless the interface
+// is unnumbered: build a pod's tap as a CNI does, with SetUnnumbered(tap,
+// donor) and a host route to the pod.
+//
 // Test helpers: FailNth, FailMessage and FailRandom inject retvals; Calls
 // counts requests; Dump prints the whole state as stable text; Advance moves
 // the fake clock; Restart drops everything and resets the connection like a

@@ -70,6 +70,12 @@ func (v *VPP) Dump() string {
 		if len(addrs) > 0 {
 			line += " " + strings.Join(addrs, ",")
 		}
+		if ifc.unnumbered {
+			line += " unnumbered to " + v.ifName(ifc.unnumberedTo)
+		}
+		if ifc.ip6Link > countIP6Addrs(ifc) {
+			line += " ip6-enabled"
+		}
 		if ifc.startup {
 			line += " startup"
 		}

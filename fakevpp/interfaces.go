@@ -21,6 +21,17 @@ type iface struct {
 	name    string
 	addrs   []netip.Prefix // own addresses with their subnets, in the order given
 	startup bool           // re-created by Restart
+
+	// IP enablement (ip_enable.go). unnumbered: the interface borrows the
+	// addresses of interface unnumberedTo (an index, as VPP keeps it), which
+	// enables both families. startupDonor: the donor's name as set before
+	// the first client connected (VPP's startup configuration), re-applied
+	// by Restart. ip6Link counts the locks on the IPv6 link: one per IPv6
+	// address plus API enables minus disables.
+	unnumbered   bool
+	unnumberedTo uint32
+	startupDonor string
+	ip6Link      int
 }
 
 // firstIP4 returns the interface's first IPv4 address, the one NAT44-ED uses
@@ -86,6 +97,7 @@ func (v *VPP) ifaceNamed(name string) *iface {
 // plugins resolve what waited for it.
 func (v *VPP) createInterface(name string, addrs []netip.Prefix, startup bool) *iface {
 	ifc := &iface{name: name, addrs: append([]netip.Prefix(nil), addrs...), startup: startup}
+	ifc.ip6Link = countIP6Addrs(ifc)
 	ifc.index = v.ifaces.add(ifc)
 	v.ifaceByName[name] = ifc.index
 	for _, p := range pipeline().plugins {

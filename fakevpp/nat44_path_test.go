@@ -455,9 +455,9 @@ func TestTraceBasics(t *testing.T) {
 
 	// Without a route the packet is dropped by the lookup.
 	v := New()
-	v.AddInterface("tap0", pfx("10.1.1.1/24"))
+	v.AddInterface("tap0", pfx("10.1.1.1/24"), pfx("2001:db8:1::1/64"))
 	requireDrop(t, v.Trace(tcpSyn("tap0", "10.1.1.2:1", "8.8.8.8:80")), "ip4-lookup: no route")
-	// IPv6 is routed and skips NAT44.
+	// IPv6 is routed and skips NAT44 (tap0's IPv6 address enables IPv6 on it).
 	v.AddInterface("eth6", pfx("2001:db8::1/64"))
 	tr = v.Trace(Packet{Ingress: "tap0", Protocol: udp, Src: ap("[2001:db8:1::2]:1"), Dst: ap("[2001:db8::7]:53")})
 	requireForward(t, tr, "eth6", "[2001:db8:1::2]:1", "[2001:db8::7]:53")

@@ -57,13 +57,16 @@ type node struct {
 }
 
 // Node orders used by the built-in plugins; a new plugin picks free values in
-// between. Input: cnat-input 10, acl-in 20, nat44-ed 30, cnat-snat 35.
-// Output: nat44-ed in2out-output 10, acl-out 20, cnat-output 30.
+// between. Input: cnat-input 10, acl-in 20, nat44-ed 30, cnat-snat 35,
+// ip4/ip6-not-enabled 40 (ip_enable.go; VPP orders it after every plugin
+// feature, just before the lookup). Output: nat44-ed in2out-output 10,
+// acl-out 20, cnat-output 30.
 const (
 	orderCnatInput  = 10
 	orderACLIn      = 20
 	orderNAT44In    = 30
 	orderCnatSnat   = 35
+	orderNotEnabled = 40
 	orderNAT44Out   = 10
 	orderACLOut     = 20
 	orderCnatOutput = 30

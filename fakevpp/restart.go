@@ -7,7 +7,9 @@ package fakevpp
 // startup configuration), or marked with SetStartup — re-created in their
 // original order from index 1, so an index may differ from before. Routes
 // added before the first connect through a startup interface are kept; every
-// other route goes. The PID changes. Every connected client sees its
+// other route goes. Likewise the unnumbered setting an interface had when
+// the first client connected (SetUnnumbered before that) is re-applied when
+// both interfaces come back; later changes are lost. The PID changes. Every connected client sees its
 // connection reset: its next request fails, so govpp's health check reports
 // Disconnected, disconnects and reconnects (Connected). Event registrations
 // die with the connection; clients must ask again. Faults, call counters and
@@ -34,6 +36,11 @@ func (v *VPP) Restart() {
 	v.booted = false
 	for _, ifc := range startup {
 		v.createInterface(ifc.name, ifc.addrs, true)
+	}
+	for _, ifc := range startup {
+		if donor := v.ifaceNamed(ifc.startupDonor); donor != nil {
+			v.setUnnumbered(v.ifaceNamed(ifc.name), donor.index, true)
+		}
 	}
 	for _, r := range routes {
 		if v.ifaceNamed(r.ifName) != nil {

@@ -37,7 +37,10 @@ func localPodInterface(fake *fakevpp.VPP, log logrus.FieldLogger) func(*corev1.P
 			return name, true
 		}
 		if _, ok := fake.InterfaceIndex(name); !ok {
+			// Unnumbered to host0, as a CNI makes a pod interface: VPP
+			// drops what arrives on an interface with IP disabled.
 			fake.AddInterface(name)
+			fake.SetUnnumbered(name, simnode.HostInterface)
 			log.WithFields(logrus.Fields{"pod": pod.Namespace + "/" + pod.Name, "interface": name}).Debug("fake VPP: pod interface created")
 		}
 		addrs := []string{pod.Status.PodIP}

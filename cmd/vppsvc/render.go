@@ -61,7 +61,7 @@ func (s *simulation) render(w io.Writer, format string) error {
 	switch format {
 	case "text":
 		fmt.Fprintf(w, "# node %s: VPP state after rendering %d services\n", s.plan.Node, len(s.agent.Processor.Services()))
-		_, err := io.WriteString(w, s.fake.Dump())
+		_, err := io.WriteString(w, s.node.Dump())
 		return err
 	case "vppcli":
 		fmt.Fprintf(w, "# node %s: VPP CLI equivalent of the configuration vppsvc programs\n", s.plan.Node)

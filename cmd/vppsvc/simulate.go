@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -17,21 +18,24 @@ import (
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/clusterfile"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/sample"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
-	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/realvpp"
 )
 
 // clusterFlags select the cluster state and the simulated node.
 type clusterFlags struct {
-	file   string
-	node   string
-	config string
+	file      string
+	node      string
+	config    string
+	vppSocket string
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
 	cmd.Flags().StringVar(&f.node, "node", "", "the node whose agent is simulated (default: the first node by name)")
 	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md)")
+	cmd.Flags().StringVar(&f.vppSocket, "vpp-socket", "", "build the simulated node in the scratch VPP 25.10 at this API socket instead of a fake VPP; packets then cross VPP's graph (docs/real-vpp.md)")
 }
 
 // loadCluster reads the -f file, stdin for "-", or the embedded sample.
@@ -50,17 +54,20 @@ func loadCluster(path string, stdin io.Reader) (*clusterfile.Cluster, error) {
 	return clusterfile.Parse(path, fh)
 }
 
-// simulation is one node's agent programming a fake VPP from a cluster file.
+// simulation is one node's agent programming a data plane (a fake VPP, or
+// a scratch real VPP) from a cluster file.
 type simulation struct {
 	cluster *clusterfile.Cluster
 	plan    *simnode.Plan
-	fake    *fakevpp.VPP
+	node    dataplane.Node
 	agent   *agent.Agent
 }
 
-// simulate builds the node's fake VPP (uplink0, host0, a tap per local
-// pod), runs the agent against it and feeds it the cluster as one snapshot.
-// Bad fields of objects are logged as warnings by the processor and skipped.
+// simulate builds the node (uplink0, host0, a tap per local pod, unnumbered
+// to host0 as a CNI makes it) in a fake VPP, or in the real VPP of
+// --vpp-socket, runs the agent against it and feeds it the cluster as one
+// snapshot. Bad fields of objects are logged as warnings by the processor
+// and skipped.
 func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus.Logger) (*simulation, error) {
 	c, err := loadCluster(f.file, stdin)
 	if err != nil {
@@ -79,27 +86,30 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	for _, kind := range slices.Sorted(maps.Keys(c.Ignored)) {
 		log.WithFields(logrus.Fields{"kind": kind, "count": c.Ignored[kind]}).Warning("ignoring objects of a kind vppsvc does not use")
 	}
-	fake := fakevpp.New(fakevpp.WithSeed(1))
-	for _, ifc := range plan.Interfaces {
-		fake.AddInterface(ifc.Name, ifc.Addrs...)
+	node, err := openNode(f.vppSocket, log)
+	if err != nil {
+		return nil, err
 	}
-	for _, r := range plan.Routes {
-		fake.AddRoute(r.Dst, r.Interface)
+	if err := buildNode(node, plan); err != nil {
+		node.Close()
+		return nil, err
 	}
 	a, err := agent.New(agent.Options{
 		NodeName:           plan.Node,
 		FrontendInterfaces: simnode.FrontendInterfaces(),
 		Config:             cfg,
-		VPP:                fake,
+		VPP:                node.Adapter(),
 		Log:                log,
 		RetryMin:           time.Millisecond,
 		RetryMax:           10 * time.Millisecond,
 	})
 	if err != nil {
+		node.Close()
 		return nil, err
 	}
 	if err := a.Start(ctx); err != nil {
 		a.Close()
+		node.Close()
 		return nil, err
 	}
 	snap := processor.Snapshot{Services: c.Services, EndpointSlices: c.EndpointSlices, Nodes: c.Nodes}
@@ -110,16 +120,57 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	a.Processor.Resync(snap)
 	if err := a.WaitConverged(ctx, convergeTimeout); err != nil {
 		a.Close()
+		node.Close()
 		return nil, err
 	}
 	reportPending(a, log)
-	return &simulation{cluster: c, plan: plan, fake: fake, agent: a}, nil
+	return &simulation{cluster: c, plan: plan, node: node, agent: a}, nil
 }
 
-// convergeTimeout bounds the wait for the fake VPP to hold the configuration.
-// The fake answers at once; only a renderer or VPP-layer bug that keeps an
-// item failing makes the wait run out.
-const convergeTimeout = 10 * time.Second
+// openNode returns the data plane of a simulation: a fake VPP, or the
+// scratch VPP at socket (refused if it holds interfaces vppsvc did not
+// create: see realvpp.Open).
+func openNode(socket string, log logrus.FieldLogger) (dataplane.Node, error) {
+	if socket == "" {
+		return dataplane.NewFake(1), nil
+	}
+	n, err := realvpp.Open(socket, realvpp.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("--vpp-socket: %w", err)
+	}
+	log.WithField("socket", socket).Info("simulating the node in a real VPP")
+	return dataplane.Real{Node: n}, nil
+}
+
+// buildNode creates the plan's interfaces, unnumbered links and routes in
+// node, before the agent connects (VPP's startup configuration).
+func buildNode(node dataplane.Node, plan *simnode.Plan) error {
+	for _, ifc := range plan.Interfaces {
+		if err := node.AddInterface(ifc.Name, ifc.Addrs...); err != nil {
+			return fmt.Errorf("simulated node: %w", err)
+		}
+	}
+	for _, ifc := range plan.Interfaces {
+		if ifc.UnnumberedTo == "" {
+			continue
+		}
+		if err := node.SetUnnumbered(ifc.Name, ifc.UnnumberedTo); err != nil {
+			return fmt.Errorf("simulated node: %w", err)
+		}
+	}
+	for _, r := range plan.Routes {
+		if err := node.AddRoute(r.Dst, r.Interface); err != nil {
+			return fmt.Errorf("simulated node: %w", err)
+		}
+	}
+	return nil
+}
+
+// convergeTimeout bounds the wait for the VPP to hold the configuration.
+// The fake answers at once and a real VPP within a second for the sample;
+// only a renderer or VPP-layer bug that keeps an item failing makes the
+// wait run out.
+const convergeTimeout = 30 * time.Second
 
 // reportPending warns about items the simulated VPP could not take although
 // the simulated node has every interface the plan names: they are missing
@@ -131,4 +182,11 @@ func reportPending(a *agent.Agent, log logrus.FieldLogger) {
 	}
 }
 
-func (s *simulation) close() { s.agent.Close() }
+// close stops the agent. A real VPP keeps the simulated node and its
+// configuration, to be inspected with vppctl; the next run resets it.
+func (s *simulation) close() {
+	s.agent.Close()
+	if r, ok := s.node.(dataplane.Real); ok {
+		r.Disconnect()
+	}
+}

@@ -32,6 +32,8 @@ func newTraceCommand(log *logrus.Logger) *cobra.Command {
 		Long: `trace programs a fake VPP as render does, then sends packets through it and
 reports the verdict (forward, drop, local), every endpoint the packet may reach,
 whether its source was translated, and whether the reply comes back translated.
+With --vpp-socket the node is built in a scratch real VPP 25.10 and every packet
+crosses VPP's graph; endpoints then name the one VPP chose.
 
 The ingress interface is inferred from the source: a local pod's tap, host0 for
 the node itself (or its node IP), uplink0 for remote pods and external clients.
@@ -172,11 +174,11 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 	ingress := fl.Ingress
 	if ingress == "" {
 		ingress = s.plan.IngressFor(fl.Src.Addr())
-	} else if _, ok := s.fake.InterfaceIndex(ingress); !ok {
+	} else if _, ok := s.node.InterfaceIndex(ingress); !ok {
 		r.Error = fmt.Sprintf("ingress: no interface %q on node %s", ingress, s.plan.Node)
 		return r
 	}
-	t := s.fake.Trace(fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst})
+	t := s.node.Trace(fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst})
 	r.Verdict = string(t.Verdict)
 	r.Src, r.Dst, r.Proto = fl.Src.String(), fl.Dst.String(), protoName(fl.Protocol)
 	r.Ingress, r.Egress, r.SNAT, r.ReplyOK, r.Reason = ingress, t.Egress, t.SNAT, t.ReplyOK, t.Reason

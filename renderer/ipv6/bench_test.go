@@ -43,8 +43,8 @@ func BenchmarkIPv6ColdSync(b *testing.B) {
 	calls := 0
 	for b.Loop() {
 		b.StopTimer()
-		v := newFake()
-		ag := startAgent(b, v, true, agentOptions{cfg: testConfig()})
+		v := newFakeNode(b)
+		ag := startAgent(b, v, agentOptions{cfg: testConfig()})
 		v.ResetCalls()
 		b.StartTimer()
 		ag.proc.Resync(snap)
@@ -66,10 +66,10 @@ func BenchmarkIPv6ColdSync(b *testing.B) {
 func BenchmarkIPv6EndpointChange(b *testing.B) {
 	requireFakeCNAT(b)
 	c := benchCluster(10000, 10)
-	v := newFake()
-	ag := startAgent(b, v, true, agentOptions{cfg: testConfig()})
+	v := newFakeNode(b)
+	ag := startAgent(b, v, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v, c.slices, 1, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 1, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
 }
 
 // filteredCluster returns n IPv6 ClusterIP services with two remote
@@ -101,8 +101,8 @@ func filteredCluster(n int) cluster {
 func BenchmarkIPv6FilteredServiceChange(b *testing.B) {
 	requireFakeCNAT(b)
 	c := filteredCluster(10000)
-	v := newFake()
-	ag := startAgent(b, v, true, agentOptions{cfg: testConfig()})
+	v := newFakeNode(b)
+	ag := startAgent(b, v, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v, c.slices, 3, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 3, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
 }

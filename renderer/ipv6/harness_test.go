@@ -39,6 +39,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
@@ -76,8 +77,19 @@ func podClient(n int) client {
 // localPods are the pods of node-1 the fake has a tap for.
 var localPods = tracetest.LocalPods
 
-// newFake returns the fake VPP of node-1 (tracetest.NewDualStackNode).
-func newFake() *fakevpp.VPP { return tracetest.NewDualStackNode(1) }
+// newNode returns node-1 (tracetest.DualStackTopology) on the tests' data
+// plane: fakevpp, or the real VPP of dataplane.SocketEnv.
+func newNode(tb testing.TB) dataplane.Node {
+	return tracetest.DualStackTopology().Build(tb, dataplane.ForTest(tb, 1))
+}
+
+// newFakeNode is node-1 on fakevpp whatever the environment: the
+// benchmarks' data plane.
+func newFakeNode(tb testing.TB) *dataplane.Fake {
+	f := dataplane.NewFake(1)
+	tracetest.DualStackTopology().Build(tb, f)
+	return f
+}
 
 // cnatProbe remembers, for the whole test binary, what the fake VPP lacks
 // to run these tests ("" once it has everything).
@@ -149,12 +161,12 @@ type agentOptions struct {
 	nat44 bool // also register the NAT44 renderer (dual stack)
 }
 
-// startAgent connects a new agent to v (see tracetest.StartLayer).
-func startAgent(tb testing.TB, v *fakevpp.VPP, first bool, opts agentOptions) *agent {
+// startAgent connects a new agent to node (see tracetest.StartLayerOn).
+func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
 	tb.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	layer := tracetest.StartLayerWithClaims(tb, v, first, ipv6.Claims(), func(rec *vppcfg.Reconciler) {
+	layer := tracetest.StartLayerOn(tb, node.Adapter(), ipv6.Claims(), func(rec *vppcfg.Reconciler) {
 		r, err := ipv6.New(rec.Client(ipv6.Name), opts.cfg, log)
 		if err != nil {
 			tb.Fatal(err)
@@ -201,8 +213,8 @@ func (c cluster) snapshot() processor.Snapshot {
 	return s
 }
 
-// env is a fake VPP programmed by an agent from a cluster state; flows
-// that are source-NATed must come from the SNAT address.
+// env is a node programmed by an agent from a cluster state; flows that
+// are source-NATed must come from the SNAT address.
 type env struct {
 	*tracetest.Env
 	agent *agent
@@ -216,8 +228,8 @@ func newEnv(t *testing.T, c cluster) *env {
 func newEnvWith(t *testing.T, opts agentOptions, c cluster) *env {
 	t.Helper()
 	requireFakeCNAT(t)
-	v := newFake()
-	ag := startAgent(t, v, true, opts)
+	v := newNode(t)
+	ag := startAgent(t, v, opts)
 	ag.proc.Resync(c.snapshot())
 	return &env{Env: tracetest.NewEnv(t, v, nodeIP6, 40000), agent: ag}
 }

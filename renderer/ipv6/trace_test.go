@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
@@ -224,7 +225,7 @@ func TestTraceNoEndpointsDrops(t *testing.T) {
 		// The ClusterIP stays an exclusive cnat VIP, which drops the port
 		// without translation; the node IP is real, so the ACL drops.
 		if tr := e.Check(localPod, protoTCP, "[fd00:96::21]:9090", dropped); !strings.Contains(tr.Reason, "cnat") {
-			t.Fatalf("ClusterIP:9090 dropped by %q, want cnat's exclusive VIP", tr.Reason)
+			t.Fatalf("ClusterIP:9090 dropped by %q, want cnat's exclusive VIP\n%s", tr.Reason, strings.Join(tr.Steps, "\n"))
 		}
 		if tr := e.Check(external, protoTCP, "[fd00:16::1]:30086", dropped); !strings.Contains(tr.Reason, "acl") {
 			t.Fatalf("node port 30086 dropped by %q, want the service ACL", tr.Reason)
@@ -336,19 +337,20 @@ func TestTraceDualStack(t *testing.T) {
 	e.Check(outsider, protoTCP, "[2001:db8:1b::28]:80", dropped)
 
 	t.Run("each renderer's objects hold only its family", func(t *testing.T) {
-		checkFamilies(t, e.Fake.Dump())
+		dataplane.FakeOnly(t, e.Node, "reads fakevpp's dump format")
+		checkFamilies(t, e.Node.Dump())
 	})
 	t.Run("a change of one family's endpoints calls only that family's plugin", func(t *testing.T) {
-		e.Fake.ResetCalls()
+		e.Node.ResetCalls()
 		v6b := v6.DeepCopy()
 		v6b.Endpoints = append(v6b.Endpoints, remote("fd00:1:2::3"))
 		e.agent.proc.UpdateEndpointSlice(v6b)
-		assertCalls(t, e.Fake, "cnat_", "nat44_")
-		e.Fake.ResetCalls()
+		assertCalls(t, e.Node, "cnat_", "nat44_")
+		e.Node.ResetCalls()
 		v4b := v4.DeepCopy()
 		v4b.Endpoints = append(v4b.Endpoints, remote("10.1.2.3"))
 		e.agent.proc.UpdateEndpointSlice(v4b)
-		assertCalls(t, e.Fake, "nat44_", "cnat_")
+		assertCalls(t, e.Node, "nat44_", "cnat_")
 	})
 }
 
@@ -404,7 +406,7 @@ func checkFamilies(t *testing.T, dump string) {
 
 // assertCalls checks that the last change wrote some want-prefixed message
 // and no forbidden-prefixed one.
-func assertCalls(t *testing.T, v *fakevpp.VPP, want, forbidden string) {
+func assertCalls(t *testing.T, v dataplane.Node, want, forbidden string) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
 	for {
@@ -438,11 +440,11 @@ func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 	})
 	open := e.Check(localPod, protoTCP, "[fd00:96::26]:80", reaches(remote2, remote3))
 	data := func() fakevpp.Trace {
-		return e.Fake.Trace(fakevpp.Packet{Ingress: localPod.Ingress, Protocol: protoTCP, Src: open.In.Src, Dst: open.In.Dst, TCPFlags: 0x10})
+		return e.Node.Trace(fakevpp.Packet{Ingress: localPod.Ingress, Protocol: protoTCP, Src: open.In.Src, Dst: open.In.Dst, TCPFlags: 0x10})
 	}
-	e.Fake.ResetCalls()
+	e.Node.ResetCalls()
 	e.agent.proc.UpdateEndpointSlice(k8sSlice("scale", remote("fd00:1:2::2"), remote("fd00:1:2::3"), remote("fd00:1:2::4")))
-	if calls := e.Fake.Calls(); calls["cnat_translation_update"] != 1 || calls["cnat_translation_del"] != 0 || tracetest.Writes(e.Fake) != 1 {
+	if calls := e.Node.Calls(); calls["cnat_translation_update"] != 1 || calls["cnat_translation_del"] != 0 || tracetest.Writes(e.Node) != 1 {
 		t.Fatalf("adding an endpoint sent %v, want one cnat_translation_update", calls)
 	}
 	if tr := data(); tr.Verdict != fakevpp.Forward || tr.Out.Dst != open.Out.Dst {
@@ -474,8 +476,8 @@ func TestTraceDeleteLeavesNoTrace(t *testing.T) {
 	web := k8sService("web", "fd00:96::10", loadBalancer(30090, "2001:db8:1b::10"), externalIPs("2001:db8:e::10"),
 		func(s *corev1.Service) { s.Spec.LoadBalancerSourceRanges = []string{"2001:db8:c:1::/64"} })
 	empty := k8sService("empty", "fd00:96::22")
-	v := newFake()
-	ag := startAgent(t, v, true, agentOptions{cfg: testConfig()})
+	v := newNode(t)
+	ag := startAgent(t, v, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(cluster{}.snapshot())
 	before := v.Dump()
 
@@ -529,25 +531,25 @@ func TestTraceAgentRestartChangesNothing(t *testing.T) {
 	}
 	e := newEnv(t, c)
 	tr := e.Check(external, protoTCP, "[2001:db8:1b::10]:80", reaches(pod2, remote2, remote3).SNATAll())
-	before := e.Fake.Dump()
+	before := e.Node.Dump()
 
 	// The agent restarts; VPP keeps running.
 	e.agent.Stop()
-	e.Fake.ResetCalls()
-	ag := startAgent(t, e.Fake, false, agentOptions{cfg: testConfig()})
+	e.Node.ResetCalls()
+	ag := startAgent(t, e.Node, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(c.snapshot())
 	time.Sleep(100 * time.Millisecond) // let the reconciler settle
-	t.Logf("VPP calls during the restart: %v", e.Fake.Calls())
-	for msg, n := range e.Fake.Calls() {
+	t.Logf("VPP calls during the restart: %v", e.Node.Calls())
+	for msg, n := range e.Node.Calls() {
 		if !tracetest.IsReadOnly(msg) {
 			t.Errorf("restart sent %d %s", n, msg)
 		}
 	}
-	if after := e.Fake.Dump(); after != before {
+	if after := e.Node.Dump(); after != before {
 		t.Fatalf("VPP state changed across the agent restart\n--- before\n%s--- after\n%s", before, after)
 	}
 	// The open connection survives.
-	data := e.Fake.Trace(fakevpp.Packet{Ingress: external.Ingress, Protocol: protoTCP, Src: tr.In.Src, Dst: tr.In.Dst, TCPFlags: 0x10})
+	data := e.Node.Trace(fakevpp.Packet{Ingress: external.Ingress, Protocol: protoTCP, Src: tr.In.Src, Dst: tr.In.Dst, TCPFlags: 0x10})
 	if data.Verdict != fakevpp.Forward || data.Out.Dst != tr.Out.Dst {
 		t.Fatalf("open connection after restart: %s to %s, was %s", data.Verdict, data.Out.Dst, tr.Out.Dst)
 	}
@@ -566,4 +568,32 @@ func TestTraceFilterShardsPassUnrelatedTraffic(t *testing.T) {
 	e.CheckFilterShardsPassUnrelated(t, ipv6.Name, ipv6.DefaultConfig().ACLShards, unrelated, "[fd00:16::1]:22",
 		func() { e.agent.proc.UpdateService(k8sService("empty", "fd00:96::22")) }, // no endpoints
 		tracetest.FlowOf(localPod, protoTCP, "[fd00:96::22]:80"))
+}
+
+// TestTraceVPPRestartReappliesEverything: VPP restarts under a running
+// agent; once the node's interfaces are back, the agent re-applies the
+// cnat translations and every client reaches the service again.
+//
+// On a real VPP 25.10 the agent re-applies a translation before the
+// node's routes to its local pods are back, and cnat then keeps the
+// drop it resolved for that pod after the /128 route appears
+// (docs/renderer-ipv6.md, VPP restarts): known, not yet handled.
+func TestTraceVPPRestartReappliesEverything(t *testing.T) {
+	if dataplane.OnRealVPP() {
+		t.Skip("VPP 25.10's cnat keeps a stale drop for local backends whose route comes back after the translation (docs/renderer-ipv6.md, VPP restarts)")
+	}
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{k8sService("web", "fd00:96::10")},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("web", local("fd00:1:1::2"), remote("fd00:1:2::2"))},
+	})
+	check := func() {
+		e.forEachClient(t, func(cl client) {
+			e.Check(cl, protoTCP, "[fd00:96::10]:80", reaches(pod2, remote2).SNATTo(pod2))
+		})
+	}
+	check()
+	resyncs := e.agent.Rec.Stats().Resyncs
+	dataplane.Restart(t, e.Node)
+	e.agent.WaitReapplied(t, resyncs, 30*time.Second)
+	check()
 }

@@ -41,8 +41,8 @@ func BenchmarkNAT44ColdSync(b *testing.B) {
 	calls := 0
 	for b.Loop() {
 		b.StopTimer()
-		v := newFake()
-		ag := startAgent(b, v, true)
+		v := newFakeNode(b)
+		ag := startAgent(b, v)
 		v.ResetCalls()
 		b.StartTimer()
 		ag.proc.Resync(snap)
@@ -62,10 +62,10 @@ func BenchmarkNAT44ColdSync(b *testing.B) {
 // services, end to end, and reports the VPP calls it costs.
 func BenchmarkNAT44EndpointChange(b *testing.B) {
 	c := benchCluster(10000, 10)
-	v := newFake()
-	ag := startAgent(b, v, true)
+	v := newFakeNode(b)
+	ag := startAgent(b, v)
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v, c.slices, 1, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 1, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
 }
 
 // filteredCluster returns n ClusterIP services with two remote endpoints
@@ -96,8 +96,8 @@ func filteredCluster(n int) cluster {
 // the cost must not grow with the number of filtered services.
 func BenchmarkNAT44FilteredServiceChange(b *testing.B) {
 	c := filteredCluster(10000)
-	v := newFake()
-	ag := startAgent(b, v, true)
+	v := newFakeNode(b)
+	ag := startAgent(b, v)
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v, c.slices, 3, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 3, remote("10.3.0.1"), ag.proc.UpdateEndpointSlice)
 }

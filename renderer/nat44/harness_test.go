@@ -31,7 +31,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
-	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
@@ -63,34 +63,42 @@ func podClient(n int) client {
 	return client{Name: fmt.Sprintf("pod %d", n), Ingress: fmt.Sprintf("tap%d", n), Addr: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n))}
 }
 
-// localPods are the pods of node-1 the fake has a tap for.
-var localPods = []int{2, 3, 4, 9}
+// newNode returns node-1 (see the address plan) on the tests' data plane:
+// fakevpp, or the real VPP of dataplane.SocketEnv. Interfaces and routes
+// exist before the first connection (VPP's startup configuration).
+func newNode(tb testing.TB) dataplane.Node { return newNodeWith(tb, false) }
 
-// newFake returns the fake VPP of node-1, interfaces and routes created
-// before the first connection (VPP's startup configuration).
-func newFake() *fakevpp.VPP { return newFakeWith(false) }
-
-// newFakeWith optionally adds an overlay: the pods of node-2 are then
+// newNodeWith optionally adds an overlay: the pods of node-2 are then
 // reached through vxlan0 (an overlay interface, 10.255.0.1/24) instead of
 // uplink0, as with a VXLAN overlay whose encapsulated traffic leaves by the
 // uplink unseen by NAT44.
-func newFakeWith(overlay bool) *fakevpp.VPP {
-	v := fakevpp.New(fakevpp.WithSeed(1))
-	v.AddInterface("uplink0", netip.MustParsePrefix("192.168.16.1/24"))
-	v.AddInterface("host0", netip.MustParsePrefix("172.30.1.1/24"))
-	for _, n := range localPods {
-		tap := fmt.Sprintf("tap%d", n)
-		v.AddInterface(tap)
-		v.AddRoute(netip.MustParsePrefix(fmt.Sprintf("10.1.1.%d/32", n)), tap)
-	}
+func newNodeWith(tb testing.TB, overlay bool) dataplane.Node {
+	return topology(overlay).Build(tb, dataplane.ForTest(tb, 1))
+}
+
+// newFakeNode is node-1 on fakevpp whatever the environment: the
+// benchmarks' data plane.
+func newFakeNode(tb testing.TB) *dataplane.Fake {
+	f := dataplane.NewFake(1)
+	topology(false).Build(tb, f)
+	return f
+}
+
+// topology is node-1 as the address plan describes it.
+func topology(overlay bool) tracetest.Topology {
+	t := tracetest.Topology{Interfaces: []tracetest.Interface{
+		{Name: "uplink0", Addrs: []netip.Prefix{netip.MustParsePrefix("192.168.16.1/24")}},
+		{Name: "host0", Addrs: []netip.Prefix{netip.MustParsePrefix("172.30.1.1/24")}},
+	}}.Then(tracetest.PodTaps(true, false))
 	remotePods := "uplink0"
 	if overlay {
-		v.AddInterface("vxlan0", netip.MustParsePrefix("10.255.0.1/24"))
+		t.Interfaces = append(t.Interfaces, tracetest.Interface{Name: "vxlan0", Addrs: []netip.Prefix{netip.MustParsePrefix("10.255.0.1/24")}})
 		remotePods = "vxlan0"
 	}
-	v.AddRoute(netip.MustParsePrefix("10.1.2.0/24"), remotePods)
-	v.AddRoute(netip.MustParsePrefix("0.0.0.0/0"), "uplink0")
-	return v
+	t.Routes = append(t.Routes,
+		tracetest.Route{Dst: netip.MustParsePrefix("10.1.2.0/24"), Interface: remotePods},
+		tracetest.Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Interface: "uplink0"})
+	return t
 }
 
 // agent is one run of the control plane over a fake VPP: processor, this
@@ -106,17 +114,17 @@ func testConfig() nat44.Config {
 	return cfg
 }
 
-// startAgent connects a new agent to v (see tracetest.StartLayer).
-func startAgent(t testing.TB, v *fakevpp.VPP, first bool) *agent {
+// startAgent connects a new agent to node (see tracetest.StartLayerOn).
+func startAgent(t testing.TB, node dataplane.Node) *agent {
 	t.Helper()
-	return startAgentWith(t, v, first, testConfig(), "uplink0", "host0")
+	return startAgentWith(t, node, testConfig(), "uplink0", "host0")
 }
 
-func startAgentWith(t testing.TB, v *fakevpp.VPP, first bool, cfg nat44.Config, frontendIfs ...string) *agent {
+func startAgentWith(t testing.TB, node dataplane.Node, cfg nat44.Config, frontendIfs ...string) *agent {
 	t.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: frontendIfs, Logger: log})
-	layer := tracetest.StartLayer(t, v, first, func(rec *vppcfg.Reconciler) {
+	layer := tracetest.StartLayerOn(t, node.Adapter(), nil, func(rec *vppcfg.Reconciler) {
 		r, err := nat44.New(rec.Client(nat44.Name), cfg, log)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +146,7 @@ func (c cluster) snapshot() processor.Snapshot {
 		EndpointSlices: c.slices,
 		Nodes:          []*corev1.Node{tracetest.Node(thisNode, nodeIP), tracetest.Node(otherNode, otherNodeIP)},
 	}
-	for _, n := range localPods {
+	for _, n := range tracetest.LocalPods {
 		s.LocalPods = append(s.LocalPods, processor.LocalPod{
 			ID:        processor.PodID{Namespace: "default", Name: fmt.Sprintf("pod-%d", n)},
 			IPs:       []netip.Addr{netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n))},
@@ -148,8 +156,8 @@ func (c cluster) snapshot() processor.Snapshot {
 	return s
 }
 
-// env is a fake VPP programmed by an agent from a cluster state; flows
-// that are source-NATed must come from the twice-NAT address.
+// env is a node programmed by an agent from a cluster state; flows that
+// are source-NATed must come from the twice-NAT address.
 type env struct {
 	*tracetest.Env
 	agent *agent
@@ -162,8 +170,8 @@ func newEnv(t *testing.T, c cluster) *env {
 
 func newEnvWith(t *testing.T, cfg nat44.Config, c cluster) *env {
 	t.Helper()
-	v := newFake()
-	ag := startAgentWith(t, v, true, cfg, "uplink0", "host0")
+	v := newNode(t)
+	ag := startAgentWith(t, v, cfg, "uplink0", "host0")
 	ag.proc.Resync(c.snapshot())
 	return &env{Env: tracetest.NewEnv(t, v, nodeIP, 40000), agent: ag}
 }

@@ -15,6 +15,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
@@ -359,7 +360,7 @@ func TestTraceDualStackRendersIPv4Half(t *testing.T) {
 	for _, cl := range allClients {
 		e.Check(cl, protoTCP, "10.96.0.28:80", reaches(false, "10.1.1.2:8080", "10.1.2.2:8080"))
 	}
-	dump := e.Fake.Dump()
+	dump := e.Node.Dump()
 	if strings.Contains(dump, "fd00:") {
 		t.Fatalf("IPv6 addresses in VPP state programmed by the NAT44 renderer:\n%s", dump)
 	}
@@ -383,7 +384,7 @@ func TestTraceScaleKeepsSessionsToUnchangedBackends(t *testing.T) {
 	}
 	// next sends a data segment of an open connection.
 	next := func(c conn) fakevpp.Trace {
-		return e.Fake.Trace(fakevpp.Packet{Ingress: c.cl.Ingress, Protocol: protoTCP, Src: c.syn.In.Src, Dst: c.syn.In.Dst, TCPFlags: 0x10})
+		return e.Node.Trace(fakevpp.Packet{Ingress: c.cl.Ingress, Protocol: protoTCP, Src: c.syn.In.Src, Dst: c.syn.In.Dst, TCPFlags: 0x10})
 	}
 	used := map[string]bool{}
 	for _, c := range conns {
@@ -441,8 +442,8 @@ func TestTraceDeleteLeavesNoTrace(t *testing.T) {
 	})
 	empty := k8sService("empty", "10.96.0.22")
 	one := k8sService("one", "10.96.0.11", nodePortType(30088))
-	v := newFake()
-	ag := startAgent(t, v, true)
+	v := newNode(t)
+	ag := startAgent(t, v)
 	ag.proc.Resync(cluster{}.snapshot())
 	before := v.Dump()
 
@@ -492,26 +493,26 @@ func TestTraceAgentRestartChangesNothing(t *testing.T) {
 	}
 	e := newEnv(t, c)
 	tr := e.Check(external, protoTCP, "198.51.100.10:80", reaches(true, "10.1.1.2:8080", "10.1.2.2:8080", "10.1.2.3:8080"))
-	before := e.Fake.Dump()
+	before := e.Node.Dump()
 
 	// The agent restarts; VPP keeps running.
 	e.agent.Stop()
-	e.Fake.ResetCalls()
-	ag := startAgent(t, e.Fake, false)
+	e.Node.ResetCalls()
+	ag := startAgent(t, e.Node)
 	ag.proc.Resync(c.snapshot())
 	// Let the reconciler settle: it may still be processing events.
 	time.Sleep(100 * time.Millisecond)
-	t.Logf("VPP calls during the restart: %v", e.Fake.Calls())
-	for msg, n := range e.Fake.Calls() {
+	t.Logf("VPP calls during the restart: %v", e.Node.Calls())
+	for msg, n := range e.Node.Calls() {
 		if !tracetest.IsReadOnly(msg) {
 			t.Errorf("restart sent %d %s", n, msg)
 		}
 	}
-	if after := e.Fake.Dump(); after != before {
+	if after := e.Node.Dump(); after != before {
 		t.Fatalf("VPP state changed across the agent restart\n--- before\n%s--- after\n%s", before, after)
 	}
 	// The open connection survives.
-	data := e.Fake.Trace(fakevpp.Packet{Ingress: external.Ingress, Protocol: protoTCP, Src: tr.In.Src, Dst: tr.In.Dst, TCPFlags: 0x10})
+	data := e.Node.Trace(fakevpp.Packet{Ingress: external.Ingress, Protocol: protoTCP, Src: tr.In.Src, Dst: tr.In.Dst, TCPFlags: 0x10})
 	if data.Verdict != fakevpp.Forward || data.Out.Dst != tr.Out.Dst {
 		t.Fatalf("open connection after restart: %s to %s, was %s", data.Verdict, data.Out.Dst, tr.Out.Dst)
 	}
@@ -560,8 +561,8 @@ func TestTraceEgressSNAT(t *testing.T) {
 	cfg := testConfig()
 	cfg.EgressSNAT = nat44.EgressSNAT{Enabled: true, Interface: "uplink0", Address: nodeIP,
 		IdentityPorts: []nat44.PortProtocol{{Port: 4789, Protocol: "udp"}}}
-	v := newFakeWith(true)
-	ag := startAgentWith(t, v, true, cfg, "uplink0", "host0", "vxlan0")
+	v := newNodeWith(t, true)
+	ag := startAgentWith(t, v, cfg, "uplink0", "host0", "vxlan0")
 	ag.proc.Resync(cluster{
 		services: []*corev1.Service{k8sService("np", "10.96.0.13", nodePortType(30080))},
 		slices:   []*discoveryv1.EndpointSlice{k8sSlice("np", local("10.1.1.2"), remote("10.1.2.2"))},
@@ -599,4 +600,27 @@ func TestTraceFilterShardsPassUnrelatedTraffic(t *testing.T) {
 	e.CheckFilterShardsPassUnrelated(t, nat44.Name, nat44.DefaultConfig().ACLShards, unrelated, "192.168.16.1:22",
 		func() { e.agent.proc.UpdateService(k8sService("empty", "10.96.0.22")) }, // no endpoints
 		tracetest.FlowOf(localPod, protoTCP, "10.96.0.22:80"))
+}
+
+// TestTraceVPPRestartReappliesEverything: VPP restarts under a running
+// agent; the node's interfaces come back (re-created by the test on a real
+// VPP, as a CNI would), the agent notices, re-applies everything, and
+// every client reaches the services again.
+func TestTraceVPPRestartReappliesEverything(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{k8sService("np", "10.96.0.13", nodePortType(30080))},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("np", local("10.1.1.2"), remote("10.1.2.2"))},
+	})
+	all := []string{"10.1.1.2:8080", "10.1.2.2:8080"}
+	check := func() {
+		for _, cl := range allClients {
+			e.Check(cl, protoTCP, "10.96.0.13:80", reaches(false, all...))
+			e.Check(cl, protoTCP, "192.168.16.1:30080", reaches(true, all...))
+		}
+	}
+	check()
+	resyncs := e.agent.Rec.Stats().Resyncs
+	dataplane.Restart(t, e.Node)
+	e.agent.WaitReapplied(t, resyncs, 30*time.Second)
+	check()
 }

@@ -18,9 +18,9 @@ func IsReadOnly(msg string) bool {
 	return false
 }
 
-// Writes counts the calls that changed VPP state since the fake's calls
-// were last reset.
-func Writes(v *fakevpp.VPP) int {
+// Writes counts the calls that changed VPP state since the node's (or the
+// fake's) calls were last reset.
+func Writes(v interface{ Calls() map[string]int }) int {
 	n := 0
 	for msg, c := range v.Calls() {
 		if !IsReadOnly(msg) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/core"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
@@ -71,11 +72,18 @@ func StartLayer(tb testing.TB, v *fakevpp.VPP, first bool, register func(rec *vp
 // VPP objects (vppcfg.Options.Claims), as the agent passes them.
 func StartLayerWithClaims(tb testing.TB, v *fakevpp.VPP, first bool, claims map[string]vppcfg.ClaimFunc, register func(rec *vppcfg.Reconciler)) *Layer {
 	tb.Helper()
-	log := QuietLogger()
 	a := v.NewAdapter()
 	if first {
 		a = v
 	}
+	return StartLayerOn(tb, a, claims, register)
+}
+
+// StartLayerOn is StartLayerWithClaims over any connection to a VPP: a
+// dataplane.Node's Adapter, fake or real.
+func StartLayerOn(tb testing.TB, a adapter.VppAPI, claims map[string]vppcfg.ClaimFunc, register func(rec *vppcfg.Reconciler)) *Layer {
+	tb.Helper()
+	log := QuietLogger()
 	drv, err := govppdriver.Connect(a, govppdriver.Options{Logger: log, ReconnectInterval: 20 * time.Millisecond})
 	if err != nil {
 		tb.Fatal(err)
@@ -110,4 +118,22 @@ func (l *Layer) Stop() {
 	l.cancel()
 	<-l.done
 	l.drv.Close()
+}
+
+// WaitReapplied waits until the layer has resynced after resyncs (its
+// Stats().Resyncs before a VPP restart) and holds every desired item in
+// VPP again: what a restart test waits for before it traces.
+func (l *Layer) WaitReapplied(tb testing.TB, resyncs uint64, within time.Duration) {
+	tb.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		s := l.Rec.Stats()
+		if s.Resyncs > resyncs && s.Synced && s.Pending == 0 && s.Failed == 0 && s.Applied == s.Desired {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("not re-applied within %s: %+v", within, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

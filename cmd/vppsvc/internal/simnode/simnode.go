@@ -8,7 +8,8 @@
 //	         nodes and external clients arrive here; default routes point here.
 //	host0    the link to the node's kernel; the node itself sends from HostIPv4
 //	         / HostIPv6 through it.
-//	tap-…    one interface per local pod, with a host route to each pod IP.
+//	tap-…    one interface per local pod, with a host route to each pod IP,
+//	         unnumbered to host0 (see Interface.UnnumberedTo).
 package simnode
 
 import (
@@ -40,6 +41,17 @@ var (
 type Interface struct {
 	Name  string
 	Addrs []netip.Prefix
+	// UnnumberedTo names the interface whose addresses this one borrows
+	// (`set interface unnumbered`), as a CNI builds a pod's tap: the tap has
+	// no address of its own, and VPP drops every packet received on an
+	// interface where IPv4 or IPv6 is not enabled (ip4-not-enabled /
+	// ip6-not-enabled); being unnumbered enables both families. Local pods'
+	// taps borrow from host0: it always carries both an IPv4 and an IPv6
+	// address (uplink0 has only the families of the node's IPs), it exists on
+	// every simulated node, and it is VPP's link to the node's own kernel,
+	// so the addresses VPP would answer from on a pod's tap are the host
+	// side's, not the node's public ones. Empty: not unnumbered.
+	UnnumberedTo string
 }
 
 // Route sends a destination prefix out of an interface.
@@ -109,7 +121,7 @@ func Build(nodes []*corev1.Node, pods []*corev1.Pod, node string) (*Plan, error)
 			continue // not yet scheduled an address: nothing to route to
 		}
 		p.LocalPods = append(p.LocalPods, lp)
-		p.Interfaces = append(p.Interfaces, Interface{Name: lp.Interface})
+		p.Interfaces = append(p.Interfaces, Interface{Name: lp.Interface, UnnumberedTo: HostInterface})
 		for _, ip := range lp.IPs {
 			p.Routes = append(p.Routes, Route{netip.PrefixFrom(ip, ip.BitLen()), lp.Interface})
 		}

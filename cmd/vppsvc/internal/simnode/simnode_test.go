@@ -37,6 +37,20 @@ func TestBuildDefaultsToFirstNode(t *testing.T) {
 	assert.Contains(t, p.Routes, Route{netip.MustParsePrefix("10.1.1.2/32"), "tap-default-web-a1"})
 	assert.Contains(t, p.Routes, Route{netip.MustParsePrefix("fd00:1:1::2/128"), "tap-default-web-a1"})
 	assert.Equal(t, []netip.Prefix{netip.MustParsePrefix("192.168.16.1/24"), netip.MustParsePrefix("2001:db8:16::1/64")}, p.Interfaces[0].Addrs)
+
+	// Pods' taps have no address: they borrow host0's, which has both
+	// families, so that VPP enables IPv4 and IPv6 on them.
+	unnumbered := map[string]string{}
+	for _, ifc := range p.Interfaces {
+		unnumbered[ifc.Name] = ifc.UnnumberedTo
+	}
+	assert.Equal(t, map[string]string{
+		UplinkInterface:          "",
+		HostInterface:            "",
+		"tap-default-web-a1":     HostInterface,
+		"tap-kube-system-dns-a1": HostInterface,
+		"tap-default-client-a1":  HostInterface,
+	}, unnumbered)
 }
 
 func TestBuildUnknownNode(t *testing.T) {

@@ -1,0 +1,97 @@
+package realvpp
+
+import (
+	"encoding/binary"
+	"io"
+	"net/netip"
+	"sync"
+
+	"go.fd.io/govpp/adapter"
+	"go.fd.io/govpp/binapi/ip_types"
+)
+
+var ioEOF = io.EOF
+
+// callCounts counts requests by message name, the real VPP's equivalent of
+// fakevpp's Calls: what an agent sent, read off its own connection.
+type callCounts struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func newCallCounts() *callCounts { return &callCounts{n: map[string]int{}} }
+
+func (c *callCounts) add(msg string) {
+	c.mu.Lock()
+	c.n[msg]++
+	c.mu.Unlock()
+}
+
+func (c *callCounts) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.n))
+	for k, v := range c.n {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *callCounts) reset() {
+	c.mu.Lock()
+	c.n = map[string]int{}
+	c.mu.Unlock()
+}
+
+// countingAdapter is a socket client that counts the requests sent through
+// it. govpp asks the adapter for every message's ID before it sends one,
+// so the IDs it learns name every message it may send.
+type countingAdapter struct {
+	adapter.VppAPI
+	counts *callCounts
+
+	mu    sync.Mutex
+	names map[uint16]string
+}
+
+func (a *countingAdapter) GetMsgID(msgName, msgCrc string) (uint16, error) {
+	id, err := a.VppAPI.GetMsgID(msgName, msgCrc)
+	if err == nil {
+		a.mu.Lock()
+		if a.names == nil {
+			a.names = map[uint16]string{}
+		}
+		a.names[id] = msgName
+		a.mu.Unlock()
+	}
+	return id, err
+}
+
+func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
+	if len(data) >= 2 {
+		a.mu.Lock()
+		name, ok := a.names[binary.BigEndian.Uint16(data)]
+		a.mu.Unlock()
+		if ok {
+			a.counts.add(name)
+		}
+	}
+	return a.VppAPI.SendMsg(context, data)
+}
+
+// Conversions to binapi types.
+
+func address(a netip.Addr) ip_types.Address {
+	if a.Is4() {
+		return ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(a.As4())}
+	}
+	return ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(a.As16())}
+}
+
+func prefix(p netip.Prefix) ip_types.Prefix {
+	return ip_types.Prefix{Address: address(p.Addr()), Len: uint8(p.Bits())}
+}
+
+func addressWithPrefix(p netip.Prefix) ip_types.AddressWithPrefix {
+	return ip_types.AddressWithPrefix(prefix(p))
+}

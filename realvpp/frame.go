@@ -1,0 +1,282 @@
+package realvpp
+
+import (
+	"encoding/binary"
+	"errors"
+	"net/netip"
+)
+
+// IP protocol numbers the node builds and parses packets for.
+const (
+	protoICMP  uint8 = 1
+	protoTCP   uint8 = 6
+	protoUDP   uint8 = 17
+	protoICMP6 uint8 = 58
+)
+
+// TCP flags.
+const (
+	tcpFIN uint8 = 0x01
+	tcpSYN uint8 = 0x02
+	tcpRST uint8 = 0x04
+	tcpPSH uint8 = 0x08
+	tcpACK uint8 = 0x10
+)
+
+// ethertypes.
+const (
+	etherIPv4 = 0x0800
+	etherIPv6 = 0x86dd
+)
+
+// ICMP echo types per family.
+const (
+	icmp4EchoRequest = 8
+	icmp4EchoReply   = 0
+	icmp6EchoRequest = 128
+	icmp6EchoReply   = 129
+)
+
+type mac [6]byte
+
+// packet is an IP packet as it enters or leaves a pg interface: the fields
+// vppsvc's traces talk about. Ports carry the echo identifier for ICMP.
+type packet struct {
+	proto     uint8
+	src, dst  netip.AddrPort
+	tcpFlags  uint8
+	echoReply bool
+}
+
+func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
+
+// hasPorts tells whether the protocol has L4 ports (or an echo identifier).
+func hasPorts(proto uint8) bool {
+	switch proto {
+	case protoTCP, protoUDP, protoICMP, protoICMP6:
+		return true
+	}
+	return false
+}
+
+// encodeFrame builds the Ethernet frame of p from srcMAC to dstMAC, with
+// valid IPv4 header and L4 checksums: VPP's ip4-input drops a packet whose
+// header checksum is wrong, and NAT rewrites checksums incrementally.
+func encodeFrame(p packet, dstMAC, srcMAC mac) []byte {
+	l4 := encodeL4(p)
+	var frame []byte
+	frame = append(frame, dstMAC[:]...)
+	frame = append(frame, srcMAC[:]...)
+	src, dst := p.src.Addr(), p.dst.Addr()
+	if src.Is4() {
+		frame = binary.BigEndian.AppendUint16(frame, etherIPv4)
+		h := make([]byte, 20)
+		h[0] = 0x45
+		binary.BigEndian.PutUint16(h[2:], uint16(20+len(l4)))
+		binary.BigEndian.PutUint16(h[4:], 1) // identification
+		h[8] = 64                            // TTL
+		h[9] = p.proto
+		s4, d4 := src.As4(), dst.As4()
+		copy(h[12:], s4[:])
+		copy(h[16:], d4[:])
+		binary.BigEndian.PutUint16(h[10:], checksum(h, 0))
+		fillL4Checksum(p.proto, l4, pseudoHeader(src, dst, p.proto, len(l4)))
+		frame = append(frame, h...)
+		return append(frame, l4...)
+	}
+	frame = binary.BigEndian.AppendUint16(frame, etherIPv6)
+	h := make([]byte, 40)
+	h[0] = 0x60
+	binary.BigEndian.PutUint16(h[4:], uint16(len(l4)))
+	h[6] = p.proto
+	h[7] = 64 // hop limit
+	s16, d16 := src.As16(), dst.As16()
+	copy(h[8:], s16[:])
+	copy(h[24:], d16[:])
+	fillL4Checksum(p.proto, l4, pseudoHeader(src, dst, p.proto, len(l4)))
+	frame = append(frame, h...)
+	return append(frame, l4...)
+}
+
+// encodeL4 builds the L4 header (checksum left zero) with a few bytes of
+// payload, so that a packet is never shorter than Ethernet's minimum.
+func encodeL4(p packet) []byte {
+	payload := []byte("vppsvc-trace")
+	switch p.proto {
+	case protoTCP:
+		h := make([]byte, 20)
+		binary.BigEndian.PutUint16(h[0:], p.src.Port())
+		binary.BigEndian.PutUint16(h[2:], p.dst.Port())
+		binary.BigEndian.PutUint32(h[4:], 1000) // sequence
+		if p.tcpFlags&tcpACK != 0 {
+			binary.BigEndian.PutUint32(h[8:], 2000)
+		}
+		h[12] = 5 << 4
+		h[13] = p.tcpFlags
+		binary.BigEndian.PutUint16(h[14:], 65535)
+		if p.tcpFlags&tcpSYN != 0 {
+			return h // a SYN carries no data
+		}
+		return append(h, payload...)
+	case protoUDP:
+		h := make([]byte, 8)
+		binary.BigEndian.PutUint16(h[0:], p.src.Port())
+		binary.BigEndian.PutUint16(h[2:], p.dst.Port())
+		binary.BigEndian.PutUint16(h[4:], uint16(8+len(payload)))
+		return append(h, payload...)
+	case protoICMP, protoICMP6:
+		h := make([]byte, 8)
+		h[0] = echoType(p.proto, p.echoReply)
+		binary.BigEndian.PutUint16(h[4:], p.src.Port()) // identifier
+		binary.BigEndian.PutUint16(h[6:], 1)            // sequence
+		return append(h, payload...)
+	}
+	return payload
+}
+
+func echoType(proto uint8, reply bool) byte {
+	switch {
+	case proto == protoICMP && reply:
+		return icmp4EchoReply
+	case proto == protoICMP:
+		return icmp4EchoRequest
+	case reply:
+		return icmp6EchoReply
+	}
+	return icmp6EchoRequest
+}
+
+// pseudoHeader is the checksum seed of TCP, UDP and ICMPv6 (ICMPv4 has none).
+func pseudoHeader(src, dst netip.Addr, proto uint8, l4len int) uint32 {
+	if proto == protoICMP {
+		return 0
+	}
+	var b []byte
+	b = append(b, src.AsSlice()...)
+	b = append(b, dst.AsSlice()...)
+	if src.Is4() {
+		b = append(b, 0, proto)
+		b = binary.BigEndian.AppendUint16(b, uint16(l4len))
+	} else {
+		b = binary.BigEndian.AppendUint32(b, uint32(l4len))
+		b = append(b, 0, 0, 0, proto)
+	}
+	return sum16(b, 0)
+}
+
+func fillL4Checksum(proto uint8, l4 []byte, seed uint32) {
+	var off int
+	switch proto {
+	case protoTCP:
+		off = 16
+	case protoUDP:
+		off = 6
+	case protoICMP, protoICMP6:
+		off = 2
+	default:
+		return
+	}
+	c := checksum(l4, seed)
+	if proto == protoUDP && c == 0 {
+		c = 0xffff
+	}
+	binary.BigEndian.PutUint16(l4[off:], c)
+}
+
+func sum16(b []byte, s uint32) uint32 {
+	for i := 0; i+1 < len(b); i += 2 {
+		s += uint32(b[i])<<8 | uint32(b[i+1])
+	}
+	if len(b)%2 == 1 {
+		s += uint32(b[len(b)-1]) << 8
+	}
+	return s
+}
+
+func checksum(b []byte, seed uint32) uint16 {
+	s := sum16(b, seed)
+	for s>>16 != 0 {
+		s = s&0xffff + s>>16
+	}
+	return ^uint16(s)
+}
+
+var errNotIP = errors.New("not an IP packet")
+
+// decodeFrame parses an Ethernet frame back into a packet. Frames that are
+// not IPv4 or IPv6 (ARP) and truncated frames return errNotIP.
+func decodeFrame(frame []byte) (packet, error) {
+	if len(frame) < 14 {
+		return packet{}, errNotIP
+	}
+	et := binary.BigEndian.Uint16(frame[12:])
+	b := frame[14:]
+	var p packet
+	var l4 []byte
+	switch et {
+	case etherIPv4:
+		if len(b) < 20 || b[0]>>4 != 4 {
+			return packet{}, errNotIP
+		}
+		ihl := int(b[0]&0x0f) * 4
+		if len(b) < ihl {
+			return packet{}, errNotIP
+		}
+		p.proto = b[9]
+		s, _ := netip.AddrFromSlice(b[12:16])
+		d, _ := netip.AddrFromSlice(b[16:20])
+		p.src, p.dst = netip.AddrPortFrom(s, 0), netip.AddrPortFrom(d, 0)
+		l4 = b[ihl:]
+	case etherIPv6:
+		if len(b) < 40 || b[0]>>4 != 6 {
+			return packet{}, errNotIP
+		}
+		p.proto = b[6]
+		s, _ := netip.AddrFromSlice(b[8:24])
+		d, _ := netip.AddrFromSlice(b[24:40])
+		p.src, p.dst = netip.AddrPortFrom(s, 0), netip.AddrPortFrom(d, 0)
+		l4 = b[40:]
+	default:
+		return packet{}, errNotIP
+	}
+	switch p.proto {
+	case protoTCP, protoUDP:
+		if len(l4) < 4 {
+			return p, nil
+		}
+		p.src = netip.AddrPortFrom(p.src.Addr(), binary.BigEndian.Uint16(l4[0:]))
+		p.dst = netip.AddrPortFrom(p.dst.Addr(), binary.BigEndian.Uint16(l4[2:]))
+		if p.proto == protoTCP && len(l4) >= 14 {
+			p.tcpFlags = l4[13]
+		}
+	case protoICMP, protoICMP6:
+		if len(l4) < 8 {
+			return p, nil
+		}
+		id := binary.BigEndian.Uint16(l4[4:])
+		p.src = netip.AddrPortFrom(p.src.Addr(), id)
+		p.dst = netip.AddrPortFrom(p.dst.Addr(), id)
+		p.echoReply = l4[0] == icmp4EchoReply && p.proto == protoICMP || l4[0] == icmp6EchoReply && p.proto == protoICMP6
+	}
+	return p, nil
+}
+
+// isEcho tells whether an ICMP frame is an echo request or reply (not an
+// error, nor neighbour discovery or a router advertisement).
+func isEcho(frame []byte) bool {
+	if len(frame) < 14 {
+		return false
+	}
+	b := frame[14:]
+	switch binary.BigEndian.Uint16(frame[12:]) {
+	case etherIPv4:
+		if len(b) < 20 {
+			return false
+		}
+		ihl := int(b[0]&0x0f) * 4
+		return len(b) > ihl && (b[ihl] == icmp4EchoRequest || b[ihl] == icmp4EchoReply)
+	case etherIPv6:
+		return len(b) > 40 && (b[40] == icmp6EchoRequest || b[40] == icmp6EchoReply)
+	}
+	return false
+}

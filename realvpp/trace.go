@@ -1,0 +1,313 @@
+package realvpp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.fd.io/govpp/binapi/pg"
+
+	"github.com/vppsvc/vppsvc/fakevpp"
+)
+
+// streamTimeout bounds the wait for VPP to send one injected packet.
+const streamTimeout = 5 * time.Second
+
+// Trace sends p into VPP on p.Ingress and reports what happened in
+// fakevpp's Trace shape: the verdict, the packet as it left and by which
+// interface, whether its source was translated and, for a forwarded
+// packet, whether the reply (sent back in from the egress interface) comes
+// back to the client as from the address it called. Endpoints holds the
+// one destination VPP chose: a real VPP does not tell the others.
+// Steps are the nodes of VPP's own packet trace.
+func (n *Node) Trace(p fakevpp.Packet) fakevpp.Trace {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	t := n.trace(p)
+	if t.Verdict != fakevpp.Forward {
+		return t
+	}
+	r := n.trace(replyPacket(t))
+	t.ReplyOK = r.Verdict == fakevpp.Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
+	switch {
+	case r.Verdict != fakevpp.Forward:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: %s (%s)", r.In, r.Verdict, r.Reason))
+	case t.ReplyOK:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: back to the client as %s via %s", r.In, r.Out, r.Egress))
+	default:
+		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: leaves as %s via %s, not %s → %s", r.In, r.Out, r.Egress, t.In.Dst, t.In.Src))
+	}
+	return t
+}
+
+// TraceReply sends the reply of t.Out back from t.Egress (see
+// fakevpp.VPP.TraceReply).
+func (n *Node) TraceReply(t fakevpp.Trace) fakevpp.Trace {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.Verdict != fakevpp.Forward {
+		return fakevpp.Trace{In: replyPacket(t), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded"}
+	}
+	return n.trace(replyPacket(t))
+}
+
+// replyPacket is the answer of the host that received t.Out: addresses
+// swapped, SYN|ACK for a SYN and ACK otherwise, an echo reply for a
+// request (fakevpp's convention).
+func replyPacket(t fakevpp.Trace) fakevpp.Packet {
+	r := fakevpp.Packet{Ingress: t.Egress, Protocol: t.Out.Protocol, Src: t.Out.Dst, Dst: t.Out.Src}
+	switch {
+	case r.Protocol == protoTCP && t.Out.TCPFlags&tcpSYN != 0 && t.Out.TCPFlags&tcpACK == 0:
+		r.TCPFlags = tcpSYN | tcpACK
+	case r.Protocol == protoTCP:
+		r.TCPFlags = tcpACK
+	case r.Protocol == protoICMP || r.Protocol == protoICMP6:
+		r.EchoReply = !t.Out.EchoReply
+	}
+	return r
+}
+
+// normalise applies fakevpp.Packet's conventions: TCP flags 0 mean SYN,
+// ICMP carries one identifier in both ports, other protocols have none.
+func normalise(p fakevpp.Packet) fakevpp.Packet {
+	switch {
+	case p.Protocol == protoTCP && p.TCPFlags == 0:
+		p.TCPFlags = tcpSYN
+	case p.Protocol == protoICMP || p.Protocol == protoICMP6:
+		id := p.Src.Port()
+		if id == 0 {
+			id = p.Dst.Port()
+		}
+		p.Src = netip.AddrPortFrom(p.Src.Addr(), id)
+		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), id)
+	case !hasPorts(p.Protocol):
+		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
+		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)
+	}
+	if p.Protocol != protoTCP {
+		p.TCPFlags = 0
+	}
+	if !p.EchoReply || p.Protocol != protoICMP && p.Protocol != protoICMP6 {
+		p.EchoReply = false
+	}
+	return p
+}
+
+// trace sends one packet and classifies it: forwarded when a pg interface
+// captured it, local when VPP's trace shows ip4-local/ip6-local, dropped
+// otherwise (the reason is the drop node's error).
+func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
+	in := normalise(p)
+	t.In = in
+	t.Out = in
+	drop := func(format string, args ...any) fakevpp.Trace {
+		t.Verdict, t.Reason = fakevpp.Drop, fmt.Sprintf(format, args...)
+		t.Steps = append(t.Steps, t.Reason)
+		return t
+	}
+	if !in.Src.Addr().IsValid() || !in.Dst.Addr().IsValid() || in.Src.Addr().Is4() != in.Dst.Addr().Is4() {
+		return drop("trace: malformed packet: source and destination must be addresses of one family")
+	}
+	rx := n.iface(in.Ingress)
+	if rx == nil {
+		return drop("trace: unknown ingress interface %q", in.Ingress)
+	}
+	if err := n.learnNeighbour(rx, in.Src.Addr()); err != nil {
+		return drop("trace: %v", err)
+	}
+	sent := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}
+	vppTrace, err := n.inject(rx, encodeFrame(sent, rx.mac, rx.peerMAC()))
+	t.Steps = summarise(vppTrace)
+	if err != nil {
+		return drop("trace: %v", err)
+	}
+	tx, out, err := n.collect(sent)
+	switch {
+	case err != nil:
+		return drop("trace: %v", err)
+	case tx != nil:
+		t.Verdict, t.Egress = fakevpp.Forward, tx.name
+		t.Out = fakevpp.Packet{Ingress: in.Ingress, Protocol: out.proto, Src: out.src, Dst: out.dst, TCPFlags: out.tcpFlags, EchoReply: out.echoReply}
+		t.SNAT = t.Out.Src != in.Src
+		t.Endpoints = []netip.AddrPort{t.Out.Dst}
+		return t
+	case localDelivery(vppTrace):
+		t.Verdict = fakevpp.Local
+		t.Endpoints = []netip.AddrPort{in.Dst}
+		return t
+	}
+	t.Verdict, t.Reason = fakevpp.Drop, dropReason(vppTrace)
+	return t
+}
+
+// localNodes are the graph nodes of delivery to VPP itself (VPP 25.10
+// names IPv6's ip6-receive; older releases ip6-local).
+var localNodes = []string{"ip4-local", "ip4-receive", "ip6-local", "ip6-receive"}
+
+// localDelivery tells whether VPP's trace passed a local-delivery node.
+func localDelivery(vppTrace string) bool {
+	for _, line := range strings.Split(vppTrace, "\n") {
+		if m := traceNode.FindStringSubmatch(strings.TrimSpace(line)); m != nil && slices.Contains(localNodes, m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// inject sends frame into VPP as received on rx, waits until the packet
+// generator has sent it (the whole graph runs in the same dispatch), and
+// returns VPP's packet trace of it.
+func (n *Node) inject(rx *pgIface, frame []byte) (string, error) {
+	n.seq++
+	name := fmt.Sprintf("vppsvc%d", n.seq)
+	file := filepath.Join(n.dir, name+".pcap")
+	if err := writePcap(file, frame); err != nil {
+		return "", err
+	}
+	defer os.Remove(file)
+	for _, cmd := range []string{"clear trace", "trace add pg-input 10",
+		fmt.Sprintf("packet-generator new pcap %s source pg%d name %s", file, rx.id, name)} {
+		if out, err := n.CLI(cmd); err != nil || strings.TrimSpace(out) != "" {
+			return "", fmt.Errorf("%s: %v %s", cmd, err, strings.TrimSpace(out))
+		}
+	}
+	defer n.CLI("packet-generator delete " + name)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	_, err := pg.NewServiceClient(n.conn).PgEnableDisable(ctx, &pg.PgEnableDisable{IsEnabled: true, StreamName: name})
+	cancel()
+	if err != nil {
+		return "", fmt.Errorf("enable stream: %w", err)
+	}
+	deadline := time.Now().Add(streamTimeout)
+	for {
+		out, err := n.CLI("show packet-generator")
+		if err != nil {
+			return "", err
+		}
+		if streamDone(out, name) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return "", errors.New("VPP did not send the packet within " + streamTimeout.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return n.CLI("show trace max 10")
+}
+
+// streamDone tells whether "show packet-generator" lists stream name as
+// disabled after having generated its one packet.
+func streamDone(show, name string) bool {
+	for _, line := range strings.Split(show, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == name {
+			count, _ := strconv.Atoi(f[2])
+			return f[1] == "No" && count >= 1
+		}
+	}
+	return false
+}
+
+// collect reads what the interfaces captured since the last call and
+// returns the frame of the traced flow, if one left: an IP packet of the
+// same protocol (an echo for ICMP), not neighbour discovery or a router
+// advertisement VPP sent on its own.
+func (n *Node) collect(sent packet) (*pgIface, packet, error) {
+	var tx *pgIface
+	var out packet
+	for _, ifc := range n.ifaces {
+		frames, err := readPcap(ifc.capture)
+		if err != nil {
+			return nil, packet{}, err
+		}
+		fresh := frames[min(ifc.seen, len(frames)):]
+		ifc.seen = len(frames)
+		for _, f := range fresh {
+			p, err := decodeFrame(f)
+			if err != nil || p.proto != sent.proto || p.isICMP() && !isEcho(f) {
+				continue
+			}
+			if tx == nil {
+				tx, out = ifc, p
+			}
+		}
+	}
+	return tx, out, nil
+}
+
+// traceNode matches the header of one node's entry in "show trace":
+// "00:00:01:234567: nat44-ed-in2out".
+var traceNode = regexp.MustCompile(`^\d+:\d+:\d+:\d+: (\S+)`)
+
+// summarise turns VPP's packet trace into steps: one line per graph node,
+// with the node's first detail line.
+func summarise(vppTrace string) []string {
+	var steps []string
+	lines := strings.Split(vppTrace, "\n")
+	for i, line := range lines {
+		m := traceNode.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		step := "vpp " + m[1]
+		if i+1 < len(lines) && traceNode.FindString(strings.TrimSpace(lines[i+1])) == "" {
+			if d := strings.TrimSpace(lines[i+1]); d != "" {
+				step += ": " + d
+			}
+		}
+		steps = append(steps, step)
+	}
+	return steps
+}
+
+// dropReason names where VPP dropped the packet: the node that handed it to
+// the drop (and the one before that when it is a generic drop node such as
+// ip6-drop), then the error counter VPP's drop node charged, e.g.
+// "vpp ip6-cnat-tx → ip6-drop (acl-plugin-in-ip6-fa: ACL permit packets)".
+// The counter alone can mislead: it is the last error a node set on the
+// buffer, which the generic drop nodes do not overwrite.
+func dropReason(vppTrace string) string {
+	var nodes []string
+	counter := ""
+	lines := strings.Split(vppTrace, "\n")
+	for i, line := range lines {
+		m := traceNode.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		switch m[1] {
+		case "error-drop", "error-punt":
+		case "drop", "punt":
+			for _, d := range lines[i+1:] {
+				d = strings.TrimSpace(d)
+				if d == "" || traceNode.MatchString(d) {
+					break
+				}
+				if !strings.HasPrefix(d, "rx:") && counter == "" {
+					counter = d
+				}
+			}
+		default:
+			nodes = append(nodes, m[1])
+		}
+	}
+	if len(nodes) == 0 {
+		return "vpp: no packet trace"
+	}
+	where := nodes[len(nodes)-1]
+	if len(nodes) > 1 && (strings.HasSuffix(where, "-drop") || strings.HasSuffix(where, "-punt")) {
+		where = nodes[len(nodes)-2] + " → " + where
+	}
+	if counter == "" {
+		return "vpp " + where
+	}
+	return "vpp " + where + " (" + counter + ")"
+}
