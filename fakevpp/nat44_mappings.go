@@ -51,13 +51,14 @@ func (m *mapping) selfTwice() bool {
 }
 
 // lbLocal is one backend of an LB mapping; cum is its cumulative weight in
-// pool order (VPP's "prefix").
+// pool order (VPP's "prefix"), kept in 8 bits as VPP keeps it
+// (nat44_lb_addr_port_t.prefix is a u8): past 255 it wraps.
 type lbLocal struct {
 	addr netip.Addr
 	port uint16
 	prob uint8
 	vrf  uint32
-	cum  uint32
+	cum  uint8
 }
 
 func (l *lbLocal) ep() netip.AddrPort { return netip.AddrPortFrom(l.addr, l.port) }
@@ -584,9 +585,9 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 }
 
 func (m *mapping) recomputeWeights() {
-	var cum uint32
+	var cum uint8
 	m.locals.each(func(_ uint32, l *lbLocal) bool {
-		cum += uint32(l.prob)
+		cum += l.prob // wraps past 255, as VPP's u8 prefix does
 		l.cum = cum
 		return true
 	})

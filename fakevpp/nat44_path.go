@@ -537,7 +537,7 @@ func (n *natState) out2inSlow(c *pktCtx) {
 	case smLB:
 		l, lk, ok := n.chooseBackend(c, m, p.src.Addr())
 		if !ok {
-			c.drop(nodeOut2In, fmt.Sprintf("LB %s:%d has no backend with a non-zero probability (VPP would divide by zero)", m.ext, m.extPort))
+			c.drop(nodeOut2In, fmt.Sprintf("LB %s:%d drew no backend: VPP's 8-bit cumulative probabilities are all 0 or wrapped (a sum past 255)", m.ext, m.extPort))
 			return
 		}
 		local, localFib, locked = l.ep(), l.vrf, lk
@@ -577,7 +577,8 @@ func (n *natState) out2inSlow(c *pktCtx) {
 }
 
 // chooseBackend picks an LB local: a live affinity record first, otherwise a
-// draw r = 1 + random32 mod total over the cumulative weights in pool order.
+// draw r = 1 + random32 mod the last local's 8-bit cumulative weight,
+// binary-searched over the cumulative weights in pool order.
 // It reports whether an affinity record was locked.
 func (n *natState) chooseBackend(c *pktCtx, m *mapping, client netip.Addr) (*lbLocal, bool, bool) {
 	v := c.v
@@ -588,10 +589,25 @@ func (n *natState) chooseBackend(c *pktCtx, m *mapping, client netip.Addr) (*lbL
 			return l, true, true
 		}
 	}
-	total := m.totalWeight()
-	if total == 0 {
-		v.violate("LB probabilities all 0", fmt.Sprintf("%s:%d: VPP divides by zero on the first packet; the fake drops it", m.ext, m.extPort))
+	// VPP draws 1 + random % (the last local's prefix) and binary-searches
+	// the prefixes in pool order (snat_static_mapping_match). Prefixes are
+	// 8-bit: a sum of probabilities past 255 wraps, so the draw covers the
+	// wrong range, and a sum that wraps to 0 divides by zero.
+	var order []uint32
+	m.locals.each(func(i uint32, _ *lbLocal) bool {
+		order = append(order, i)
+		return true
+	})
+	if len(order) == 0 {
 		return nil, false, false
+	}
+	total := uint32(m.locals.get(order[len(order)-1]).cum)
+	if total == 0 {
+		v.violate("LB prefix 0", fmt.Sprintf("%s:%d: the last local's cumulative probability is 0 (all 0, or a sum that wraps 8 bits to 0): VPP divides by zero on the first packet (SIGFPE); the fake drops it", m.ext, m.extPort))
+		return nil, false, false
+	}
+	if m.totalWeight() > 255 {
+		v.violate("LB probabilities over 255", fmt.Sprintf("%s:%d: the probabilities sum to %d; VPP keeps the running sum in 8 bits, so backends are drawn from a wrapped range", m.ext, m.extPort, m.totalWeight()))
 	}
 	var eligible []netip.AddrPort
 	m.locals.each(func(_ uint32, l *lbLocal) bool {
@@ -602,15 +618,19 @@ func (n *natState) chooseBackend(c *pktCtx, m *mapping, client netip.Addr) (*lbL
 	})
 	c.endpoints = eligible
 	r := 1 + v.random32()%total
-	var idx uint32
-	var pick *lbLocal
-	m.locals.each(func(i uint32, l *lbLocal) bool {
-		if l.cum >= r {
-			idx, pick = i, l
-			return false
+	lo, hi := 0, len(order)-1
+	for lo < hi {
+		mid := (hi-lo)/2 + lo
+		if r > uint32(m.locals.get(order[mid]).cum) {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
-		return true
-	})
+	}
+	idx, pick := order[lo], m.locals.get(order[lo])
+	if uint32(pick.cum) < r {
+		return nil, false, false // VPP: no match, as if there were no mapping
+	}
 	if m.affinity > 0 {
 		n.createAffinity(k, m, idx, pick)
 		return pick, true, true

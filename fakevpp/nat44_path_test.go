@@ -78,7 +78,21 @@ func TestLBWeights(t *testing.T) {
 		e.standardNAT()
 		e.ok(e.lb(true, vip, nat_types.NAT_IS_OUT2IN_ONLY, 0, local("10.1.1.2:8080", 0), local("10.1.1.3:8080", 0)))
 		assert.True(t, hasViolation(e.v, "LB probabilities all 0"))
-		requireDrop(t, e.v.Trace(tcpSyn("eth0", "192.168.0.7:1000", vip)), "non-zero probability")
+		requireDrop(t, e.v.Trace(tcpSyn("eth0", "192.168.0.7:1000", vip)), "drew no backend")
+	})
+	// VPP keeps each local's running sum in a u8 (nat44_lb_addr_port_t.prefix).
+	t.Run("a sum of 256 wraps to 0: VPP divides by zero", func(t *testing.T) {
+		e := newEnv(t)
+		e.standardNAT()
+		e.ok(e.lb(true, vip, nat_types.NAT_IS_OUT2IN_ONLY, 0, local("10.1.1.2:8080", 128), local("10.1.1.3:8080", 128)))
+		requireDrop(t, e.v.Trace(tcpSyn("eth0", "192.168.0.7:1000", vip)), "drew no backend")
+		assert.True(t, hasViolation(e.v, "LB prefix 0"))
+	})
+	t.Run("a sum past 255 draws from the wrapped range", func(t *testing.T) {
+		// Prefixes 200 and 144 (400 mod 256): the draw is 1 + r % 144, so
+		// the first local (prefix 200) takes every session.
+		got := count(t, 200, 200)
+		assert.Equal(t, 1000, got[ap("10.1.1.2:8080")])
 	})
 	t.Run("endpoints list the eligible locals", func(t *testing.T) {
 		e := newEnv(t)

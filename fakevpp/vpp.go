@@ -3,7 +3,6 @@ package fakevpp
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/netip"
 	"sync"
 	"time"
@@ -19,7 +18,8 @@ import (
 type VPP struct {
 	mu sync.Mutex
 
-	rng    *rand.Rand
+	seed   uint32 // NAT44-ED's random seed when VPP starts (WithSeed)
+	natRNG lcg    // snat_main.random_seed as it walks
 	pid    uint32
 	uptime time.Duration // the fake clock: time since VPP (re)started
 
@@ -44,10 +44,11 @@ type VPP struct {
 // Option configures New.
 type Option func(*VPP)
 
-// WithSeed seeds the random generator used for LB backend choice and port
-// allocation, so traces are reproducible. The default seed is 1.
+// WithSeed sets the starting value of NAT44-ED's random seed, from which
+// it draws LB backends and ports. VPP never initialises it, so a real VPP
+// starts at 0, the default.
 func WithSeed(seed int64) Option {
-	return func(v *VPP) { v.rng = rand.New(rand.NewPCG(uint64(seed), 0x7670707376630a)) }
+	return func(v *VPP) { v.seed = uint32(seed) }
 }
 
 // WithPID sets the VPP process ID reported in ControlPingReply.VpePID. Restart
@@ -60,7 +61,6 @@ func WithPID(pid uint32) Option {
 // configured.
 func New(opts ...Option) *VPP {
 	v := &VPP{pid: 4242, calls: map[string]int{}, seenViol: map[Violation]bool{}}
-	WithSeed(1)(v)
 	for _, o := range opts {
 		o(v)
 	}
@@ -76,6 +76,7 @@ func (v *VPP) resetTables() {
 	v.routes = map[netip.Prefix]*route{}
 	v.tables = map[uint32]int{0: 1}
 	v.uptime = 0
+	v.natRNG = lcg(v.seed)
 	v.state = map[string]any{}
 	for _, p := range pipeline().plugins {
 		if p.newState != nil {
@@ -139,12 +140,35 @@ func (v *VPP) ResetCalls() {
 	v.calls = map[string]int{}
 }
 
-// random32 draws from the seeded generator (VPP's random_u32).
-func (v *VPP) random32() uint32 { return v.rng.Uint32() }
+// lcg is vppinfra's random_u32 (random.h): seed = 1664525·seed +
+// 1013904223 mod 2³². Its low bits have short periods (the lowest
+// alternates), which NAT44-ED's draws inherit.
+type lcg uint32
 
-// randomPort returns a port in 1024–65534: VPP's snat_random_port over the
-// single worker's range of 0xffff-1024 ports starting at 1024.
-func (v *VPP) randomPort() uint16 { return uint16(1024 + v.rng.IntN(0xffff-1024)) }
+func (s *lcg) next() uint32 {
+	*s = lcg(1664525*uint32(*s) + 1013904223)
+	return uint32(*s)
+}
+
+// random32 is NAT44-ED's random_u32(&snat_main.random_seed): the LB
+// backend draw (snat_static_mapping_match, nat44_ed.c).
+func (v *VPP) random32() uint32 { return v.natRNG.next() }
+
+// edPortsPerThread is snat_main.port_per_thread with one thread: the ports
+// from ED_USER_PORT_OFFSET (1024) up.
+const edPortsPerThread = 65536 - 1024
+
+// randomPort is 1024 + snat_random_port(0, port_per_thread-1)
+// (nat44_ed_inlines.h): the low 16 bits of a draw when they fall in the
+// range, else the draw modulo its size. It draws from the same seed as the
+// LB choice, so a session that needs a port shifts the next LB draw.
+func (v *VPP) randomPort() uint16 {
+	w := v.natRNG.next()
+	if r := w & 0xffff; r <= edPortsPerThread-1 {
+		return uint16(1024 + r)
+	}
+	return uint16(1024 + w%edPortsPerThread)
+}
 
 // dispatch serves one decoded request and returns what VPP sends back.
 func (v *VPP) dispatch(c *client, req api.Message) []api.Message {

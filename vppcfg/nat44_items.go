@@ -162,7 +162,9 @@ func (m *NAT44StaticMapping) String() string {
 // NAT44LBLocal is one backend of a load-balanced mapping.
 type NAT44LBLocal struct {
 	Addr netip.AddrPort
-	// Probability is a relative weight (1–255); 0 never receives new sessions.
+	// Probability is a relative weight (1–255); 0 never receives new
+	// sessions. The probabilities of one mapping sum to at most
+	// MaxLBProbabilitySum.
 	Probability uint8
 	VRF         uint32
 }
@@ -265,3 +267,9 @@ func vrfString(vrf uint32) string {
 	}
 	return fmt.Sprint(vrf)
 }
+
+// MaxLBProbabilitySum bounds the sum of an LB mapping's probabilities: VPP
+// 25.10 keeps each local's running sum (nat44_lb_addr_port_t.prefix) in a
+// u8, so a larger sum wraps and the draw picks from the wrong range, and a
+// sum of 256 divides by zero on the first packet.
+const MaxLBProbabilitySum = 255

@@ -152,6 +152,9 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 	if total == 0 {
 		return invalid(k, "Locals", "all probabilities are 0 (VPP would divide by zero)")
 	}
+	if total > MaxLBProbabilitySum {
+		return invalid(k, "Locals", "probabilities sum to %d, over %d: VPP keeps the running sum in 8 bits, so it would draw backends from a wrapped range (or divide by zero)", total, MaxLBProbabilitySum)
+	}
 	if v.TwiceNAT > TwiceNATSelf {
 		return invalid(k, "TwiceNAT", "unknown mode %d", v.TwiceNAT)
 	}

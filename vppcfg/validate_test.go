@@ -17,6 +17,7 @@ func TestValidation(t *testing.T) {
 	}{
 		{"LB with one local", lb("10.96.0.10:80", "10.1.1.1:80"), "Locals"},
 		{"LB all-zero weights", lb("10.96.0.10:80", "10.1.1.1:80@0", "10.1.1.2:80@0"), "all probabilities are 0"},
+		{"LB weights past VPP's 8-bit sum", lb("10.96.0.10:80", "10.1.1.1:80@200", "10.1.1.2:80@56"), "sum to 256, over 255"},
 		{"LB duplicate local", lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.1:80@5"), "Locals[1]"},
 		{"LB IPv6", &NAT44LBMapping{External: ap("[fd00::1]:80"), Protocol: ProtoTCP, Locals: lb("1.1.1.1:1", "10.1.1.1:80", "10.1.1.2:80").Locals}, "External"},
 		{"cnat without paths", cnat("10.96.0.20:80", CNATLBDefault), "Paths"},

@@ -66,7 +66,7 @@ func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model
 		}
 		return m
 	}
-	locals := lbLocals(backends, cfg)
+	locals, _ := lbLocals(backends, cfg) // those left out: warnLBCapacity
 	if len(locals) == 1 {
 		// Duplicates collapsed to one endpoint.
 		return mappingFor(svc, fe, backends[:1], cfg)

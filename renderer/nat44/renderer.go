@@ -48,8 +48,11 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 		Claim:          claimOf,
 		Recreate:       losesAffinityTarget,
 		RecreateReason: affinityRecreateReason,
-		Warn:           warnSCTP,
-		NodeConflict:   "frontend is an egress SNAT identity port of the node; not rendered",
+		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {
+			warnSCTP(log, old, svc)
+			warnLBCapacity(log, old, svc, &r.cfg)
+		},
+		NodeConflict: "frontend is an egress SNAT identity port of the node; not rendered",
 	})
 	if err != nil {
 		return nil, err
@@ -88,6 +91,39 @@ func (r *Renderer) UpdateLocalBackendIfs(_, newIfNames model.Interfaces) error {
 		node.BackendIfs = newIfNames
 		return node, nil
 	})
+}
+
+// warnLBCapacity logs, when a service starts to have more IPv4 endpoints on
+// a port than one VPP load-balancing mapping can weigh (their weights sum
+// past vppcfg.MaxLBProbabilitySum), that the endpoints past that sum get no
+// new sessions (lbLocals).
+func warnLBCapacity(log logrus.FieldLogger, old, svc *model.ContivService, cfg *Config) {
+	over := func(s *model.ContivService) (string, int) {
+		if s == nil {
+			return "", 0
+		}
+		for _, port := range s.PortNames() {
+			sum := 0
+			for _, b := range s.Backends[port] {
+				if b.IP.Is4() {
+					sum += backendWeight(b, cfg)
+				}
+			}
+			if sum > vppcfg.MaxLBProbabilitySum {
+				return port, sum
+			}
+		}
+		return "", 0
+	}
+	port, sum := over(svc)
+	if sum == 0 {
+		return
+	}
+	if _, before := over(old); before != 0 {
+		return
+	}
+	log.WithFields(logrus.Fields{"service": svc.ID.String(), "port": port, "weight": sum, "max": vppcfg.MaxLBProbabilitySum}).
+		Warn("more IPv4 endpoints than one NAT44-ED load-balancing mapping can weigh (VPP sums the weights in 8 bits); the endpoints past the limit get no new sessions")
 }
 
 // warnSCTP logs, once per change of the set, the SCTP ports of a service:

@@ -46,16 +46,19 @@ func deny(dst string, proto vppcfg.Protocol, dport uint16) vppcfg.ACLRule {
 }
 
 const (
-	tcp       = vppcfg.ProtoTCP
-	udp       = vppcfg.ProtoUDP
-	self      = vppcfg.TwiceNATSelf
-	twice     = vppcfg.TwiceNATAlways
-	noTwice   = vppcfg.TwiceNATOff
-	hostVRF   = 7
-	localWt   = 3
-	remoteWt  = 2
-	nodePort  = 30080
-	nodePort2 = 30443
+	tcp      = vppcfg.ProtoTCP
+	udp      = vppcfg.ProtoUDP
+	self     = vppcfg.TwiceNATSelf
+	twice    = vppcfg.TwiceNATAlways
+	noTwice  = vppcfg.TwiceNATOff
+	hostVRF  = 7
+	localWt  = 3
+	remoteWt = 2
+	// The probabilities VPP gets for small mappings (weightSpread).
+	localProb  = localWt * weightSpread
+	remoteProb = remoteWt * weightSpread
+	nodePort   = 30080
+	nodePort2  = 30443
 )
 
 func TestRenderService(t *testing.T) {
@@ -82,7 +85,7 @@ func TestRenderService(t *testing.T) {
 			name: "ClusterIP with several backends: LB mapping, self twice-NAT, local/remote weights",
 			svc:  service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080"), be("10.1.2.3:8080"))),
 			want: []vppcfg.Item{
-				lbMap("web", "10.96.0.10:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt), loc("10.1.2.3:8080", remoteWt)),
+				lbMap("web", "10.96.0.10:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb), loc("10.1.2.3:8080", remoteProb)),
 			},
 		},
 		{
@@ -95,22 +98,22 @@ func TestRenderService(t *testing.T) {
 			svc:  service("hn", "10.96.0.12", withBackends("", be("192.168.16.1:6443", "local", "hostnet"), be("192.168.16.2:6443", "hostnet"))),
 			want: []vppcfg.Item{
 				lbMap("hn", "10.96.0.12:80", tcp, self, 0,
-					vppcfg.NAT44LBLocal{Addr: ap("192.168.16.1:6443"), Probability: localWt, VRF: hostVRF},
-					vppcfg.NAT44LBLocal{Addr: ap("192.168.16.2:6443"), Probability: remoteWt, VRF: hostVRF}),
+					vppcfg.NAT44LBLocal{Addr: ap("192.168.16.1:6443"), Probability: localProb, VRF: hostVRF},
+					vppcfg.NAT44LBLocal{Addr: ap("192.168.16.2:6443"), Probability: remoteProb, VRF: hostVRF}),
 			},
 		},
 		{
 			name: "session affinity",
 			svc:  service("sticky", "10.96.0.13", two, func(s *model.ContivService) { s.SessionAffinityTimeout = 10800 }),
-			want: []vppcfg.Item{lbMap("sticky", "10.96.0.13:80", tcp, self, 10800, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt))},
+			want: []vppcfg.Item{lbMap("sticky", "10.96.0.13:80", tcp, self, 10800, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb))},
 		},
 		{
 			name: "NodePort on every IPv4 node IP, twice-NAT for Cluster policy",
 			svc:  service("np", "10.96.0.14", nodePortSvc, two),
 			want: []vppcfg.Item{
-				lbMap("np", "10.96.0.14:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("np", "192.168.16.1:30080", tcp, twice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("np", "192.168.16.2:30080", tcp, twice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
+				lbMap("np", "10.96.0.14:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("np", "192.168.16.1:30080", tcp, twice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("np", "192.168.16.2:30080", tcp, twice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
 			},
 		},
 		{
@@ -126,17 +129,17 @@ func TestRenderService(t *testing.T) {
 			name: "externalTrafficPolicy Local with local endpoints: external frontends use them only, client IP kept",
 			svc:  service("etp", "10.96.0.16", nodePortSvc, lbIP, etpLocal, withBackends("", be("10.1.1.2:8080", "local"), be("10.1.1.3:8080", "local"), be("10.1.2.2:8080"))),
 			want: []vppcfg.Item{
-				lbMap("etp", "10.96.0.16:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.1.3:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("etp", "192.168.16.1:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.1.3:8080", localWt)),
-				lbMap("etp", "192.168.16.2:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.1.3:8080", localWt)),
-				lbMap("etp", "198.51.100.10:80", tcp, noTwice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.1.3:8080", localWt)),
+				lbMap("etp", "10.96.0.16:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("etp", "192.168.16.1:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
+				lbMap("etp", "192.168.16.2:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
+				lbMap("etp", "198.51.100.10:80", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
 			},
 		},
 		{
 			name: "externalTrafficPolicy Local without local endpoints: external frontends dropped, ClusterIP served",
 			svc:  service("etp-none", "10.96.0.17", nodePortSvc, externalIP, etpLocal, withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080"))),
 			want: []vppcfg.Item{
-				lbMap("etp-none", "10.96.0.17:80", tcp, self, 0, loc("10.1.2.2:8080", remoteWt), loc("10.1.2.3:8080", remoteWt)),
+				lbMap("etp-none", "10.96.0.17:80", tcp, self, 0, loc("10.1.2.2:8080", remoteProb), loc("10.1.2.3:8080", remoteProb)),
 			},
 			rules: []vppcfg.ACLRule{
 				deny("203.0.113.10", tcp, 80),
@@ -171,7 +174,7 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "terminating endpoints serve when none is ready",
 			svc:  service("term", "10.96.0.21", withBackends("", be("10.1.1.2:8080", "local", "term"), be("10.1.2.2:8080", "term"))),
-			want: []vppcfg.Item{lbMap("term", "10.96.0.21:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt))},
+			want: []vppcfg.Item{lbMap("term", "10.96.0.21:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb))},
 		},
 		{
 			name: "no endpoints: every frontend dropped",
@@ -229,7 +232,7 @@ func TestRenderService(t *testing.T) {
 				staticMap("multi", "10.96.0.26:443", tcp, "10.1.1.2:8443", 0, self),
 				staticMap("multi", "192.168.16.1:30443", tcp, "10.1.1.2:8443", 0, twice),
 				staticMap("multi", "192.168.16.2:30443", tcp, "10.1.1.2:8443", 0, twice),
-				lbMap("multi", "10.96.0.26:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8081", remoteWt)),
+				lbMap("multi", "10.96.0.26:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8081", remoteProb)),
 			},
 		},
 		{
@@ -239,8 +242,8 @@ func TestRenderService(t *testing.T) {
 				withBackends("dns", be("10.1.1.5:53", "local"), be("10.1.2.5:53")),
 				withBackends("dns-tcp", be("10.1.1.5:53", "local"), be("10.1.2.5:53"))),
 			want: []vppcfg.Item{
-				lbMap("dns", "10.96.0.27:53", tcp, self, 0, loc("10.1.1.5:53", localWt), loc("10.1.2.5:53", remoteWt)),
-				lbMap("dns", "10.96.0.27:53", udp, self, 0, loc("10.1.1.5:53", localWt), loc("10.1.2.5:53", remoteWt)),
+				lbMap("dns", "10.96.0.27:53", tcp, self, 0, loc("10.1.1.5:53", localProb), loc("10.1.2.5:53", remoteProb)),
+				lbMap("dns", "10.96.0.27:53", udp, self, 0, loc("10.1.1.5:53", localProb), loc("10.1.2.5:53", remoteProb)),
 			},
 		},
 		{
@@ -257,10 +260,10 @@ func TestRenderService(t *testing.T) {
 				s.Backends[""] = []model.ServiceBackend{be("10.1.1.2:8080", "local"), be("[fd00:1:1::2]:8080", "local"), be("10.1.2.2:8080"), be("[fd00:1:2::2]:8080")}
 			}),
 			want: []vppcfg.Item{
-				lbMap("dual", "10.96.0.29:80", tcp, self, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("dual", "192.168.16.1:30080", tcp, twice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("dual", "192.168.16.2:30080", tcp, twice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
-				lbMap("dual", "198.51.100.29:80", tcp, twice, 0, loc("10.1.1.2:8080", localWt), loc("10.1.2.2:8080", remoteWt)),
+				lbMap("dual", "10.96.0.29:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("dual", "192.168.16.1:30080", tcp, twice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("dual", "192.168.16.2:30080", tcp, twice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
+				lbMap("dual", "198.51.100.29:80", tcp, twice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),
 			},
 		},
 		{
