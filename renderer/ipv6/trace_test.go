@@ -429,9 +429,11 @@ func assertCalls(t *testing.T, v dataplane.Node, want, forbidden string) {
 }
 
 // TestTraceEndpointChangeUpdatesInPlace checks that a new or removed
-// backend is one translation update (cnat keeps the translation's ID and
-// its sessions), that flows already open keep their backend, and that new
-// flows only use the new set.
+// backend is one translation update (cnat keeps the translation's ID) and
+// that new flows only use the new set. Flows already open do not survive
+// it: VPP 25.10's cnat sessions keep a route taken from the translation's
+// paths, which every update releases, so their next packet is blackholed
+// (docs/renderer-ipv6.md, Differences from kube-proxy).
 func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 	svc := k8sService("scale", "fd00:96::26")
 	e := newEnv(t, cluster{
@@ -447,13 +449,14 @@ func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 	if calls := e.Node.Calls(); calls["cnat_translation_update"] != 1 || calls["cnat_translation_del"] != 0 || tracetest.Writes(e.Node) != 1 {
 		t.Fatalf("adding an endpoint sent %v, want one cnat_translation_update", calls)
 	}
-	if tr := data(); tr.Verdict != fakevpp.Forward || tr.Out.Dst != open.Out.Dst {
-		t.Fatalf("open flow after the update: %s to %s, was %s", tr.Verdict, tr.Out.Dst, open.Out.Dst)
+	if tr := data(); tr.Verdict != fakevpp.Drop || !strings.Contains(tr.Reason, "blackholed") {
+		t.Fatalf("open flow after the update: %s to %s (%s), want blackholed as on VPP 25.10\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
 	}
 	e.Check(localPod, protoTCP, "[fd00:96::26]:80", reaches(remote2, remote3, remote4))
 
-	// Remove the open flow's endpoint: cnat keeps the session (documented),
-	// new flows never reach it.
+	// Remove the open flow's endpoint: new flows never reach it. What the
+	// stale session does now is not asserted: on VPP its route index may
+	// name a re-used load-balance object by then (seen forwarding again).
 	rest := []discoveryv1.Endpoint{remote("fd00:1:2::4")}
 	for _, a := range []string{"fd00:1:2::2", "fd00:1:2::3"} {
 		if "["+a+"]:8080" != open.Out.Dst.String() {
@@ -461,9 +464,6 @@ func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 		}
 	}
 	e.agent.proc.UpdateEndpointSlice(k8sSlice("scale", rest...))
-	if tr := data(); tr.Verdict != fakevpp.Forward || tr.Out.Dst != open.Out.Dst {
-		t.Fatalf("open flow after its endpoint left: %s to %s, was %s", tr.Verdict, tr.Out.Dst, open.Out.Dst)
-	}
 	for range 20 {
 		if tr := e.Trace(localPod, protoTCP, "[fd00:96::26]:80"); tr.Out.Dst == open.Out.Dst {
 			t.Fatalf("a new flow reached the removed endpoint %s", open.Out.Dst)

@@ -53,6 +53,8 @@ type Plugin struct {
 	// freeIDs is the pool's free list, reused LIFO (§0 "Pools").
 	translations []*translation
 	freeIDs      []uint32
+	// stacks counts path-tracker generations (translation.stack).
+	stacks uint64
 	// byKey is cnat_translation_db for resolved VIPs: (VIP address, port,
 	// protocol) → ID. Unresolved interface VIPs are never found (see
 	// README.md, "unresolved VIP key").

@@ -53,9 +53,13 @@ type session struct {
 	flags          uint8
 	// viaLB: the entry was made by the VIP path for a new flow and forwards
 	// to the chosen backend's route (cs_lbi); return entries have none.
-	viaLB bool
-	ts    *timestamp
-	seq   uint64
+	// tr and trStack are the translation and the generation of its paths
+	// that route was taken from (Plugin.released).
+	viaLB   bool
+	tr      *translation
+	trStack uint64
+	ts      *timestamp
+	seq     uint64
 }
 
 func (s *session) isReturn() bool { return s.flags&sessIsReturn != 0 }

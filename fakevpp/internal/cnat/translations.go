@@ -61,6 +61,10 @@ type translation struct {
 	// client is the VIP address the translation is keyed and referenced on;
 	// invalid while the VIP is an unresolved interface.
 	client netip.Addr
+	// stack identifies the generation of the path trackers: every update
+	// releases them all and tracks the new paths (cnat_translation_update),
+	// so the routes that sessions of an older generation stored are gone.
+	stack uint64
 }
 
 // trKey is the cnat_translation_db key of a resolved VIP.
@@ -173,6 +177,8 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 		}
 	}
 	t.flags = flags
+	p.stacks++
+	t.stack = p.stacks
 	for i := range paths {
 		p.resolve(&paths[i].src)
 		p.resolve(&paths[i].dst)
@@ -224,6 +230,18 @@ func (p *Plugin) deleteTranslation(id uint32) {
 	}
 	p.translations[id] = nil
 	p.freeIDs = append(p.freeIDs, id)
+}
+
+// released tells whether s forwards to a route its translation no longer
+// holds: VPP stores a new flow's path as a load-balance index it does not
+// lock (cs_lbi, cnat_node_vip.c), and cnat_translation_update releases
+// every path tracker, so after any update of the translation, or its
+// deletion, the sessions made before forward into a freed DPO.
+func (p *Plugin) released(s *session) bool {
+	if s.tr == nil {
+		return false
+	}
+	return int(s.tr.id) >= len(p.translations) || p.translations[s.tr.id] != s.tr || s.tr.stack != s.trStack
 }
 
 // attachClient keys t on the VIP address a and takes a reference on its

@@ -40,6 +40,13 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 		return followFIB(c, r, fmt.Sprintf("%s is not handled by cnat", describeProto(f)))
 	}
 	if s := p.sessions[key]; s != nil {
+		if p.released(s) {
+			r.Matched = true
+			r.Verdict = Drop
+			r.DropReason = "null-node: blackholed packets (the session's route was released when its translation was updated)"
+			r.step("cnat-vip: found session, but its stored route (cs_lbi) was released by an update of translation %d: blackholed", s.tr.id)
+			return r
+		}
 		return hitResult(s, f, now, r, "cnat-vip")
 	}
 	if !f.hasPorts() {
@@ -83,11 +90,13 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 		}
 	}
 	fwd := &session{
-		key:    key,
-		newSrc: netip.AddrPortFrom(newSrcAddr, sport),
-		newDst: newDst,
-		flags:  flags,
-		viaLB:  true,
+		key:     key,
+		newSrc:  netip.AddrPortFrom(newSrcAddr, sport),
+		newDst:  newDst,
+		flags:   flags,
+		viaLB:   true,
+		tr:      t,
+		trStack: t.stack,
 	}
 	c.sessRef++ // the forward entry holds the VIP's FIB entry
 	var rflags uint8

@@ -134,20 +134,23 @@ func TestScenario16Pitfalls(t *testing.T) {
 	})
 }
 
-// §2.3 Sessions: flows survive update and delete until they expire, and while
-// they exist the exclusive VIP keeps dropping new flows.
-func TestSessionsSurviveDelete(t *testing.T) {
+// §2.3 Sessions outlive a deleted translation until they expire, and while
+// they exist the exclusive VIP keeps dropping new flows. Their forward
+// direction is blackholed: the route they stored went with the
+// translation's paths (seen on VPP 25.10); replies still translate.
+func TestSessionsAfterDelete(t *testing.T) {
 	p := New(nil)
 	id := mustUpdate(t, p, trans(vip20, tcpProto, to(backendA)))
 	f := tcpFlow(clientIP+":40000", vip20, TCPSyn)
-	require.Equal(t, ap(backendA), p.VIP(f, at(0)).Flow.Dst)
+	first := p.VIP(f, at(0))
+	require.Equal(t, ap(backendA), first.Flow.Dst)
 	require.Equal(t, int32(0), p.TranslationDel(&cnat.CnatTranslationDel{ID: id}).Retval)
 
 	f.TCPFlags = TCPAck
 	r := p.VIP(f, at(10))
-	assert.Equal(t, Forward, r.Verdict)
-	assert.Equal(t, ap(backendA), r.Flow.Dst)
-	r = p.VIP(reply(r.Flow, TCPAck), at(10))
+	assert.Equal(t, Drop, r.Verdict)
+	assert.Contains(t, r.DropReason, "blackholed")
+	r = p.VIP(reply(first.Flow, TCPAck), at(10))
 	assert.Equal(t, ap(vip20), r.Flow.Src)
 
 	r = p.VIP(tcpFlow(clientIP+":40001", vip20, TCPSyn), at(10))
