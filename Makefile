@@ -49,9 +49,10 @@ fuzz:
 soak:
 	$(GO) test -count=1 -run '^TestChurnSoak$$' -v ./internal/benchmarks/
 
-## test-long: the same tests with their long (nightly-size) variants.
+## test-long: the same tests with their long (nightly-size) variants, the
+## property tests at 10,000 sequences each (VPPSVC_PROPERTY_SEQUENCES).
 test-long: vet
-	$(GO) test -count=1 -timeout 60m ./...
+	VPPSVC_PROPERTY_SEQUENCES=10000 $(GO) test -count=1 -timeout 60m ./...
 
 ## bench: the benchmarks whose figures docs/performance.md records (about 10
 ## minutes on 2 cores; the 50,000-service cases need about 3 GB). The scale

@@ -310,7 +310,7 @@ func randomEvent(rng *rand.Rand, c *cluster, p *processor.Processor, v *fakevpp.
 // re-read VPP while their delete was pending (fixed: vppcfg keeps their
 // owner across resyncs; ipv6.Claims).
 func TestPropertyIncrementalResyncRestart(t *testing.T) {
-	checkProperty(t, sizes(1000, 10000), sizes(12, 30), false)
+	checkProperty(t, propertySequences(t), sizes(12, 30), false)
 }
 
 // TestPropertyWithVPPFaults is the property with VPP faults (the n-th next
@@ -319,11 +319,30 @@ func TestPropertyIncrementalResyncRestart(t *testing.T) {
 // affinity change that looked applied after a failed delete and a resync
 // (seed 840; vppcfg now recalls the fields VPP does not dump).
 func TestPropertyWithVPPFaults(t *testing.T) {
-	checkProperty(t, sizes(1000, 10000), sizes(12, 30), true)
+	checkProperty(t, propertySequences(t), sizes(12, 30), true)
+}
+
+// propertySequences is how many sequences each property test runs: 1,000,
+// with or without -short, or VPPSVC_PROPERTY_SEQUENCES=<n> (the nightly
+// size is 10,000: about 5 minutes without faults on two cores). A
+// sequence's agents and fakes are released when it ends (inScope), so
+// memory does not grow with n; time does (docs/reliability.md).
+func propertySequences(t *testing.T) int {
+	s := os.Getenv("VPPSVC_PROPERTY_SEQUENCES")
+	if s == "" {
+		return 1000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("VPPSVC_PROPERTY_SEQUENCES=%q: want a positive number of sequences", s)
+	}
+	return n
 }
 
 // checkProperty runs seqs sequences of length events, seeds 0, 1, …; with
-// VPPSVC_SEED=<n> only sequence n (to reproduce a failure).
+// VPPSVC_SEED=<n> only sequence n (to reproduce a failure). Each sequence
+// runs in its own scope: its agents and fakes are stopped and released when
+// it ends, not when the test does.
 func checkProperty(t *testing.T, seqs, length int, faults bool) {
 	first := uint64(0)
 	if s := os.Getenv("VPPSVC_SEED"); s != "" {
@@ -334,31 +353,42 @@ func checkProperty(t *testing.T, seqs, length int, faults bool) {
 		first, seqs = n, 1
 	}
 	for seed := first; seed < first+uint64(seqs); seed++ {
-		rng := rand.New(rand.NewPCG(seed, 0x7e57))
-		resetSeqLog()
-		c := newCluster()
-		for i := range 4 {
-			if rng.IntN(2) == 0 {
-				c.addService(randomService(rng, i))
-				c.addSlice(randomSlice(rng, i, discoveryv1.AddressTypeIPv4, sliceName(fmt.Sprintf("svc-%d", i), discoveryv1.AddressTypeIPv4)))
-				c.addSlice(randomSlice(rng, i, discoveryv1.AddressTypeIPv6, sliceName(fmt.Sprintf("svc-%d", i), discoveryv1.AddressTypeIPv6)))
-			}
-		}
-		v := newFake(int64(seed))
-		a := startAgent(t, v, true)
-		a.proc.Resync(c.snapshot())
-		var log []string
-		for range length {
-			log = append(log, randomEvent(rng, c, a.proc, v, faults))
-		}
-		v.ClearFaults()
-		what := fmt.Sprintf("seed %d, events %q", seed, log)
-		want := reference(t, c.snapshot(), nil)
-		waitDump(t, a, v, want, what+": incremental")
-		a.stop()
-		b := startAgent(t, v, false)
-		b.proc.Resync(c.snapshot())
-		waitDump(t, b, v, want, what+": after an agent restart")
-		b.stop()
+		inScope(t, func(tb testing.TB) { propertySequence(tb, seed, length, faults) })
 	}
+}
+
+// propertySequence runs the sequence of seed: length random events on an
+// agent over a fake, checked against a fresh agent's Resync of the final
+// objects, then an agent restart over the same fake. It returns the fake
+// and the two agents, stopped, for TestStoppedAgentsAreCollected; their
+// cleanups are registered with tb.
+func propertySequence(tb testing.TB, seed uint64, length int, faults bool) (v *fakevpp.VPP, a, b *agent) {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(seed, 0x7e57))
+	resetSeqLog()
+	c := newCluster()
+	for i := range 4 {
+		if rng.IntN(2) == 0 {
+			c.addService(randomService(rng, i))
+			c.addSlice(randomSlice(rng, i, discoveryv1.AddressTypeIPv4, sliceName(fmt.Sprintf("svc-%d", i), discoveryv1.AddressTypeIPv4)))
+			c.addSlice(randomSlice(rng, i, discoveryv1.AddressTypeIPv6, sliceName(fmt.Sprintf("svc-%d", i), discoveryv1.AddressTypeIPv6)))
+		}
+	}
+	v = newFake(int64(seed))
+	a = startAgent(tb, v, true)
+	a.proc.Resync(c.snapshot())
+	var log []string
+	for range length {
+		log = append(log, randomEvent(rng, c, a.proc, v, faults))
+	}
+	v.ClearFaults()
+	what := fmt.Sprintf("seed %d, events %q", seed, log)
+	want := reference(tb, c.snapshot(), nil)
+	waitDump(tb, a, v, want, what+": incremental")
+	a.stop()
+	b = startAgent(tb, v, false)
+	b.proc.Resync(c.snapshot())
+	waitDump(tb, b, v, want, what+": after an agent restart")
+	b.stop()
+	return v, a, b
 }
