@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long test-property test-realvpp fuzz soak bench vet fmt-check
+.PHONY: demo test test-long test-property test-realvpp bench-realvpp fuzz soak bench vet fmt-check
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -64,6 +64,16 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 60m ./internal/benchmarks/ | $(GO) run ./internal/benchmarks/benchtable
 	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/ ./renderer/nat44/ ./renderer/ipv6/
 	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k' -benchtime=5x -benchmem ./vppcfg/govppdriver/
+
+## bench-realvpp: vppsvc's cost on a real VPP 25.10 (docs/performance.md,
+## "Real VPP 25.10"): cold syncs, an agent restart and NAT44-ED's mapping
+## shapes through the product's agent, then CPU clocks per packet from
+## VPP's "show runtime". Needs VPPSVC_TEST_VPP_SOCKET (a scratch VPP);
+## VPPSVC_TEST_VPP_RESTART restarts that VPP between benchmarks (faster
+## than deleting 50,000 mappings). About 3 minutes on 2 cores.
+bench-realvpp:
+	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "bench-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x -timeout 60m ./internal/benchmarks/realvpp/
 
 vet:
 	$(GO) vet ./...

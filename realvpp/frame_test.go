@@ -71,13 +71,6 @@ func TestPcapRoundTrip(t *testing.T) {
 	}
 }
 
-func TestStreamDone(t *testing.T) {
-	show := "Name              Enabled        Count     Parameters\nvppsvc7              No             1       limit 1, rate 1.00e5 pps\nvppsvc8              Yes            0       limit 1"
-	if !streamDone(show, "vppsvc7") || streamDone(show, "vppsvc8") || streamDone(show, "vppsvc9") {
-		t.Fatal("streamDone misreads show packet-generator")
-	}
-}
-
 func TestDropReasonAndSteps(t *testing.T) {
 	tr := `Packet 1
 

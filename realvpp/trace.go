@@ -1,25 +1,16 @@
 package realvpp
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
-
-	"go.fd.io/govpp/binapi/pg"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
-
-// streamTimeout bounds the wait for VPP to send one injected packet.
-const streamTimeout = 5 * time.Second
 
 // Trace sends p into VPP on p.Ingress and reports what happened in
 // fakevpp's Trace shape: the verdict, the packet as it left and by which
@@ -162,9 +153,8 @@ func localDelivery(vppTrace string) bool {
 	return false
 }
 
-// inject sends frame into VPP as received on rx, waits until the packet
-// generator has sent it (the whole graph runs in the same dispatch), and
-// returns VPP's packet trace of it.
+// inject sends frame into VPP as received on rx and returns VPP's packet
+// trace of it.
 func (n *Node) inject(rx *pgIface, frame []byte) (string, error) {
 	n.seq++
 	name := fmt.Sprintf("vppsvc%d", n.seq)
@@ -173,47 +163,10 @@ func (n *Node) inject(rx *pgIface, frame []byte) (string, error) {
 		return "", err
 	}
 	defer os.Remove(file)
-	for _, cmd := range []string{"clear trace", "trace add pg-input 10",
-		fmt.Sprintf("packet-generator new pcap %s source pg%d name %s", file, rx.id, name)} {
-		if out, err := n.CLI(cmd); err != nil || strings.TrimSpace(out) != "" {
-			return "", fmt.Errorf("%s: %v %s", cmd, err, strings.TrimSpace(out))
-		}
-	}
-	defer n.CLI("packet-generator delete " + name)
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	_, err := pg.NewServiceClient(n.conn).PgEnableDisable(ctx, &pg.PgEnableDisable{IsEnabled: true, StreamName: name})
-	cancel()
-	if err != nil {
-		return "", fmt.Errorf("enable stream: %w", err)
-	}
-	deadline := time.Now().Add(streamTimeout)
-	for {
-		out, err := n.CLI("show packet-generator")
-		if err != nil {
-			return "", err
-		}
-		if streamDone(out, name) {
-			break
-		}
-		if time.Now().After(deadline) {
-			return "", errors.New("VPP did not send the packet within " + streamTimeout.String())
-		}
-		time.Sleep(time.Millisecond)
+	if err := n.sendStream(rx, name, file, 1, true); err != nil {
+		return "", err
 	}
 	return n.CLI("show trace max 10")
-}
-
-// streamDone tells whether "show packet-generator" lists stream name as
-// disabled after having generated its one packet.
-func streamDone(show, name string) bool {
-	for _, line := range strings.Split(show, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 && f[0] == name {
-			count, _ := strconv.Atoi(f[2])
-			return f[1] == "No" && count >= 1
-		}
-	}
-	return false
 }
 
 // collect reads what the interfaces captured since the last call and
