@@ -1,20 +1,17 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"net/netip"
-	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-	"weak"
 
 	"github.com/sirupsen/logrus/hooks/test"
 	"github.com/stretchr/testify/require"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/internal/leakcheck"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 )
 
@@ -27,8 +24,8 @@ import (
 // global keeps them. A process that restarts its agent, or a test that
 // starts thousands, then holds one agent's memory, not all of them.
 func TestStoppedAgentIsCollected(t *testing.T) {
-	before := goroutineStacks()
-	var checks []func() (string, bool)
+	before := leakcheck.Goroutines()
+	var checks []leakcheck.Check
 	func() {
 		log, _ := test.NewNullLogger()
 		vpp := fakevpp.New()
@@ -53,90 +50,21 @@ func TestStoppedAgentIsCollected(t *testing.T) {
 		<-a.LayerDone()
 		a.Close()
 
-		for what, alive := range map[string]func() bool{
-			"the agent":          weakAlive(a),
-			"the processor":      weakAlive(a.Processor),
-			"the reconciler":     weakAlive(a.Reconciler),
-			"the govpp driver":   weakAlive(a.Driver),
-			"the connect gate":   weakAlive(a.gate),
-			"the fake VPP":       weakAlive(vpp),
-			"the nat44 renderer": weakAlive(a.Renderers[nat44.Name].(*nat44.Renderer)),
-			"the observer":       weakAlive(a.observer.(*calls)),
-		} {
-			checks = append(checks, func() (string, bool) { return what, !alive() })
+		checks = []leakcheck.Check{
+			leakcheck.Weak("the agent", a),
+			leakcheck.Weak("the processor", a.Processor),
+			leakcheck.Weak("the reconciler", a.Reconciler),
+			leakcheck.Weak("the govpp driver", a.Driver),
+			leakcheck.Weak("the connect gate", a.gate),
+			leakcheck.Weak("the fake VPP", vpp),
+			leakcheck.Weak("the nat44 renderer", a.Renderers[nat44.Name].(*nat44.Renderer)),
+			leakcheck.Weak("the observer", a.observer.(*calls)),
 		}
 	}()
-	if left := waitGoroutinesGone(before, 10*time.Second); left != "" {
+	if left := leakcheck.WaitGoroutinesGone(before, 10*time.Second); left != "" {
 		t.Fatalf("goroutines left after the agent stopped:\n%s", left)
 	}
-	if alive := waitCollected(10*time.Second, checks); len(alive) > 0 {
+	if alive := leakcheck.WaitCollected(10*time.Second, checks...); len(alive) > 0 {
 		t.Fatalf("not garbage-collected after the agent stopped: %s", strings.Join(alive, ", "))
-	}
-}
-
-// weakAlive tells whether p has not been garbage-collected, without
-// keeping it.
-func weakAlive[T any](p *T) func() bool {
-	w := weak.Make(p)
-	return func() bool { return w.Value() != nil }
-}
-
-// goroutineStacks returns the stack of every goroutine (system goroutines
-// aside) by its header line "goroutine N".
-func goroutineStacks() map[string]string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	out := map[string]string{}
-	for _, g := range bytes.Split(buf, []byte("\n\n")) {
-		id, _, _ := strings.Cut(string(g), " [")
-		out[id] = string(g)
-	}
-	return out
-}
-
-// waitGoroutinesGone waits until every goroutine started since before has
-// ended, or timeout passes; it returns the stacks of those left.
-func waitGoroutinesGone(before map[string]string, timeout time.Duration) string {
-	var left []string
-	for deadline := time.Now().Add(timeout); ; time.Sleep(5 * time.Millisecond) {
-		left = left[:0]
-		for id, stack := range goroutineStacks() {
-			if _, ok := before[id]; !ok {
-				left = append(left, stack)
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-	}
-	slices.Sort(left)
-	return strings.Join(left, "\n\n")
-}
-
-// waitCollected runs the garbage collector until every check reports its
-// object collected, or timeout passes; it returns the objects still alive.
-func waitCollected(timeout time.Duration, checks []func() (string, bool)) []string {
-	var alive []string
-	deadline := time.Now().Add(timeout)
-	for {
-		runtime.GC()
-		alive = alive[:0]
-		for _, c := range checks {
-			if what, ok := c(); !ok {
-				alive = append(alive, what)
-			}
-		}
-		if len(alive) == 0 || time.Now().After(deadline) {
-			slices.Sort(alive)
-			return alive
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
