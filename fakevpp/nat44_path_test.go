@@ -94,6 +94,21 @@ func TestLBWeights(t *testing.T) {
 		got := count(t, 200, 200)
 		assert.Equal(t, 1000, got[ap("10.1.1.2:8080")])
 	})
+	// NAT44-ED draws from random_u32, an LCG whose lowest bit alternates:
+	// with weights 1:1 (a sum of 2) new sessions strictly alternate between
+	// the two locals, as on a real VPP.
+	t.Run("weights 1:1 alternate with VPP's generator", func(t *testing.T) {
+		e := newEnv(t)
+		e.standardNAT()
+		e.ok(e.lb(true, vip, nat_types.NAT_IS_OUT2IN_ONLY, 0, local("10.1.1.2:8080", 1), local("10.1.1.3:8080", 1)))
+		var prev netip.AddrPort
+		for i := range 20 {
+			tr := e.v.Trace(tcpSyn("eth0", fmt.Sprintf("192.168.0.7:%d", 20000+i), vip))
+			require.Equal(t, Forward, tr.Verdict, steps(tr))
+			require.NotEqual(t, prev, tr.Out.Dst, "draw %d repeats the previous local", i)
+			prev = tr.Out.Dst
+		}
+	})
 	t.Run("endpoints list the eligible locals", func(t *testing.T) {
 		e := newEnv(t)
 		e.standardNAT()
