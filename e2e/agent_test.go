@@ -77,6 +77,7 @@ func newFakeVPP() *fakevpp.VPP {
 	for _, n := range localPods {
 		tap := fmt.Sprintf("tap%d", n)
 		v.AddInterface(tap)
+		v.SetUnnumbered(tap, "host0") // as a CNI does: VPP drops what arrives on an interface without IP
 		v.AddRoute(netip.PrefixFrom(localPodIPv4(n), 32), tap)
 		v.AddRoute(netip.PrefixFrom(localPodIPv6(n), 128), tap)
 	}
