@@ -10,23 +10,29 @@ import (
 )
 
 // Converged reports whether VPP holds everything the processor has handed to
-// the renderers: the VPP layer has synced with VPP, no item failed and no
-// renderer waits for a retried resync. Renderer calls commit synchronously,
-// so once a call has returned only failures can keep a change from VPP.
+// the renderers: the VPP layer has synced with VPP, is not in the middle of
+// applying a change, no item failed and no renderer waits for a retried
+// resync. Renderer calls commit synchronously, so once a call has returned
+// only failures can keep a change from VPP; while one is applied, the
+// statuses still describe the state before it.
 //
 // Items pending for a reason that is not an error — above all an interface
 // that does not exist yet — do not count: they wait for the CNI to create
 // the interface, not for vppsvc, and are applied when it appears.
 func (a *Agent) Converged() bool {
 	st := a.Reconciler.Stats()
-	return st.Synced && st.Failed == 0 && a.Processor.Stats().DirtyRenderers == 0
+	return st.Synced && !st.Applying && st.Failed == 0 && a.Processor.Stats().DirtyRenderers == 0
 }
 
 // Divergence says why Converged is false, naming the failed items.
 func (a *Agent) Divergence() string {
 	var why []string
-	if !a.Reconciler.Stats().Synced {
+	st := a.Reconciler.Stats()
+	if !st.Synced {
 		why = append(why, "the VPP layer has not synced with VPP yet")
+	}
+	if st.Applying {
+		why = append(why, "the VPP layer is applying a change")
 	}
 	if n := a.Processor.Stats().DirtyRenderers; n > 0 {
 		why = append(why, fmt.Sprintf("%d renderer(s) wait for a retried resync", n))

@@ -695,6 +695,15 @@ func needsRecreate(old, new Item) bool {
 	return true
 }
 
+// EqualInVPP tells whether VPP holding observed (an object of a dump)
+// means desired is applied, as the layer judges it: Equal, with VPP's
+// defaults standing for the zero values that ask for them, and the fields
+// VPP never reports (withUnobservable) taken as desired. Checkers of VPP's
+// state compare with it.
+func EqualInVPP(desired, observed Item) bool {
+	return equalApplied(desired, withUnobservable(observed, desired))
+}
+
 // equalApplied compares a desired item with its applied value, treating VPP
 // defaults as the values they stand for.
 func equalApplied(desired, applied Item) bool {

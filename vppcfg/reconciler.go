@@ -7,6 +7,7 @@ import (
 	"github.com/vppsvc/vppsvc/internal/logx"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -121,6 +122,9 @@ type Reconciler struct {
 	statuses  map[Key]*ItemStatus
 	counters  Stats
 	waitingIf int // pending statuses waiting for an interface
+	// passing counts passes in progress: statuses describe the state from
+	// before a pass until it ends (Stats.Applying).
+	passing atomic.Int32
 }
 
 // NewReconciler returns a reconciler over driver d.
@@ -452,6 +456,8 @@ func countDrift(before, after map[Key]*AppliedItem) int {
 // not waiting for a retry. Unless a full pass is due, it diffs only the keys
 // changed by commits and the keys whose retry is due. Called with mu held.
 func (r *Reconciler) pass(ctx context.Context) {
+	r.passing.Add(1)
+	defer r.passing.Add(-1)
 	now := time.Now()
 	var sc map[Key]bool
 	if !r.full {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -385,4 +386,46 @@ func TestFailedItemThatIsDeletedIsForgotten(t *testing.T) {
 	assert.Empty(t, r.retry.next)
 	assert.Empty(t, r.lastErr)
 	r.mu.Unlock()
+}
+
+// TestStatsApplyingDuringAPass: while a pass sends a commit's ops, Stats
+// says so, because its other counters still describe the state before the
+// pass. Without it an agent reported converged while the ops of a large
+// commit were in flight to a VPP that had just died (seen on a real VPP).
+func TestStatsApplyingDuringAPass(t *testing.T) {
+	d := &blockingDriver{fakeDriver: newFakeDriver(), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	r := NewReconciler(d, testOptions())
+	start(t, r)
+	d.block.Store(true)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		commit(t, r.Client("svc").Txn(), &NAT44Global{Forwarding: true})
+	}()
+	<-d.entered
+	assert.True(t, r.Stats().Applying, "a pass is sending ops")
+	close(d.release)
+	<-done
+	s := r.Stats()
+	assert.False(t, s.Applying)
+	assert.Equal(t, s.Desired, s.Applied)
+}
+
+// blockingDriver holds Apply, once block is set, until release is closed.
+type blockingDriver struct {
+	*fakeDriver
+	block   atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (d *blockingDriver) Apply(ctx context.Context, ops []Op) []OpResult {
+	if d.block.Load() {
+		select {
+		case d.entered <- struct{}{}:
+		default:
+		}
+		<-d.release
+	}
+	return d.fakeDriver.Apply(ctx, ops)
 }

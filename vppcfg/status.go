@@ -78,6 +78,10 @@ type Stats struct {
 	LastResync time.Time
 	// Synced is true once the first full resync has completed.
 	Synced bool
+	// Applying is true while a pass changes VPP: the counters above then
+	// describe the state from before it (a commit of 5,000 services, or the
+	// requests in flight to a VPP that just died).
+	Applying bool
 }
 
 // refreshStatuses recomputes statuses after a pass: of the given keys, or
@@ -232,6 +236,7 @@ func (r *Reconciler) Stats() Stats {
 	r.smu.RLock()
 	s := r.counters
 	r.smu.RUnlock()
+	s.Applying = r.passing.Load() > 0
 	s.Calls, s.CallFailures = map[string]uint64{}, map[string]uint64{}
 	for _, c := range r.d.CallStats() {
 		s.Calls[c.Msg] = c.Calls

@@ -87,6 +87,10 @@ type Driver struct {
 	disconnect func()
 
 	isConnected atomic.Bool
+	// connection ends when the connection it stands for is reported lost;
+	// calls are bound to it (withDeadline), so that requests in flight to
+	// a VPP that died fail at once instead of after ReplyTimeout each.
+	connection atomic.Pointer[connectionLife]
 	// caps are the optional capabilities the connected VPP offers.
 	caps atomic.Pointer[capabilities]
 
@@ -94,6 +98,23 @@ type Driver struct {
 	stats   map[string]*vppcfg.CallStat
 	ifNames map[uint32]string
 	watch   api.Watcher
+}
+
+// connectionLife is the lifetime of one connection to VPP.
+type connectionLife struct {
+	ctx  context.Context
+	lost context.CancelFunc
+}
+
+func newConnectionLife(parent context.Context) *connectionLife {
+	ctx, lost := context.WithCancel(parent)
+	return &connectionLife{ctx: ctx, lost: lost}
+}
+
+// connectionLost ends the current connection's life: its calls in flight
+// return now; later calls belong to the next connection.
+func (d *Driver) connectionLost() {
+	d.connection.Swap(newConnectionLife(d.ctx)).lost()
 }
 
 // capabilities record what the compatibility check found.
@@ -125,6 +146,7 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 		ifNames: map[uint32]string{},
 	}
 	d.caps.Store(&capabilities{err: fmt.Errorf("%w: %w", vppcfg.ErrDrift, vppcfg.ErrNotConnected)})
+	d.connection.Store(newConnectionLife(ctx))
 	d.wg.Add(1)
 	go d.watchConnection(events)
 	return d
@@ -183,12 +205,22 @@ func (d *Driver) count(msg string, failed bool) {
 	d.mu.Unlock()
 }
 
-// withDeadline puts CallTimeout on a context that has no deadline.
+// withDeadline puts CallTimeout on a context that has no deadline, and
+// ends it when the current connection is reported lost: a reply that a
+// dead VPP will never send is not waited for (a VPP killed in the middle
+// of a cold sync cost ReplyTimeout, 10 s, before the layer re-read VPP).
 func (d *Driver) withDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	var cancel context.CancelFunc
 	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
+		ctx, cancel = context.WithCancel(ctx)
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, d.opts.CallTimeout)
 	}
-	return context.WithTimeout(ctx, d.opts.CallTimeout)
+	stop := context.AfterFunc(d.connection.Load().ctx, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // Apply implements vppcfg.Driver: it turns each op into its requests and
@@ -391,11 +423,13 @@ func (d *Driver) watchConnection(events <-chan core.ConnectionEvent) {
 				d.onConnected()
 			case core.Disconnected, core.NotResponding:
 				d.isConnected.Store(false)
+				d.connectionLost()
 				d.stopInterfaceEvents()
 				d.log.WithError(ev.Error).WithField("state", ev.State.String()).Warn("VPP connection lost")
 				d.emit(vppcfg.Event{Type: vppcfg.EventDisconnected})
 			case core.Failed:
 				d.isConnected.Store(false)
+				d.connectionLost()
 				d.log.WithError(ev.Error).Error("reconnecting to VPP failed for good; a new connection is needed")
 				d.emit(vppcfg.Event{Type: vppcfg.EventDisconnected})
 			}

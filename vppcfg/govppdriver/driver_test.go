@@ -482,3 +482,20 @@ func TestFeatureEnableIsIdempotent(t *testing.T) {
 	assert.True(t, dump(t, d).Unobservable[vppcfg.KindInterfaceFeature])
 	mustApply(t, d, withIf(del(f), v, "tap0"))
 }
+
+// TestCallsEndWithTheConnection: a request whose reply is lost with the
+// connection (VPP killed mid-sync) fails as drift when govpp reports the
+// connection lost, not after ReplyTimeout: on a real VPP killed in the
+// middle of a cold sync every request in flight waited 10 s.
+func TestCallsEndWithTheConnection(t *testing.T) {
+	v := newFake()
+	d, err := Connect(v, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	waitEvent(t, d, vppcfg.EventConnected)
+	v.LoseReplyNth(1)
+	start := time.Now()
+	res := apply(t, d, create(&vppcfg.NAT44Global{}, ""))
+	require.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
+	assert.Less(t, time.Since(start), 10*time.Second, "the call waited for the reply timeout, not for the connection")
+}
