@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long test-property test-realvpp bench-realvpp fuzz soak bench vet fmt-check
+.PHONY: demo test test-long test-property test-realvpp bench-realvpp chaos-realvpp fuzz soak bench vet fmt-check
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -74,6 +74,18 @@ bench:
 bench-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "bench-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x -timeout 60m ./internal/benchmarks/realvpp/
+
+## chaos-realvpp: the chaos suite on a real VPP 25.10 (docs/reliability.md,
+## "Chaos on a real VPP 25.10"): VPP killed at several points of cold syncs
+## and of an incremental change, recovery time against a cold sync, VPP
+## frozen for 30 s, its main heap exhausted, its NAT session table flooded,
+## and 10 minutes of churn; each case ends by comparing VPP with the desired
+## state. Needs VPPSVC_TEST_VPP_SOCKET and VPPSVC_TEST_VPP_RESTART (a
+## command that restarts that VPP; the heap case also needs it to honour
+## VPPSVC_TEST_VPP_MAIN_HEAP). About 15 minutes.
+chaos-realvpp:
+	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "chaos-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
+	VPPSVC_CHAOS_CHURN=10m $(GO) test -count=1 -p 1 -run 'TestChaos' -timeout 60m -v ./internal/benchmarks/realvpp/
 
 vet:
 	$(GO) vet ./...

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
 	"time"
 
@@ -33,7 +34,15 @@ type step struct {
 // re-creates the interfaces, unnumbered links and routes the node had, in
 // the order it made them. Connections handed out by Adapter see the
 // restart as govpp sees one: they break and reconnect.
-func (n *Node) Restart() error {
+func (n *Node) Restart() error { return n.restart(nil) }
+
+// RestartWithEnv is Restart with env ("KEY=value" entries) added to the
+// environment of the restart command, for a command that reads its VPP's
+// settings from there (e.g. a smaller main heap for one test). The next
+// Restart runs the command with the test's own environment again.
+func (n *Node) RestartWithEnv(env ...string) error { return n.restart(env) }
+
+func (n *Node) restart(env []string) error {
 	if n.opts.RestartCommand == "" {
 		return ErrNoRestart
 	}
@@ -41,7 +50,11 @@ func (n *Node) Restart() error {
 	steps := n.steps
 	n.mu.Unlock()
 	n.conn.Disconnect()
-	out, err := exec.Command("sh", "-c", n.opts.RestartCommand).CombinedOutput()
+	cmd := exec.Command("sh", "-c", n.opts.RestartCommand)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("restart command %q: %v: %s", n.opts.RestartCommand, err, out)
 	}

@@ -61,7 +61,7 @@ func quiet() *logrus.Logger {
 // benchmark ends; with dataplane.RestartEnv set, VPP is restarted instead
 // (faster than deleting 50,000 mappings, and the next benchmark starts
 // with a fresh main heap).
-func openNode(b *testing.B) *rv.Node {
+func openNode(b testing.TB) *rv.Node {
 	b.Helper()
 	socket := os.Getenv(dataplane.SocketEnv)
 	if socket == "" {
@@ -86,7 +86,7 @@ func openNode(b *testing.B) *rv.Node {
 
 // buildNode creates the harness topology in n: both families on uplink0
 // and host0, the pod tap when withPod is set, and the routes.
-func buildNode(b *testing.B, n *rv.Node, withPod bool) {
+func buildNode(b testing.TB, n *rv.Node, withPod bool) {
 	b.Helper()
 	must := func(err error) {
 		if err != nil {
@@ -122,7 +122,7 @@ type runningAgent struct {
 
 // startAgent wires and starts the product's agent over n (one family's
 // renderer; sessions, when not zero, is the NAT44 session limit) and waits for its VPP layer's first sync with VPP.
-func startAgent(b *testing.B, n *rv.Node, fam family, sessions uint32, frontends ...string) *runningAgent {
+func startAgent(b testing.TB, n *rv.Node, fam family, sessions uint32, frontends ...string) *runningAgent {
 	b.Helper()
 	cfg := agent.DefaultConfig([]netip.Addr{nodeIP, nodeIP6})
 	cfg.DisableIPv4, cfg.DisableIPv6 = fam != ipv4, fam != ipv6
@@ -150,7 +150,7 @@ func (a *runningAgent) stop() {
 }
 
 // converge waits until VPP holds everything the agent was given.
-func (a *runningAgent) converge(b *testing.B) {
+func (a *runningAgent) converge(b testing.TB) {
 	b.Helper()
 	if err := a.WaitConverged(context.Background(), 30*time.Minute); err != nil {
 		b.Fatal(err)
@@ -252,7 +252,7 @@ func writeCalls(calls map[string]int) string {
 
 // heapUsed is the "used" figure of VPP's main heap ("show memory
 // main-heap"), in bytes.
-func heapUsed(b *testing.B, n *rv.Node) float64 {
+func heapUsed(b testing.TB, n *rv.Node) float64 {
 	b.Helper()
 	out, err := n.CLI("show memory main-heap")
 	if err != nil {
@@ -291,7 +291,7 @@ func parseHeapUsed(out string) (float64, error) {
 }
 
 // skipLarge skips 50,000-service states under -short.
-func skipLarge(b *testing.B, services int) {
+func skipLarge(b testing.TB, services int) {
 	if testing.Short() && services >= 50000 {
 		b.Skip("50,000-service state skipped in -short mode")
 	}
