@@ -63,7 +63,7 @@ BENCHCOUNT ?= 1
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 60m ./internal/benchmarks/ | $(GO) run ./internal/benchmarks/benchtable
 	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/ ./renderer/nat44/ ./renderer/ipv6/
-	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k' -benchtime=5x -benchmem ./vppcfg/govppdriver/
+	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k|BenchmarkRecoveryAfterVPPRestart' -benchtime=5x -benchmem ./vppcfg/govppdriver/
 
 ## bench-realvpp: vppsvc's cost on a real VPP 25.10 (docs/performance.md,
 ## "Real VPP 25.10"): cold syncs, an agent restart and NAT44-ED's mapping
