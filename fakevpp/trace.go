@@ -163,6 +163,16 @@ func (c *pktCtx) family() string {
 	return "ip6"
 }
 
+// Normalized is the packet as Trace injects it, after the Packet
+// conventions: TCP flags 0 mean SYN, one ICMP identifier in both ports, no
+// ports for other protocols. Another data plane that traces in this shape
+// (package realvpp) applies the same.
+func (p Packet) Normalized() Packet { return normalise(p) }
+
+// Reply is the answer of the host that received t.Out, as Trace sends it
+// back to compute ReplyOK.
+func (t Trace) Reply() Packet { return replyPacket(t) }
+
 // normalise applies the Packet conventions: TCP flags 0 = SYN, one ICMP
 // identifier in both ports, no ports for other protocols.
 func normalise(p Packet) Packet {

@@ -39,7 +39,7 @@ func (n *Node) SendBurst(pkts []fakevpp.Packet) error {
 		if p.Ingress != ingress {
 			return fmt.Errorf("burst: packet %d enters on %s, the burst on %s: one stream has one source", i, p.Ingress, ingress)
 		}
-		in := normalise(p)
+		in := p.Normalized()
 		if !in.Src.Addr().IsValid() || !in.Dst.Addr().IsValid() || in.Src.Addr().Is4() != in.Dst.Addr().Is4() {
 			return fmt.Errorf("burst: packet %d: source and destination must be addresses of one family", i)
 		}

@@ -50,15 +50,6 @@ type packet struct {
 
 func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
 
-// hasPorts tells whether the protocol has L4 ports (or an echo identifier).
-func hasPorts(proto uint8) bool {
-	switch proto {
-	case protoTCP, protoUDP, protoICMP, protoICMP6:
-		return true
-	}
-	return false
-}
-
 // encodeFrame builds the Ethernet frame of p from srcMAC to dstMAC, with
 // valid IPv4 header and L4 checksums: VPP's ip4-input drops a packet whose
 // header checksum is wrong, and NAT rewrites checksums incrementally.

@@ -385,15 +385,6 @@ func (n *Node) iface(name string) *pgIface {
 	return nil
 }
 
-func (n *Node) ifaceBySw(sw uint32) *pgIface {
-	for _, i := range n.ifaces {
-		if i.sw == sw {
-			return i
-		}
-	}
-	return nil
-}
-
 // InterfaceIndex is VPP's sw_if_index of an interface the node created.
 func (n *Node) InterfaceIndex(name string) (uint32, bool) {
 	n.mu.Lock()

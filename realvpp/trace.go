@@ -26,7 +26,7 @@ func (n *Node) Trace(p fakevpp.Packet) fakevpp.Trace {
 	if t.Verdict != fakevpp.Forward {
 		return t
 	}
-	r := n.trace(replyPacket(t))
+	r := n.trace(t.Reply())
 	t.ReplyOK = r.Verdict == fakevpp.Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
 	switch {
 	case r.Verdict != fakevpp.Forward:
@@ -45,58 +45,16 @@ func (n *Node) TraceReply(t fakevpp.Trace) fakevpp.Trace {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if t.Verdict != fakevpp.Forward {
-		return fakevpp.Trace{In: replyPacket(t), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded"}
+		return fakevpp.Trace{In: t.Reply(), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded"}
 	}
-	return n.trace(replyPacket(t))
-}
-
-// replyPacket is the answer of the host that received t.Out: addresses
-// swapped, SYN|ACK for a SYN and ACK otherwise, an echo reply for a
-// request (fakevpp's convention).
-func replyPacket(t fakevpp.Trace) fakevpp.Packet {
-	r := fakevpp.Packet{Ingress: t.Egress, Protocol: t.Out.Protocol, Src: t.Out.Dst, Dst: t.Out.Src}
-	switch {
-	case r.Protocol == protoTCP && t.Out.TCPFlags&tcpSYN != 0 && t.Out.TCPFlags&tcpACK == 0:
-		r.TCPFlags = tcpSYN | tcpACK
-	case r.Protocol == protoTCP:
-		r.TCPFlags = tcpACK
-	case r.Protocol == protoICMP || r.Protocol == protoICMP6:
-		r.EchoReply = !t.Out.EchoReply
-	}
-	return r
-}
-
-// normalise applies fakevpp.Packet's conventions: TCP flags 0 mean SYN,
-// ICMP carries one identifier in both ports, other protocols have none.
-func normalise(p fakevpp.Packet) fakevpp.Packet {
-	switch {
-	case p.Protocol == protoTCP && p.TCPFlags == 0:
-		p.TCPFlags = tcpSYN
-	case p.Protocol == protoICMP || p.Protocol == protoICMP6:
-		id := p.Src.Port()
-		if id == 0 {
-			id = p.Dst.Port()
-		}
-		p.Src = netip.AddrPortFrom(p.Src.Addr(), id)
-		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), id)
-	case !hasPorts(p.Protocol):
-		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
-		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)
-	}
-	if p.Protocol != protoTCP {
-		p.TCPFlags = 0
-	}
-	if !p.EchoReply || p.Protocol != protoICMP && p.Protocol != protoICMP6 {
-		p.EchoReply = false
-	}
-	return p
+	return n.trace(t.Reply())
 }
 
 // trace sends one packet and classifies it: forwarded when a pg interface
 // captured it, local when VPP's trace shows ip4-local/ip6-local, dropped
 // otherwise (the reason is the drop node's error).
 func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
-	in := normalise(p)
+	in := p.Normalized()
 	t.In = in
 	t.Out = in
 	drop := func(format string, args ...any) fakevpp.Trace {
