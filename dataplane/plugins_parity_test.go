@@ -64,6 +64,17 @@ func must(t *testing.T, err error) {
 func natNode(t *testing.T) dataplane.Node {
 	t.Helper()
 	n := newNode(t)
+	nat := enableNAT44(t, n)
+	_, err := nat.Nat44AddDelStaticMappingV2(ctx(t), &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_OUT2IN_ONLY,
+		LocalIPAddress: ip_types.IP4Address{10, 1, 1, 2}, ExternalIPAddress: ip_types.IP4Address{192, 168, 16, 1},
+		Protocol: 6, LocalPort: 8080, ExternalPort: 30000, ExternalSwIfIndex: ^interface_types.InterfaceIndex(0)})
+	must(t, err)
+	return n
+}
+
+// enableNAT44 turns NAT44-ED on in n with uplink0 outside and tap2 inside.
+func enableNAT44(t *testing.T, n dataplane.Node) nat44_ed.RPCService {
+	t.Helper()
 	nat := nat44_ed.NewServiceClient(connect(t, n))
 	c := ctx(t)
 	_, err := nat.Nat44EdPluginEnableDisable(c, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
@@ -72,11 +83,7 @@ func natNode(t *testing.T) dataplane.Node {
 	must(t, err)
 	_, err = nat.Nat44InterfaceAddDelFeature(c, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: nat_types.NAT_IS_INSIDE, SwIfIndex: swIf(t, n, "tap2")})
 	must(t, err)
-	_, err = nat.Nat44AddDelStaticMappingV2(c, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_OUT2IN_ONLY,
-		LocalIPAddress: ip_types.IP4Address{10, 1, 1, 2}, ExternalIPAddress: ip_types.IP4Address{192, 168, 16, 1},
-		Protocol: 6, LocalPort: 8080, ExternalPort: 30000, ExternalSwIfIndex: ^interface_types.InterfaceIndex(0)})
-	must(t, err)
-	return n
+	return nat
 }
 
 // An external client reaches the mapping's local address and port; the
@@ -165,15 +172,8 @@ func TestCNATExclusiveVIP(t *testing.T) {
 // comes back from the external address.
 func TestNAT44AddressOnlyMappingCarriesEcho(t *testing.T) {
 	n := newNode(t)
-	nat := nat44_ed.NewServiceClient(connect(t, n))
-	c := ctx(t)
-	_, err := nat.Nat44EdPluginEnableDisable(c, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
-	must(t, err)
-	_, err = nat.Nat44InterfaceAddDelFeature(c, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, SwIfIndex: swIf(t, n, "uplink0")})
-	must(t, err)
-	_, err = nat.Nat44InterfaceAddDelFeature(c, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: nat_types.NAT_IS_INSIDE, SwIfIndex: swIf(t, n, "tap2")})
-	must(t, err)
-	_, err = nat.Nat44AddDelStaticMappingV2(c, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_ADDR_ONLY,
+	nat := enableNAT44(t, n)
+	_, err := nat.Nat44AddDelStaticMappingV2(ctx(t), &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_ADDR_ONLY,
 		LocalIPAddress: ip_types.IP4Address{10, 1, 1, 2}, ExternalIPAddress: ip_types.IP4Address{192, 168, 16, 50},
 		ExternalSwIfIndex: ^interface_types.InterfaceIndex(0)})
 	must(t, err)
