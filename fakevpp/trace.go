@@ -173,6 +173,22 @@ func (p Packet) Normalized() Packet { return normalise(p) }
 // back to compute ReplyOK.
 func (t Trace) Reply() Packet { return replyPacket(t) }
 
+// WithReply is t judged by r, the trace of its Reply: ReplyOK when the
+// reply leaves towards the client as from the address it called, and a
+// step saying what became of the reply.
+func (t Trace) WithReply(r Trace) Trace {
+	t.ReplyOK = r.Verdict == Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
+	step := fmt.Sprintf("reply %s: leaves as %s via %s, not %s → %s", r.In, r.Out, r.Egress, t.In.Dst, t.In.Src)
+	switch {
+	case r.Verdict != Forward:
+		step = fmt.Sprintf("reply %s: %s (%s)", r.In, r.Verdict, r.Reason)
+	case t.ReplyOK:
+		step = fmt.Sprintf("reply %s: back to the client as %s via %s", r.In, r.Out, r.Egress)
+	}
+	t.Steps = append(t.Steps, step)
+	return t
+}
+
 // normalise applies the Packet conventions: TCP flags 0 = SYN, one ICMP
 // identifier in both ports, no ports for other protocols.
 func normalise(p Packet) Packet {
@@ -211,16 +227,7 @@ func (v *VPP) Trace(p Packet) Trace {
 		return t
 	}
 	r := v.trace(replyPacket(t))
-	t.ReplyOK = r.Verdict == Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
-	switch {
-	case r.Verdict != Forward:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: %s (%s)", r.In, r.Verdict, r.Reason))
-	case t.ReplyOK:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: back to the client as %s via %s", r.In, r.Out, r.Egress))
-	default:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: leaves as %s via %s, not %s → %s", r.In, r.Out, r.Egress, t.In.Dst, t.In.Src))
-	}
-	return t
+	return t.WithReply(r)
 }
 
 // TraceReply sends the reply of t.Out back from t.Egress: source and

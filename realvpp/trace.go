@@ -27,16 +27,7 @@ func (n *Node) Trace(p fakevpp.Packet) fakevpp.Trace {
 		return t
 	}
 	r := n.trace(t.Reply())
-	t.ReplyOK = r.Verdict == fakevpp.Forward && r.Out.Src == t.In.Dst && r.Out.Dst == t.In.Src
-	switch {
-	case r.Verdict != fakevpp.Forward:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: %s (%s)", r.In, r.Verdict, r.Reason))
-	case t.ReplyOK:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: back to the client as %s via %s", r.In, r.Out, r.Egress))
-	default:
-		t.Steps = append(t.Steps, fmt.Sprintf("reply %s: leaves as %s via %s, not %s → %s", r.In, r.Out, r.Egress, t.In.Dst, t.In.Src))
-	}
-	return t
+	return t.WithReply(r)
 }
 
 // TraceReply sends the reply of t.Out back from t.Egress (see
