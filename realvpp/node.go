@@ -183,18 +183,27 @@ func (n *Node) CLI(cmd string) (string, error) {
 }
 
 func (n *Node) dumpInterfaces(ctx context.Context) ([]*interfaces.SwInterfaceDetails, error) {
-	stream, err := interfaces.NewServiceClient(n.conn).SwInterfaceDump(ctx, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)})
+	ds, err := recvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(n.conn).SwInterfaceDump(ctx, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
+	if err != nil {
+		return nil, fmt.Errorf("sw_interface_dump: %w", err)
+	}
+	return ds, nil
+}
+
+// recvAll reads a dump's stream to its end: (stream, err) as a dump call
+// returns them.
+func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*interfaces.SwInterfaceDetails
+	var out []T
 	for {
-		d, err := stream.Recv()
+		d, err := s.Recv()
 		if errors.Is(err, ioEOF) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("sw_interface_dump: %w", err)
+			return nil, err
 		}
 		out = append(out, d)
 	}
@@ -441,46 +450,25 @@ func (n *Node) Reset() error {
 
 func (n *Node) resetACL(ctx context.Context) error {
 	c := acl.NewServiceClient(n.conn)
-	lists, err := c.ACLInterfaceListDump(ctx, &acl.ACLInterfaceListDump{SwIfIndex: ^interface_types.InterfaceIndex(0)})
+	lists, err := recvAll[*acl.ACLInterfaceListDetails](c.ACLInterfaceListDump(ctx, &acl.ACLInterfaceListDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
 	if err != nil {
-		return err
+		return fmt.Errorf("acl_interface_list_dump: %w", err)
 	}
-	var bound []interface_types.InterfaceIndex
-	for {
-		d, err := lists.Recv()
-		if errors.Is(err, ioEOF) {
-			break
+	for _, l := range lists {
+		if l.Count == 0 {
+			continue
 		}
-		if err != nil {
-			return fmt.Errorf("acl_interface_list_dump: %w", err)
-		}
-		if d.Count > 0 {
-			bound = append(bound, d.SwIfIndex)
+		if _, err := c.ACLInterfaceSetACLList(ctx, &acl.ACLInterfaceSetACLList{SwIfIndex: l.SwIfIndex}); err != nil {
+			return fmt.Errorf("unbind ACLs of %d: %w", l.SwIfIndex, err)
 		}
 	}
-	for _, sw := range bound {
-		if _, err := c.ACLInterfaceSetACLList(ctx, &acl.ACLInterfaceSetACLList{SwIfIndex: sw}); err != nil {
-			return fmt.Errorf("unbind ACLs of %d: %w", sw, err)
-		}
-	}
-	acls, err := c.ACLDump(ctx, &acl.ACLDump{ACLIndex: ^uint32(0)})
+	acls, err := recvAll[*acl.ACLDetails](c.ACLDump(ctx, &acl.ACLDump{ACLIndex: ^uint32(0)}))
 	if err != nil {
-		return err
+		return fmt.Errorf("acl_dump: %w", err)
 	}
-	var idx []uint32
-	for {
-		d, err := acls.Recv()
-		if errors.Is(err, ioEOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("acl_dump: %w", err)
-		}
-		idx = append(idx, d.ACLIndex)
-	}
-	for _, i := range idx {
-		if _, err := c.ACLDel(ctx, &acl.ACLDel{ACLIndex: i}); err != nil {
-			return fmt.Errorf("acl_del %d: %w", i, err)
+	for _, a := range acls {
+		if _, err := c.ACLDel(ctx, &acl.ACLDel{ACLIndex: a.ACLIndex}); err != nil {
+			return fmt.Errorf("acl_del %d: %w", a.ACLIndex, err)
 		}
 	}
 	return nil
@@ -496,24 +484,13 @@ func (n *Node) resetNAT44(ctx context.Context) error {
 
 func (n *Node) resetCNAT(ctx context.Context) error {
 	c := cnat.NewServiceClient(n.conn)
-	ts, err := c.CnatTranslationDump(ctx, &cnat.CnatTranslationDump{})
+	ts, err := recvAll[*cnat.CnatTranslationDetails](c.CnatTranslationDump(ctx, &cnat.CnatTranslationDump{}))
 	if err != nil {
-		return err
+		return fmt.Errorf("cnat_translation_dump: %w", err)
 	}
-	var ids []uint32
-	for {
-		d, err := ts.Recv()
-		if errors.Is(err, ioEOF) {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("cnat_translation_dump: %w", err)
-		}
-		ids = append(ids, d.Translation.ID)
-	}
-	for _, id := range ids {
-		if _, err := c.CnatTranslationDel(ctx, &cnat.CnatTranslationDel{ID: id}); err != nil {
-			return fmt.Errorf("cnat_translation_del %d: %w", id, err)
+	for _, tr := range ts {
+		if _, err := c.CnatTranslationDel(ctx, &cnat.CnatTranslationDel{ID: tr.Translation.ID}); err != nil {
+			return fmt.Errorf("cnat_translation_del %d: %w", tr.Translation.ID, err)
 		}
 	}
 	if _, err := c.CnatSessionPurge(ctx, &cnat.CnatSessionPurge{}); err != nil {
@@ -565,24 +542,13 @@ func (n *Node) deleteNeighbours(ctx context.Context, sws []uint32) error {
 	c := ip_neighbor.NewServiceClient(n.conn)
 	for _, sw := range sws {
 		for _, af := range []ip_types.AddressFamily{ip_types.ADDRESS_IP4, ip_types.ADDRESS_IP6} {
-			s, err := c.IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: interface_types.InterfaceIndex(sw), Af: af})
+			nbs, err := recvAll[*ip_neighbor.IPNeighborDetails](c.IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: interface_types.InterfaceIndex(sw), Af: af}))
 			if err != nil {
-				return err
+				return fmt.Errorf("ip_neighbor_dump: %w", err)
 			}
-			var del []ip_neighbor.IPNeighbor
-			for {
-				d, err := s.Recv()
-				if errors.Is(err, ioEOF) {
-					break
-				}
-				if err != nil {
-					return fmt.Errorf("ip_neighbor_dump: %w", err)
-				}
-				del = append(del, d.Neighbor)
-			}
-			for _, nb := range del {
-				if _, err := c.IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: false, Neighbor: nb}); err != nil {
-					return fmt.Errorf("delete neighbour %v: %w", nb.IPAddress, err)
+			for _, nb := range nbs {
+				if _, err := c.IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: false, Neighbor: nb.Neighbor}); err != nil {
+					return fmt.Errorf("delete neighbour %v: %w", nb.Neighbor.IPAddress, err)
 				}
 			}
 		}
@@ -595,19 +561,12 @@ func (n *Node) deleteNeighbours(ctx context.Context, sws []uint32) error {
 func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 	c := ip.NewServiceClient(n.conn)
 	for _, v6 := range []bool{false, true} {
-		s, err := c.IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}})
+		routes, err := recvAll[*ip.IPRouteDetails](c.IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
 		if err != nil {
-			return err
+			return fmt.Errorf("ip_route_dump: %w", err)
 		}
 		var del []ip.IPRoute
-		for {
-			d, err := s.Recv()
-			if errors.Is(err, ioEOF) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("ip_route_dump: %w", err)
-			}
+		for _, d := range routes {
 			for _, p := range d.Route.Paths {
 				if slices.Contains(sws, p.SwIfIndex) && p.Type == fib_types.FIB_API_PATH_TYPE_NORMAL {
 					del = append(del, d.Route)
