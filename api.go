@@ -16,10 +16,11 @@ import "github.com/vppsvc/vppsvc/model"
 // concurrently, and never before the first Resync. Values passed in are
 // immutable: a renderer must not modify them and may keep references to them.
 //
-// A method that returns an error is retried by the processor with backoff,
-// with the same arguments, until it succeeds or a later Resync supersedes it;
-// every method must therefore be idempotent. The other renderers are not held
-// back by one that fails.
+// After a method returns an error the processor no longer knows what the
+// renderer holds: it marks the renderer dirty, sends it no incremental call,
+// and retries with a Resync of the whole state, with backoff, until one
+// succeeds. Resync must therefore converge from any state a failed call
+// left behind. The other renderers are not held back by one that fails.
 type ServiceRendererAPI interface {
 	// AddService is called when a service becomes renderable: it was created,
 	// or changed from a type that is not rendered (ExternalName, headless) to

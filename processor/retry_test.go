@@ -2,12 +2,15 @@ package processor
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/model"
 )
 
 func TestBackoff(t *testing.T) {
@@ -59,9 +62,62 @@ func TestRunRetriesUntilSuccess(t *testing.T) {
 	}
 }
 
-func TestRunReturnsWhenIdleAndCancelled(t *testing.T) {
-	p, _ := newTestProcessor(t)
+// TestRunReturnsWhenCancelled: a cancelled Run returns at once, even with a
+// failed renderer whose retry is armed far in the future, and retries nothing.
+func TestRunReturnsWhenCancelled(t *testing.T) {
+	p := New(Config{NodeName: thisNode, Logger: newQuietLogger(), RetryMin: time.Hour, RetryMax: time.Hour})
+	r := newRecorder()
+	var calls atomic.Int32
+	r.fail = func(string) bool { calls.Add(1); return true }
+	p.RegisterRenderer("down", r)
+	p.Resync(Snapshot{})
+	require.Equal(t, 1, p.Stats().DirtyRenderers, "the failed resync leaves the renderer dirty")
+	before := calls.Load()
+
 	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		p.Run(ctx)
+		close(done)
+	}()
 	cancel()
-	p.Run(ctx) // must not block
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	assert.Equal(t, before, calls.Load(), "nothing is retried after cancel")
+	assert.Equal(t, 1, p.Stats().DirtyRenderers)
+}
+
+// TestFailedCallIsFollowedByResync pins the contract api.go states: after a
+// failed call the renderer gets no incremental call, and the processor's
+// retry is a Resync with the whole state, not the failed call repeated.
+func TestFailedCallIsFollowedByResync(t *testing.T) {
+	p := New(Config{NodeName: thisNode, Logger: newQuietLogger(), RetryMin: time.Millisecond, RetryMax: time.Millisecond})
+	r := newRecorder()
+	var failAdd atomic.Bool
+	failAdd.Store(true)
+	r.fail = func(op string) bool { return op == "add" && failAdd.Swap(false) }
+	p.RegisterRenderer("flaky", r)
+	p.Resync(Snapshot{})
+	p.UpdateService(makeService("default", "a"))
+	b := makeService("default", "b")
+	b.Spec.ClusterIP, b.Spec.ClusterIPs = "10.96.0.11", []string{"10.96.0.11"}
+	p.UpdateService(b) // while dirty: not sent incrementally
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+	require.Eventually(t, func() bool { return p.Stats().DirtyRenderers == 0 }, 5*time.Second, time.Millisecond)
+	cancel()
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	require.GreaterOrEqual(t, len(r.calls), 3)
+	assert.Equal(t, "add default/a FAILED", r.calls[1])
+	assert.True(t, strings.HasPrefix(r.calls[2], "resync"), "the call after a failure is %q, not a resync", r.calls[2])
+	assert.Len(t, r.calls, 3, "nothing but the resync follows the failure: %q", r.calls)
+	assert.Contains(t, r.services, model.ServiceID{Namespace: "default", Name: "a"})
+	assert.Contains(t, r.services, model.ServiceID{Namespace: "default", Name: "b"})
 }

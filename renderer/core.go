@@ -77,8 +77,9 @@ type Change struct {
 // UpdateLocalFrontendIfs of vppsvc.ServiceRendererAPI; a renderer embeds it
 // and adds the other node-side methods with Reconfigure. Its state is
 // exactly what a Resync rebuilds, so a Resync after any failure converges.
-// If a commit fails, the state is rolled back, so the processor's retry
-// with the same arguments repeats the same diff. Its methods are safe for
+// If a commit fails, the state is rolled back, so the processor's Resync
+// that follows (or a caller's retry with the same arguments) starts from
+// what VPP was last told. Its methods are safe for
 // concurrent use, though the processor never calls a renderer concurrently.
 type Core[N NodeContext[N]] struct {
 	cfg     CoreConfig[N]
