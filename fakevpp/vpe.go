@@ -5,8 +5,9 @@ import (
 	"go.fd.io/govpp/binapi/vpe"
 )
 
-// Version is what ShowVersion reports.
-const Version = "25.10-release"
+// Version is what ShowVersion reports: a real VPP 25.10 release build
+// answers "25.10.0-release".
+const Version = "25.10.0-release"
 
 func init() {
 	registerPlugin(&plugin{
