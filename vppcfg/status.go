@@ -47,6 +47,9 @@ type ItemStatus struct {
 	Err error
 	// Failures counts consecutive failed attempts.
 	Failures int
+	// NextRetry is when a failed operation is tried again; zero when no
+	// retry is armed (applied, pending, or retried by the next commit).
+	NextRetry time.Time
 	// Since is when the item entered its current state.
 	Since time.Time
 }
@@ -161,9 +164,12 @@ func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
 		return
 	}
 	next.Failures = r.retry.failures(k)
+	if next.State == StateFailed {
+		next.NextRetry = r.retry.next[k]
+	}
 	prev := r.statuses[k]
 	if prev != nil && prev.State == next.State && prev.Deleting == next.Deleting && prev.Reason == next.Reason &&
-		prev.Err == next.Err && prev.Failures == next.Failures && slices.Equal(prev.Owners, next.Owners) {
+		prev.Err == next.Err && prev.Failures == next.Failures && prev.NextRetry.Equal(next.NextRetry) && slices.Equal(prev.Owners, next.Owners) {
 		return
 	}
 	next.Since = now
