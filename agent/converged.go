@@ -11,17 +11,56 @@ import (
 
 // Converged reports whether VPP holds everything the processor has handed to
 // the renderers: the VPP layer has synced with VPP, is not in the middle of
-// applying a change, no item failed and no renderer waits for a retried
-// resync. Renderer calls commit synchronously, so once a call has returned
-// only failures can keep a change from VPP; while one is applied, the
-// statuses still describe the state before it.
+// applying a change, no item failed, no item waits for an interface and no
+// renderer waits for a retried resync. Renderer calls commit synchronously,
+// so once a call has returned only failures and missing interfaces can keep
+// a change from VPP; while one is applied, the statuses still describe the
+// state before it.
 //
-// Items pending for a reason that is not an error — above all an interface
-// that does not exist yet — do not count: they wait for the CNI to create
-// the interface, not for vppsvc, and are applied when it appears.
+// Items waiting for an interface count: after a VPP restart, hundreds of NAT
+// roles and ACL bindings wait until the CNI has recreated the interfaces,
+// and until then the services they implement do not work.
 func (a *Agent) Converged() bool {
+	return a.ConvergedExceptInterfaces() && a.Reconciler.Stats().WaitingForInterface == 0
+}
+
+// ConvergedExceptInterfaces is Converged, except that items waiting for an
+// interface do not count. It tells whether the agent has done all it can:
+// the rest waits for the CNI (or the host) to create interfaces, and is
+// applied when they appear. The run command times syncs with it and judges
+// interface waits separately, after a grace period.
+func (a *Agent) ConvergedExceptInterfaces() bool {
 	st := a.Reconciler.Stats()
 	return st.Synced && !st.Applying && st.Failed == 0 && a.Processor.Stats().DirtyRenderers == 0
+}
+
+// InterfaceWait summarises the items waiting for an interface.
+type InterfaceWait struct {
+	// Items is how many wait; Since is when the longest-waiting one started
+	// to wait (zero when none does); Example is one of them, for messages.
+	Items   int
+	Since   time.Time
+	Example string
+}
+
+// InterfaceWaits returns the items waiting for an interface. It walks every
+// status only when the VPP layer counts some.
+func (a *Agent) InterfaceWaits() InterfaceWait {
+	var w InterfaceWait
+	if a.Reconciler.Stats().WaitingForInterface == 0 {
+		return w
+	}
+	for _, s := range a.Reconciler.Statuses() {
+		if s.State != vppcfg.StatePending || !strings.HasPrefix(s.Reason, "interface ") {
+			continue
+		}
+		w.Items++
+		if w.Since.IsZero() || s.Since.Before(w.Since) {
+			w.Since = s.Since
+			w.Example = s.String()
+		}
+	}
+	return w
 }
 
 // Divergence says why Converged is false, naming the failed items.
@@ -36,6 +75,10 @@ func (a *Agent) Divergence() string {
 	}
 	if n := a.Processor.Stats().DirtyRenderers; n > 0 {
 		why = append(why, fmt.Sprintf("%d renderer(s) wait for a retried resync", n))
+	}
+	if w := a.InterfaceWaits(); w.Items > 0 {
+		why = append(why, fmt.Sprintf("%d item(s) wait for an interface, the longest since %s (%s)",
+			w.Items, w.Since.UTC().Format(time.RFC3339), w.Example))
 	}
 	for _, s := range a.Reconciler.Statuses() {
 		if s.State == vppcfg.StateFailed {

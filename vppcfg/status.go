@@ -85,6 +85,10 @@ type Stats struct {
 	// describe the state from before it (a commit of 5,000 services, or the
 	// requests in flight to a VPP that just died).
 	Applying bool
+	// WaitingForInterface counts the pending items (of Pending) that wait
+	// for an interface VPP does not have (yet), such as the NAT roles and
+	// ACL bindings of a VPP that has restarted without its interfaces.
+	WaitingForInterface int
 }
 
 // refreshStatuses recomputes statuses after a pass: of the given keys, or
@@ -241,6 +245,7 @@ func (r *Reconciler) Statuses() []ItemStatus {
 func (r *Reconciler) Stats() Stats {
 	r.smu.RLock()
 	s := r.counters
+	s.WaitingForInterface = r.waitingIf
 	r.smu.RUnlock()
 	s.Applying = r.passing.Load() > 0
 	s.Calls, s.CallFailures = map[string]uint64{}, map[string]uint64{}
