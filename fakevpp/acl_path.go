@@ -33,10 +33,14 @@ type aclSession struct {
 	lastSeen time.Duration
 }
 
+// timeout is fa_session_get_timeout_type: a TCP session is established
+// only while both directions have shown exactly SYN and ACK among SYN, ACK,
+// FIN and RST; a FIN or RST seen either way makes it transient again.
 func (s *aclSession) timeout() time.Duration {
 	switch s.fwd.proto {
 	case protoTCP:
-		if s.tcp[0]&s.tcp[1]&(tcpSYN|tcpACK) == tcpSYN|tcpACK {
+		const mask = tcpSYN | tcpACK | tcpFIN | tcpRST
+		if s.tcp[0]&mask == tcpSYN|tcpACK && s.tcp[1]&mask == tcpSYN|tcpACK {
 			return aclTCPEstablished
 		}
 		return aclTCPTransient
@@ -65,7 +69,7 @@ func (s *aclState) check(c *pktCtx, ifc *iface, input bool) {
 	}
 	p := c.pkt
 	now := c.v.now()
-	k := aclSessKey{sw: ifc.index, input: input, src: p.src, dst: p.dst, proto: p.proto}
+	k := aclKey(ifc.index, input, p)
 	if sess := s.sessions[k]; sess != nil {
 		if now-sess.lastSeen >= sess.timeout() {
 			delete(s.sessions, sess.fwd)
@@ -97,9 +101,13 @@ func (s *aclState) check(c *pktCtx, ifc *iface, input bool) {
 					c.dropLine(fmt.Sprintf("%s: deny (%s: reflect session table full)", node, where))
 					return
 				}
-				sess := &aclSession{fwd: k, rev: aclSessKey{sw: ifc.index, input: !input, src: p.dst, dst: p.src, proto: p.proto}, lastSeen: now}
+				rev, ok := aclReverseKey(k)
+				sess := &aclSession{fwd: k, rev: rev, lastSeen: now}
 				sess.tcp[0] = p.tcpFlags
-				s.sessions[sess.fwd], s.sessions[sess.rev] = sess, sess
+				s.sessions[sess.fwd] = sess
+				if ok {
+					s.sessions[sess.rev] = sess
+				}
 				c.step("%s: permit+reflect (%s, session created)", node, where)
 			default:
 				c.dropLine(fmt.Sprintf("%s: deny (%s)", node, where))
@@ -125,19 +133,7 @@ func (r *aclRule) matches(p pkt) bool {
 	if p.proto != r.proto {
 		return false
 	}
-	sport, dport := p.src.Port(), p.dst.Port()
-	switch p.proto {
-	case protoICMP:
-		sport, dport = 8, 0
-		if p.echoReply {
-			sport = 0
-		}
-	case protoICMP6:
-		sport, dport = 128, 0
-		if p.echoReply {
-			sport = 129
-		}
-	}
+	sport, dport := aclPorts(p)
 	if sport < r.sportLo || sport > r.sportHi || dport < r.dportLo || dport > r.dportHi {
 		return false
 	}
@@ -151,4 +147,61 @@ func (s *aclState) flush(sw uint32) {
 			delete(s.sessions, k)
 		}
 	}
+}
+
+// aclPorts are the two 16-bit values the ACL plugin matches and keys
+// sessions on (acl_fill_5tuple_l4_and_pkt_data): the ports for TCP and
+// UDP, the type and code for ICMP and ICMPv6 (never the echo identifier),
+// 0 for other protocols.
+func aclPorts(p pkt) (uint16, uint16) {
+	switch {
+	case p.isErr:
+		return uint16(p.errType), uint16(p.errCode)
+	case p.proto == protoICMP && p.echoReply:
+		return 0, 0
+	case p.proto == protoICMP:
+		return 8, 0
+	case p.proto == protoICMP6 && p.echoReply:
+		return 129, 0
+	case p.proto == protoICMP6:
+		return 128, 0
+	case p.proto == protoTCP, p.proto == protoUDP:
+		return p.src.Port(), p.dst.Port()
+	}
+	return 0, 0
+}
+
+// aclKey is a packet's session key on an interface and direction.
+func aclKey(sw uint32, input bool, p pkt) aclSessKey {
+	sp, dp := aclPorts(p)
+	return aclSessKey{sw: sw, input: input, proto: p.proto,
+		src: netip.AddrPortFrom(p.src.Addr(), sp), dst: netip.AddrPortFrom(p.dst.Addr(), dp)}
+}
+
+// aclReverseKey is the key of a session's return traffic
+// (reverse_l4_u64_slowpath_valid): addresses and ports swapped, the other
+// direction; for ICMP the type becomes its reply (echo request → echo
+// reply) and the code stays. Only request types that have a reply get a
+// reverse key: any other ICMP message (an echo reply, an error) makes a
+// one-way session.
+func aclReverseKey(k aclSessKey) (aclSessKey, bool) {
+	r := aclSessKey{sw: k.sw, input: !k.input, proto: k.proto, src: k.dst, dst: k.src}
+	var reply uint16
+	switch k.proto {
+	case protoICMP:
+		if k.src.Port() != 8 {
+			return aclSessKey{}, false
+		}
+		reply = 0
+	case protoICMP6:
+		if k.src.Port() != 128 {
+			return aclSessKey{}, false
+		}
+		reply = 129
+	default:
+		return r, true
+	}
+	r.src = netip.AddrPortFrom(k.dst.Addr(), reply)
+	r.dst = netip.AddrPortFrom(k.src.Addr(), k.dst.Port())
+	return r, true
 }

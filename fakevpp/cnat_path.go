@@ -72,6 +72,9 @@ func applyCnat(c *pktCtx, node string, r cnat.Result) {
 		c.dropAfterSteps(node, strings.TrimPrefix(r.DropReason, "cnat: "))
 	case cnat.Forward:
 		c.pkt.src, c.pkt.dst = r.Flow.Src, r.Flow.Dst
+		if c.pkt.isErr && r.Flow.Inner != nil {
+			c.pkt.inner.src, c.pkt.inner.dst = r.Flow.Inner.Src, r.Flow.Inner.Dst
+		}
 		if r.NewSession && len(r.Candidates) > 0 {
 			c.endpoints = r.Candidates
 		}
@@ -83,6 +86,12 @@ func applyCnat(c *pktCtx, node string, r cnat.Result) {
 // is how the engine expects echo flows.
 func cnatFlow(p pkt) cnat.Flow {
 	f := cnat.Flow{Proto: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags}
+	if p.isErr {
+		// An ICMP error: cnat finds the session of the quoted packet.
+		in := cnatFlow(pkt{proto: p.inner.proto, src: p.inner.src, dst: p.inner.dst, tcpFlags: p.inner.tcpFlags, echoReply: p.inner.echoReply})
+		f.ICMPType, f.Inner = p.errType, &in
+		return f
+	}
 	switch {
 	case p.proto == protoICMP && p.echoReply:
 		f.ICMPType = cnat.ICMP4EchoReply

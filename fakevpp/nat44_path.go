@@ -36,10 +36,6 @@ func natInputNode(c *pktCtx) {
 	if rec == nil && !isOutput {
 		return
 	}
-	if !hasPorts(c.pkt.proto) {
-		c.step("nat44-ed: %s is not modelled by the fake, passed untranslated", protoName(c.pkt.proto))
-		return
-	}
 	switch {
 	case isOutput:
 		n.out2in(c)
@@ -56,7 +52,7 @@ func natInputNode(c *pktCtx) {
 // output-feature interface.
 func natOutputNode(c *pktCtx) {
 	n := c.v.nat()
-	if !n.enabled || !c.pkt.is4() || c.tx == nil || n.output(c.tx.index) == nil || !hasPorts(c.pkt.proto) {
+	if !n.enabled || !c.pkt.is4() || c.tx == nil || n.output(c.tx.index) == nil {
 		return
 	}
 	n.in2out(c, true)
@@ -162,6 +158,10 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 	if output {
 		node = nodeOutput
 	}
+	if c.pkt.isErr {
+		n.in2outError(c, node, output)
+		return
+	}
 	p := c.pkt
 	key := flowKey{p.src, p.dst, p.proto, fibOf(c.rx)}
 	if output && n.forwarding {
@@ -187,6 +187,10 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 			}
 			return
 		}
+	}
+	if !hasPorts(p.proto) {
+		n.in2outOtherProto(c, node)
+		return
 	}
 	if output {
 		if why := n.notTranslateOutput(c); why != "" {
@@ -482,6 +486,10 @@ func (n *natState) allocDynamic(v *VPP, p pkt, dst netip.AddrPort, rxFib, txFib 
 // out2in is nat44-ed-out2in: sessions first, then mappings by external key,
 // forwarding bypass, and drops.
 func (n *natState) out2in(c *pktCtx) {
+	if c.pkt.isErr {
+		n.out2inError(c)
+		return
+	}
 	v, p := c.v, c.pkt
 	key := flowKey{p.src, p.dst, p.proto, fibOf(c.rx)}
 	if s := n.flows[key]; s != nil {
@@ -512,6 +520,10 @@ func (n *natState) out2in(c *pktCtx) {
 
 // out2inSlow is the out2in slow path.
 func (n *natState) out2inSlow(c *pktCtx) {
+	if !hasPorts(c.pkt.proto) {
+		n.out2inOtherProto(c)
+		return
+	}
 	v, p := c.v, c.pkt
 	rxFib := fibOf(c.rx)
 	m := n.matchExternal(p.dst.Addr(), p.dst.Port(), p.proto)

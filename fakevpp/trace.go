@@ -17,18 +17,85 @@ const (
 // Packet is what Trace injects: an IPv4 or IPv6 packet arriving on an
 // interface. For ICMP and ICMPv6 it is an echo request (or reply with
 // EchoReply) and the ports carry the echo identifier (Src.Port, or Dst.Port
-// if Src.Port is 0, is copied to both). Protocols other than TCP, UDP, ICMP
-// and ICMPv6 have no ports.
+// if Src.Port is 0, is copied to both), unless Error makes it an error
+// message. Protocols other than TCP, UDP, ICMP and ICMPv6 have no ports.
 type Packet struct {
 	Ingress   string
 	Protocol  uint8
 	Src, Dst  netip.AddrPort
 	TCPFlags  uint8 // 0 means SYN for TCP
 	EchoReply bool  // ICMP/ICMPv6 only: an echo reply instead of a request
+	// Error makes an ICMP/ICMPv6 packet an error message (destination
+	// unreachable, time exceeded …) about the packet in Error.Inner; its
+	// own ports are then 0.
+	Error *ICMPError
 }
 
-func (p Packet) String() string {
-	return pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply}.String()
+// ICMPError is the body of an ICMP or ICMPv6 error message: its type and
+// code, and the IP header plus first 8 bytes (ports, or the echo
+// identifier) of the offending packet, as it was when the sender saw it.
+type ICMPError struct {
+	Type, Code uint8
+	Inner      Header
+}
+
+// Header is the offending packet an ICMP error quotes: the fields of a
+// Packet that its IP header and first 8 bytes carry (TCP flags are not
+// among them: Trace clears them).
+type Header struct {
+	Protocol  uint8
+	Src, Dst  netip.AddrPort
+	TCPFlags  uint8
+	EchoReply bool
+}
+
+// ICMP error types and codes the tests use (RFC 792, RFC 4443).
+const (
+	ICMP4DestUnreach       uint8 = 3
+	ICMP4TimeExceeded      uint8 = 11
+	ICMP4PortUnreachable   uint8 = 3 // code of ICMP4DestUnreach
+	ICMP4HostUnreachable   uint8 = 1 // code of ICMP4DestUnreach
+	ICMP6DestUnreach       uint8 = 1
+	ICMP6TimeExceeded      uint8 = 3
+	ICMP6PortUnreachable   uint8 = 4 // code of ICMP6DestUnreach
+	ICMPTTLExceededTransit uint8 = 0 // code of ICMP4/6TimeExceeded
+)
+
+// ICMPErrorAbout is the ICMP (ICMPv6 for IPv6) error that from sends about
+// the packet about, arriving on ingress: addressed to about's source, quoting
+// about's header (after the Packet conventions).
+func ICMPErrorAbout(ingress string, from netip.Addr, typ, code uint8, about Packet) Packet {
+	a := normalise(about)
+	proto := protoICMP
+	if from.Is6() {
+		proto = protoICMP6
+	}
+	return Packet{Ingress: ingress, Protocol: proto,
+		Src: netip.AddrPortFrom(from, 0), Dst: netip.AddrPortFrom(a.Src.Addr(), 0),
+		Error: &ICMPError{Type: typ, Code: code, Inner: Header{Protocol: a.Protocol, Src: a.Src, Dst: a.Dst, TCPFlags: a.TCPFlags, EchoReply: a.EchoReply}}}
+}
+
+func (p Packet) String() string { return p.internal().String() }
+
+// internal is the packet as the graph carries it.
+func (p Packet) internal() pkt {
+	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply}
+	if p.Error != nil && (p.Protocol == protoICMP || p.Protocol == protoICMP6) {
+		q.isErr, q.errType, q.errCode = true, p.Error.Type, p.Error.Code
+		i := p.Error.Inner
+		q.inner = innerHdr{proto: i.Protocol, src: i.Src, dst: i.Dst, tcpFlags: i.TCPFlags, echoReply: i.EchoReply}
+	}
+	return q
+}
+
+// public is the packet as a Trace reports it, entering on ingress.
+func (p pkt) public(ingress string) Packet {
+	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
+	if p.isErr {
+		q.Error = &ICMPError{Type: p.errType, Code: p.errCode,
+			Inner: Header{Protocol: p.inner.proto, Src: p.inner.src, Dst: p.inner.dst, TCPFlags: p.inner.tcpFlags, EchoReply: p.inner.echoReply}}
+	}
+	return q
 }
 
 // Verdict is what happened to a traced packet.
@@ -57,12 +124,29 @@ type Trace struct {
 	Steps     []string
 }
 
-// pkt is the packet while it walks the graph.
+// pkt is the packet while it walks the graph. An ICMP error (isErr) has no
+// ports of its own and carries the header it quotes in inner.
 type pkt struct {
 	proto     uint8
 	src, dst  netip.AddrPort
 	tcpFlags  uint8
 	echoReply bool
+	isErr     bool
+	errType   uint8
+	errCode   uint8
+	inner     innerHdr
+}
+
+// innerHdr is the quoted header of an ICMP error.
+type innerHdr struct {
+	proto     uint8
+	src, dst  netip.AddrPort
+	tcpFlags  uint8
+	echoReply bool
+}
+
+func (h innerHdr) String() string {
+	return pkt{proto: h.proto, src: h.src, dst: h.dst, tcpFlags: h.tcpFlags, echoReply: h.echoReply}.String()
 }
 
 func (p pkt) is4() bool { return p.dst.Addr().Is4() }
@@ -97,12 +181,29 @@ func (p pkt) String() string {
 	switch {
 	case p.proto == protoTCP:
 		s += " [" + tcpFlagString(p.tcpFlags) + "]"
+	case p.isErr:
+		s += fmt.Sprintf(" [%s: %s]", icmpErrName(p.proto, p.errType, p.errCode), p.inner)
 	case p.isICMP() && p.echoReply:
 		s += " [echo-reply]"
 	case p.isICMP():
 		s += " [echo-request]"
 	}
 	return s
+}
+
+// icmpErrName names an ICMP error type and code for steps.
+func icmpErrName(proto, typ, code uint8) string {
+	switch {
+	case proto == protoICMP && typ == ICMP4DestUnreach:
+		return fmt.Sprintf("dest-unreachable/%d", code)
+	case proto == protoICMP && typ == ICMP4TimeExceeded:
+		return fmt.Sprintf("time-exceeded/%d", code)
+	case proto == protoICMP6 && typ == ICMP6DestUnreach:
+		return fmt.Sprintf("dest-unreachable/%d", code)
+	case proto == protoICMP6 && typ == ICMP6TimeExceeded:
+		return fmt.Sprintf("time-exceeded/%d", code)
+	}
+	return fmt.Sprintf("icmp-error %d/%d", typ, code)
 }
 
 func tcpFlagString(f uint8) string {
@@ -192,7 +293,20 @@ func (t Trace) WithReply(r Trace) Trace {
 // normalise applies the Packet conventions: TCP flags 0 = SYN, one ICMP
 // identifier in both ports, no ports for other protocols.
 func normalise(p Packet) Packet {
+	isICMP := p.Protocol == protoICMP || p.Protocol == protoICMP6
+	if p.Error != nil && !isICMP {
+		p.Error = nil
+	}
 	switch {
+	case p.Error != nil:
+		e := *p.Error
+		in := normalise(Packet{Protocol: e.Inner.Protocol, Src: e.Inner.Src, Dst: e.Inner.Dst, TCPFlags: e.Inner.TCPFlags, EchoReply: e.Inner.EchoReply})
+		// The quoted 8 bytes of TCP end before its flags.
+		e.Inner = Header{Protocol: in.Protocol, Src: in.Src, Dst: in.Dst, EchoReply: in.EchoReply}
+		p.Error = &e
+		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
+		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)
+		p.EchoReply = false
 	case p.Protocol == protoTCP && p.TCPFlags == 0:
 		p.TCPFlags = tcpSYN
 	case p.Protocol == protoICMP || p.Protocol == protoICMP6:
@@ -223,12 +337,16 @@ func (v *VPP) Trace(p Packet) Trace {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	t := v.trace(p)
-	if t.Verdict != Forward {
+	if !t.HasReply() {
 		return t
 	}
 	r := v.trace(replyPacket(t))
 	return t.WithReply(r)
 }
+
+// HasReply tells whether Trace sends a reply for t: a forwarded packet
+// that is not an ICMP error (nobody answers an error).
+func (t Trace) HasReply() bool { return t.Verdict == Forward && t.In.Error == nil }
 
 // TraceReply sends the reply of t.Out back from t.Egress: source and
 // destination swapped, SYN|ACK for a SYN (ACK otherwise), echo reply for an
@@ -236,8 +354,8 @@ func (v *VPP) Trace(p Packet) Trace {
 func (v *VPP) TraceReply(t Trace) Trace {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if t.Verdict != Forward {
-		return Trace{In: replyPacket(t), Verdict: Drop, Reason: "trace: the original packet was not forwarded"}
+	if !t.HasReply() {
+		return Trace{In: replyPacket(t), Verdict: Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error"}
 	}
 	return v.trace(replyPacket(t))
 }
@@ -262,10 +380,10 @@ func replyPacket(t Trace) Packet {
 func (v *VPP) trace(p Packet) (t Trace) {
 	in := normalise(p)
 	t.In = in
-	c := &pktCtx{v: v, pkt: pkt{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}}
+	c := &pktCtx{v: v, pkt: in.internal()}
 	defer func() {
 		t.Verdict, t.Reason, t.Steps = c.verdict, c.reason, c.steps
-		t.Out = Packet{Ingress: in.Ingress, Protocol: c.pkt.proto, Src: c.pkt.src, Dst: c.pkt.dst, TCPFlags: c.pkt.tcpFlags, EchoReply: c.pkt.echoReply}
+		t.Out = c.pkt.public(in.Ingress)
 		t.SNAT = t.Out.Src != in.Src
 		if c.verdict == Forward {
 			t.Egress = c.tx.name

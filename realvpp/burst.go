@@ -46,7 +46,7 @@ func (n *Node) SendBurst(pkts []fakevpp.Packet) error {
 		if err := n.learnNeighbour(rx, in.Src.Addr()); err != nil {
 			return err
 		}
-		frames[i] = encodeFrame(packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}, rx.mac, rx.peerMAC())
+		frames[i] = encodeFrame(packetOf(in), rx.mac, rx.peerMAC())
 	}
 	n.seq++
 	name := fmt.Sprintf("vppsvcburst%d", n.seq)

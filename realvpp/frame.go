@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"net/netip"
+
+	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
 // IP protocol numbers the node builds and parses packets for.
@@ -46,21 +48,56 @@ type packet struct {
 	src, dst  netip.AddrPort
 	tcpFlags  uint8
 	echoReply bool
+	// An ICMP error: its type and code and the packet it quotes (the
+	// quoted IP header and first 8 bytes of L4).
+	isErr            bool
+	errType, errCode uint8
+	inner            *packet
 }
 
 func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
+
+// packetOf is the frame model of a (normalized) fakevpp packet.
+func packetOf(in fakevpp.Packet) packet {
+	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}
+	if e := in.Error; e != nil && p.isICMP() {
+		p.isErr, p.errType, p.errCode = true, e.Type, e.Code
+		p.inner = &packet{proto: e.Inner.Protocol, src: e.Inner.Src, dst: e.Inner.Dst, tcpFlags: e.Inner.TCPFlags, echoReply: e.Inner.EchoReply}
+	}
+	return p
+}
+
+// public is p as a fakevpp packet entering on ingress.
+func (p packet) public(ingress string) fakevpp.Packet {
+	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
+	if p.isErr && p.inner != nil {
+		i := p.inner
+		q.Error = &fakevpp.ICMPError{Type: p.errType, Code: p.errCode,
+			Inner: fakevpp.Header{Protocol: i.proto, Src: i.src, Dst: i.dst, TCPFlags: i.tcpFlags, EchoReply: i.echoReply}}
+	}
+	return q
+}
 
 // encodeFrame builds the Ethernet frame of p from srcMAC to dstMAC, with
 // valid IPv4 header and L4 checksums: VPP's ip4-input drops a packet whose
 // header checksum is wrong, and NAT rewrites checksums incrementally.
 func encodeFrame(p packet, dstMAC, srcMAC mac) []byte {
-	l4 := encodeL4(p)
 	var frame []byte
 	frame = append(frame, dstMAC[:]...)
 	frame = append(frame, srcMAC[:]...)
+	et := uint16(etherIPv6)
+	if p.src.Addr().Is4() {
+		et = etherIPv4
+	}
+	frame = binary.BigEndian.AppendUint16(frame, et)
+	return append(frame, encodeIP(p)...)
+}
+
+// encodeIP builds p's IP packet with valid header and L4 checksums.
+func encodeIP(p packet) []byte {
+	l4 := encodeL4(p)
 	src, dst := p.src.Addr(), p.dst.Addr()
 	if src.Is4() {
-		frame = binary.BigEndian.AppendUint16(frame, etherIPv4)
 		h := make([]byte, 20)
 		h[0] = 0x45
 		binary.BigEndian.PutUint16(h[2:], uint16(20+len(l4)))
@@ -72,10 +109,8 @@ func encodeFrame(p packet, dstMAC, srcMAC mac) []byte {
 		copy(h[16:], d4[:])
 		binary.BigEndian.PutUint16(h[10:], checksum(h, 0))
 		fillL4Checksum(p.proto, l4, pseudoHeader(src, dst, p.proto, len(l4)))
-		frame = append(frame, h...)
-		return append(frame, l4...)
+		return append(h, l4...)
 	}
-	frame = binary.BigEndian.AppendUint16(frame, etherIPv6)
 	h := make([]byte, 40)
 	h[0] = 0x60
 	binary.BigEndian.PutUint16(h[4:], uint16(len(l4)))
@@ -85,8 +120,19 @@ func encodeFrame(p packet, dstMAC, srcMAC mac) []byte {
 	copy(h[8:], s16[:])
 	copy(h[24:], d16[:])
 	fillL4Checksum(p.proto, l4, pseudoHeader(src, dst, p.proto, len(l4)))
-	frame = append(frame, h...)
-	return append(frame, l4...)
+	return append(h, l4...)
+}
+
+// quoted is what an ICMP error carries of the packet it is about: the IP
+// header (its length and checksums as the original had them) and the first
+// 8 bytes after it.
+func quoted(inner packet) []byte {
+	b := encodeIP(inner)
+	hl := 40
+	if inner.src.Addr().Is4() {
+		hl = 20
+	}
+	return b[:min(len(b), hl+8)]
 }
 
 // encodeL4 builds the L4 header (checksum left zero) with a few bytes of
@@ -117,6 +163,10 @@ func encodeL4(p packet) []byte {
 		return append(h, payload...)
 	case protoICMP, protoICMP6:
 		h := make([]byte, 8)
+		if p.isErr && p.inner != nil {
+			h[0], h[1] = p.errType, p.errCode
+			return append(h, quoted(*p.inner)...)
+		}
 		h[0] = echoType(p.proto, p.echoReply)
 		binary.BigEndian.PutUint16(h[4:], p.src.Port()) // identifier
 		binary.BigEndian.PutUint16(h[6:], 1)            // sequence
@@ -244,12 +294,46 @@ func decodeFrame(frame []byte) (packet, error) {
 		if len(l4) < 8 {
 			return p, nil
 		}
+		if isErrorType(p.proto, l4[0]) {
+			p.isErr, p.errType, p.errCode = true, l4[0], l4[1]
+			if in, ok := decodeQuoted(p.proto, l4[8:]); ok {
+				p.inner = &in
+			}
+			return p, nil
+		}
 		id := binary.BigEndian.Uint16(l4[4:])
 		p.src = netip.AddrPortFrom(p.src.Addr(), id)
 		p.dst = netip.AddrPortFrom(p.dst.Addr(), id)
 		p.echoReply = l4[0] == icmp4EchoReply && p.proto == protoICMP || l4[0] == icmp6EchoReply && p.proto == protoICMP6
 	}
 	return p, nil
+}
+
+// isErrorType tells whether an ICMP (ICMPv6) type is an error message:
+// destination unreachable, source quench, redirect, time exceeded,
+// parameter problem (ICMPv6: unreachable, packet too big, time exceeded,
+// parameter problem).
+func isErrorType(proto, typ uint8) bool {
+	if proto == protoICMP {
+		switch typ {
+		case 3, 4, 5, 11, 12:
+			return true
+		}
+		return false
+	}
+	return typ >= 1 && typ <= 4
+}
+
+// decodeQuoted parses the packet an ICMP error quotes: its IP header and
+// the ports (or echo identifier and type) in the 8 bytes after it.
+func decodeQuoted(proto uint8, b []byte) (packet, bool) {
+	et := uint16(etherIPv6)
+	if proto == protoICMP {
+		et = etherIPv4
+	}
+	frame := binary.BigEndian.AppendUint16(make([]byte, 12), et)
+	p, err := decodeFrame(append(frame, b...))
+	return p, err == nil
 }
 
 // isEcho tells whether an ICMP frame is an echo request or reply (not an

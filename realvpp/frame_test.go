@@ -121,3 +121,30 @@ func TestParseExcludedPrefixes(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+// An ICMP error carries the quoted packet's IP header and 8 bytes of L4;
+// decoding gives back its type, code and the quoted addresses and ports,
+// and the outer ICMP checksum verifies (NAT44-ED drops an error whose
+// checksum is wrong).
+func TestFrameICMPErrorRoundTrip(t *testing.T) {
+	inner := packet{proto: protoTCP, src: netip.MustParseAddrPort("192.168.16.1:40000"), dst: netip.MustParseAddrPort("8.8.8.8:443")} // the quoted 8 bytes end before the flags
+	for _, p := range []packet{
+		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, errType: 11, inner: &inner},
+		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:16::fe]:0"), dst: netip.MustParseAddrPort("[fd00:16::1]:0"), isErr: true, errType: 1, errCode: 4,
+			inner: &packet{proto: protoUDP, src: netip.MustParseAddrPort("[fd00:16::1]:5353"), dst: netip.MustParseAddrPort("[2001:db8::8]:53")}},
+	} {
+		f := encodeFrame(p, mac{}, mac{})
+		got, err := decodeFrame(f)
+		if err != nil || !got.isErr || got.errType != p.errType || got.errCode != p.errCode || got.inner == nil || *got.inner != *p.inner || got.src != p.src || got.dst != p.dst {
+			t.Errorf("%+v: decoded %+v (inner %+v), %v", p, got, got.inner, err)
+		}
+		if isEcho(f) {
+			t.Errorf("an error decoded as an echo")
+		}
+		if p.proto == protoICMP {
+			if l4 := f[34:]; checksum(l4, 0) != 0 {
+				t.Errorf("ICMP checksum does not verify")
+			}
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (n *Node) Trace(p fakevpp.Packet) fakevpp.Trace {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	t := n.trace(p)
-	if t.Verdict != fakevpp.Forward {
+	if !t.HasReply() {
 		return t
 	}
 	r := n.trace(t.Reply())
@@ -35,8 +35,8 @@ func (n *Node) Trace(p fakevpp.Packet) fakevpp.Trace {
 func (n *Node) TraceReply(t fakevpp.Trace) fakevpp.Trace {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if t.Verdict != fakevpp.Forward {
-		return fakevpp.Trace{In: t.Reply(), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded"}
+	if !t.HasReply() {
+		return fakevpp.Trace{In: t.Reply(), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error"}
 	}
 	return n.trace(t.Reply())
 }
@@ -63,7 +63,7 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 	if err := n.learnNeighbour(rx, in.Src.Addr()); err != nil {
 		return drop("trace: %v", err)
 	}
-	sent := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}
+	sent := packetOf(in)
 	vppTrace, err := n.inject(rx, encodeFrame(sent, rx.mac, rx.peerMAC()))
 	t.Steps = summarise(vppTrace)
 	if err != nil {
@@ -75,7 +75,7 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 		return drop("trace: %v", err)
 	case tx != nil:
 		t.Verdict, t.Egress = fakevpp.Forward, tx.name
-		t.Out = fakevpp.Packet{Ingress: in.Ingress, Protocol: out.proto, Src: out.src, Dst: out.dst, TCPFlags: out.tcpFlags, EchoReply: out.echoReply}
+		t.Out = out.public(in.Ingress)
 		t.SNAT = t.Out.Src != in.Src
 		t.Endpoints = []netip.AddrPort{t.Out.Dst}
 		return t
@@ -120,8 +120,8 @@ func (n *Node) inject(rx *pgIface, frame []byte) (string, error) {
 
 // collect reads what the interfaces captured since the last call and
 // returns the frame of the traced flow, if one left: an IP packet of the
-// same protocol (an echo for ICMP), not neighbour discovery or a router
-// advertisement VPP sent on its own.
+// same protocol (an echo for an echo, an ICMP error for an error), not
+// neighbour discovery or a router advertisement VPP sent on its own.
 func (n *Node) collect(sent packet) (*pgIface, packet, error) {
 	var tx *pgIface
 	var out packet
@@ -134,7 +134,7 @@ func (n *Node) collect(sent packet) (*pgIface, packet, error) {
 		ifc.seen = len(frames)
 		for _, f := range fresh {
 			p, err := decodeFrame(f)
-			if err != nil || p.proto != sent.proto || p.isICMP() && !isEcho(f) {
+			if err != nil || p.proto != sent.proto || p.isICMP() && p.isErr != sent.isErr || p.isICMP() && !p.isErr && !isEcho(f) {
 				continue
 			}
 			if tx == nil {
