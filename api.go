@@ -37,9 +37,10 @@ type ServiceRendererAPI interface {
 	// renderable. The renderer must remove everything it configured for it.
 	DeleteService(service *model.ContivService) error
 
-	// UpdateNodePortServices is called when the set of node IPs changes. It
-	// carries the new node IPs and every service that has a node port, so the
-	// renderer can re-render node-port frontends.
+	// UpdateNodePortServices is called when the addresses on which this node
+	// answers NodePorts change (see model.ResyncEventData.NodeIPs). It carries
+	// them and every service that has a node port, so the renderer can
+	// re-render node-port frontends.
 	UpdateNodePortServices(nodeIPs model.IPAddresses, npServices []*model.ContivService) error
 
 	// UpdateLocalFrontendIfs is called when the set of interfaces through which

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net/netip"
 	"strconv"
 	"testing"
 
@@ -53,7 +54,8 @@ func TestInvalidObjects(t *testing.T) {
 
 	// A Node whose status carries an address that is not an IP: the server
 	// checks node addresses only for duplicates. The bad address is skipped;
-	// the node's valid address still gets the node ports.
+	// the node's valid address is still a node IP (it answers no NodePort
+	// here: NodePorts are answered on this node's own address only).
 	if err := createNode(context.Background(), "node-3", "node-3.invalid", "192.168.16.3"); err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +73,12 @@ func TestInvalidObjects(t *testing.T) {
 		flow{localPod, hostPort(clusterIP(t, mixed, false), 80), reaches("10.1.1.3:8080")},
 		flow{localPod, hostPort(clusterIP(t, badPort, false), 80), reaches("10.1.1.4:8080")},
 		flow{localPod, hostPort(clusterIP(t, legacy, false), 80), reaches("10.1.1.3:8080")},
-		flow{external, "192.168.16.3:" + itoa(npPort), reaches("10.1.1.2:8080").snatted(true)},
+		flow{external, "192.168.16.3:" + itoa(npPort), untranslated},
 		flow{external, hostPort(nodeIPv4, npPort), reaches("10.1.1.2:8080").snatted(true)},
 	)
+	if !a.proc.NodeIPs().Has(netip.MustParseAddr("192.168.16.3")) {
+		t.Errorf("node-3's valid address is not a node IP: %s", a.proc.NodeIPs())
+	}
 	// The skipped parts: no translation for the SCTP port nor for the port
 	// whose only backend port was invalid.
 	if p := traceProblem(fake, localPod, hostPort(clusterIP(t, badPort, false), 9090), reaches("10.1.1.4:70000")); p == "" {

@@ -29,8 +29,8 @@ func TestLiveChanges(t *testing.T) {
 	)
 	a.settledCalls(t)
 
-	// Scale up: one more remote endpoint. Each of the service's three LB
-	// mappings (cluster IP, node port on each node IP) gains one local.
+	// Scale up: one more remote endpoint. Each of the service's two LB
+	// mappings (cluster IP, node port on this node's IP) gains one local.
 	fake.ResetCalls()
 	updateSlice(t, ns, "web-abcde", func(s *discoveryv1.EndpointSlice) {
 		setEndpoints(s, local("10.1.1.2"), remote("10.1.2.2"), remote("10.1.2.3"))
@@ -39,9 +39,10 @@ func TestLiveChanges(t *testing.T) {
 	a.waitFlows(t, "scaled up",
 		flow{localPod, hostPort(cip, 80), reaches(three...)},
 		flow{external, hostPort(nodeIPv4, np), reaches(three...).snatted(true)},
-		flow{external, hostPort(otherNodeIPv4, np), reaches(three...).snatted(true)},
+		// Another node's IP:nodePort is that node's to answer.
+		flow{external, hostPort(otherNodeIPv4, np), untranslated},
 	)
-	expectCalls(t, "scale up", a.settledCalls(t), map[string]int{"nat44_lb_static_mapping_add_del_local": 3})
+	expectCalls(t, "scale up", a.settledCalls(t), map[string]int{"nat44_lb_static_mapping_add_del_local": 2})
 
 	// Scale down: the first remote endpoint goes.
 	fake.ResetCalls()
@@ -53,7 +54,7 @@ func TestLiveChanges(t *testing.T) {
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 		flow{external, hostPort(nodeIPv4, np), reaches(two...).snatted(true)},
 	)
-	expectCalls(t, "scale down", a.settledCalls(t), map[string]int{"nat44_lb_static_mapping_add_del_local": 3})
+	expectCalls(t, "scale down", a.settledCalls(t), map[string]int{"nat44_lb_static_mapping_add_del_local": 2})
 
 	// externalTrafficPolicy Local: external frontends reach only the local
 	// endpoint and keep the client's source; the cluster IP is unchanged.
@@ -63,13 +64,13 @@ func TestLiveChanges(t *testing.T) {
 	})
 	a.waitFlows(t, "externalTrafficPolicy Local",
 		flow{external, hostPort(nodeIPv4, np), reaches("10.1.1.2:8080").snatted(false)},
-		flow{external, hostPort(otherNodeIPv4, np), reaches("10.1.1.2:8080").snatted(false)},
+		flow{external, hostPort(otherNodeIPv4, np), untranslated},
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 	)
 	expectCalls(t, "externalTrafficPolicy Local", a.settledCalls(t), map[string]int{
-		// The node-port mappings (one per node IP) go from LB (two
-		// endpoints) to static (the local one): delete + create each.
-		"nat44_add_del_lb_static_mapping": 2, "nat44_add_del_static_mapping_v2": 2,
+		// The node-port mapping (on this node's IP) goes from LB (two
+		// endpoints) to static (the local one): delete + create.
+		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
 	})
 
 	// And back to Cluster.
@@ -82,7 +83,7 @@ func TestLiveChanges(t *testing.T) {
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 	)
 	expectCalls(t, "externalTrafficPolicy Cluster", a.settledCalls(t), map[string]int{
-		"nat44_add_del_lb_static_mapping": 2, "nat44_add_del_static_mapping_v2": 2,
+		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
 	})
 
 	// A second port. The server allocates its node port. Until the slice
@@ -116,8 +117,8 @@ func TestLiveChanges(t *testing.T) {
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 	)
 	nat, acl = withoutACL(a.settledCalls(t))
-	// Three LB mappings for the new port: cluster IP and both node IPs.
-	expectCalls(t, "port endpoints (NAT)", nat, map[string]int{"nat44_add_del_lb_static_mapping": 3})
+	// Two LB mappings for the new port: cluster IP and this node's IP.
+	expectCalls(t, "port endpoints (NAT)", nat, map[string]int{"nat44_add_del_lb_static_mapping": 2})
 	t.Logf("port endpoints: ACL requests %v", acl)
 
 	// Delete the service, then its slice (as the garbage collector does).
@@ -130,9 +131,9 @@ func TestLiveChanges(t *testing.T) {
 		flow{external, hostPort(nodeIPv4, np2), untranslated},
 	)
 	expectCalls(t, "service deleted", a.settledCalls(t), map[string]int{
-		// 2 ports × (cluster IP + 2 node IPs) mappings; tap2 backs no
+		// 2 ports × (cluster IP + this node's IP) mappings; tap2 backs no
 		// service any more and loses its inside role.
-		"nat44_add_del_lb_static_mapping": 6, "nat44_interface_add_del_feature": 1,
+		"nat44_add_del_lb_static_mapping": 4, "nat44_interface_add_del_feature": 1,
 	})
 	fake.ResetCalls()
 	sliceEvents := a.proc.Stats().Events[processor.KindEndpointSlice]

@@ -4,8 +4,9 @@ import "slices"
 
 // ResyncEventData is the complete state a renderer must converge to on Resync.
 type ResyncEventData struct {
-	// NodeIPs are the InternalIP and ExternalIP addresses of every node; NodePort
-	// services are reachable on each of them.
+	// NodeIPs are the addresses of this node on which NodePort services are
+	// answered (kube-proxy's --nodeport-addresses; by default this node's
+	// primary IP of each family). Other nodes' IPs are not among them.
 	NodeIPs IPAddresses
 	// Services are all rendered services, sorted by ID.
 	Services []*ContivService

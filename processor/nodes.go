@@ -15,15 +15,22 @@ import (
 type nodeInfo struct {
 	ips  []netip.Addr // InternalIP and ExternalIP, sorted, no duplicates
 	zone string       // topology.kubernetes.io/zone label
+	// primary is the node's primary IP of each family (IPv4, IPv6), as
+	// kube-proxy picks it: the first InternalIP of the family, else the
+	// first ExternalIP.
+	primary [2]netip.Addr
 }
 
-func (n nodeInfo) equal(o nodeInfo) bool { return n.zone == o.zone && slices.Equal(n.ips, o.ips) }
+func (n nodeInfo) equal(o nodeInfo) bool {
+	return n.zone == o.zone && n.primary == o.primary && slices.Equal(n.ips, o.ips)
+}
 
 // parseNode extracts the InternalIP and ExternalIP addresses and the zone of a
 // node. Other address types (Hostname, InternalDNS) carry no IP to serve on.
 func parseNode(n *corev1.Node) (nodeInfo, []Problem) {
 	var info nodeInfo
 	var probs []Problem
+	var external [2]netip.Addr
 	for _, a := range n.Status.Addresses {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
@@ -34,6 +41,22 @@ func parseNode(n *corev1.Node) (nodeInfo, []Problem) {
 			continue
 		}
 		info.ips = append(info.ips, ip)
+		fam := 0
+		if ip.Is6() {
+			fam = 1
+		}
+		first := &info.primary[fam]
+		if a.Type == corev1.NodeExternalIP {
+			first = &external[fam]
+		}
+		if !first.IsValid() {
+			*first = ip
+		}
+	}
+	for fam := range info.primary {
+		if !info.primary[fam].IsValid() {
+			info.primary[fam] = external[fam]
+		}
 	}
 	info.ips = model.NewIPAddresses(info.ips...)
 	info.zone = n.Labels[corev1.LabelTopologyZone]

@@ -37,6 +37,9 @@ type Config struct {
 	// RetryMin and RetryMax bound the exponential backoff of renderer
 	// retries; zero means 100ms and 30s.
 	RetryMin, RetryMax time.Duration
+	// NodePortAddresses selects this node's addresses that answer NodePorts
+	// (kube-proxy's --nodeport-addresses); the zero value is "primary".
+	NodePortAddresses NodePortAddresses
 }
 
 const (
@@ -206,8 +209,8 @@ func (p *Processor) UpdateNode(n *corev1.Node) {
 	}
 	info, probs := parseNode(n)
 	p.report(problemOwner{kind: KindNode, name: n.Name}, probs)
-	oldIPs := p.nodes.ips
-	p.applyNodeChange(p.nodes.set(n.Name, info), oldIPs)
+	oldNodePort := p.nodePortIPs()
+	p.applyNodeChange(p.nodes.set(n.Name, info), oldNodePort)
 }
 
 // DeleteNode handles a deleted Node.
@@ -216,15 +219,15 @@ func (p *Processor) DeleteNode(name string) {
 	defer p.mu.Unlock()
 	p.stats.Events[KindNode]++
 	p.problems.forget(problemOwner{kind: KindNode, name: name})
-	oldIPs := p.nodes.ips
-	p.applyNodeChange(p.nodes.remove(name), oldIPs)
+	oldNodePort := p.nodePortIPs()
+	p.applyNodeChange(p.nodes.remove(name), oldNodePort)
 }
 
 // applyNodeChange recomputes the services whose backends sit on a node IP
 // that came or went (their HostNetwork flag changed) and, on a zone change of
 // this node, the services with zone hints; then tells renderers about the new
-// node IPs.
-func (p *Processor) applyNodeChange(ch nodeChange, oldIPs model.IPAddresses) {
+// NodePort addresses of this node, if they changed.
+func (p *Processor) applyNodeChange(ch nodeChange, oldNodePort model.IPAddresses) {
 	affected := map[model.ServiceID]struct{}{}
 	for _, ip := range ch.changedIPs {
 		users, used := p.services.byBackendIP[ip]
@@ -243,8 +246,8 @@ func (p *Processor) applyNodeChange(ch nodeChange, oldIPs model.IPAddresses) {
 	for _, id := range sortedIDs(affected) {
 		p.refresh(id)
 	}
-	if len(ch.changedIPs) > 0 && p.synced && !oldIPs.Equal(p.nodes.ips) {
-		nodeIPs, np := p.nodes.ips, p.nodePortServices()
+	if nodeIPs := p.nodePortIPs(); p.synced && !oldNodePort.Equal(nodeIPs) {
+		np := p.nodePortServices()
 		p.fanOut("UpdateNodePortServices", "", func(r renderer) error { return r.UpdateNodePortServices(nodeIPs, np) })
 	}
 	p.syncInterfaces()
@@ -471,6 +474,19 @@ func (p *Processor) NodeIPs() model.IPAddresses {
 	return slices.Clone(p.nodes.ips)
 }
 
+// NodePortIPs returns the addresses of this node that answer NodePorts.
+func (p *Processor) NodePortIPs() model.IPAddresses {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.nodePortIPs()
+}
+
+// nodePortIPs is what renderers get as node IPs: this node's addresses
+// selected by Config.NodePortAddresses. O(this node's addresses).
+func (p *Processor) nodePortIPs() model.IPAddresses {
+	return p.cfg.NodePortAddresses.selectFrom(p.nodes.nodes[p.cfg.NodeName])
+}
+
 // Stats returns a copy of the counters.
 func (p *Processor) Stats() Stats {
 	p.mu.Lock()
@@ -488,7 +504,7 @@ func (p *Processor) Stats() Stats {
 // resyncData is the whole rendered state.
 func (p *Processor) resyncData() *model.ResyncEventData {
 	return &model.ResyncEventData{
-		NodeIPs:     p.nodes.ips,
+		NodeIPs:     p.nodePortIPs(),
 		Services:    p.renderedServices(),
 		FrontendIfs: p.frontendIfs,
 		BackendIfs:  p.backendIfs,

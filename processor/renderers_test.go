@@ -140,7 +140,7 @@ func TestRendererFailureOnEveryCallKind(t *testing.T) {
 		"add":       func(p *Processor) { p.UpdateService(makeService("default", "new", withClusterIPs("10.96.0.20"))) },
 		"update":    func(p *Processor) { p.UpdateEndpointSlice(makeSlice("default", "svc-1", "svc")) },
 		"delete":    func(p *Processor) { p.DeleteService("default", "svc") },
-		"nodeports": func(p *Processor) { p.UpdateNode(makeNode("node-b", "192.168.0.2", "zone-b")) },
+		"nodeports": func(p *Processor) { p.UpdateNode(makeNode(thisNode, "192.168.0.9", thisZone)) },
 		"frontends": func(p *Processor) { p.UpdateLocalPod(localPod(2, "10.244.1.2")) },
 		"backends":  func(p *Processor) { p.DeleteLocalPod(PodID{Namespace: "default", Name: "pod-1"}) },
 	}

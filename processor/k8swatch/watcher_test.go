@@ -219,7 +219,7 @@ func TestWatcherInitialResyncThenIncremental(t *testing.T) {
 	first := r.last
 	r.mu.Unlock()
 	assert.Equal(t, "default/web etp=Cluster itp=Cluster clusterIPs={10.96.0.10} port[http]=80/TCP->[10.244.2.1:8080]", first.Services[0].String())
-	assert.Equal(t, "{192.168.0.1,192.168.0.2}", first.NodeIPs.String())
+	assert.Equal(t, "{192.168.0.1}", first.NodeIPs.String(), "NodePorts are answered on this node's primary IP only")
 	assert.Equal(t, model.Interfaces{"tap-local", "uplink0"}, first.FrontendIfs)
 
 	ctx := context.Background()
@@ -236,8 +236,9 @@ func TestWatcherInitialResyncThenIncremental(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, r.waitFor(t, "update default/web"), "10.244.2.2:8080")
 
-	require.NoError(t, client.CoreV1().Nodes().Delete(ctx, "node-b", metav1.DeleteOptions{}))
-	r.waitFor(t, "nodeports {192.168.0.1}")
+	_, err = client.CoreV1().Nodes().Update(ctx, node("node-a", "192.168.0.9"), metav1.UpdateOptions{})
+	require.NoError(t, err)
+	r.waitFor(t, "nodeports {192.168.0.9}")
 
 	_, err = client.CoreV1().Pods("default").Create(ctx, pod("new", "node-a", "10.244.1.5"), metav1.CreateOptions{})
 	require.NoError(t, err)
@@ -270,7 +271,7 @@ func TestWatcherWithoutPods(t *testing.T) {
 }
 
 func TestWatcherHandlesTombstones(t *testing.T) {
-	client := fake.NewClientset(service("web", "10.96.0.10"), node("node-b", "192.168.0.2"))
+	client := fake.NewClientset(service("web", "10.96.0.10"), node("node-a", "192.168.0.1"))
 	p, r := startWatcher(t, client, Options{})
 	w := New(client, p, Options{Logger: quietLogger()})
 	w.synced = true
@@ -279,7 +280,7 @@ func TestWatcherHandlesTombstones(t *testing.T) {
 	w.handler(w.updateService, p.DeleteService).OnDelete(cache.DeletedFinalStateUnknown{Key: "default/web", Obj: svc})
 	r.waitFor(t, "delete default/web")
 
-	w.handler(w.updateNode, func(_, name string) { p.DeleteNode(name) }).OnDelete(cache.DeletedFinalStateUnknown{Key: "node-b"})
+	w.handler(w.updateNode, func(_, name string) { p.DeleteNode(name) }).OnDelete(cache.DeletedFinalStateUnknown{Key: "node-a"})
 	r.waitFor(t, "nodeports {}")
 
 	// Garbage is ignored, not a panic.
