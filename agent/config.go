@@ -55,24 +55,31 @@ func DefaultConfig(nodeIPs []netip.Addr) Config {
 // tunes only the NAT44 section works on an IPv4-only node, and a file that
 // sets ipv6.snatAddress enables IPv6 on a node without an IPv6 address.
 func LoadConfig(path string, nodeIPs []netip.Addr) (Config, error) {
-	c := DefaultConfig(nodeIPs)
 	if path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return c, fmt.Errorf("--config: %w", err)
+			return DefaultConfig(nodeIPs), fmt.Errorf("--config: %w", err)
 		}
-		c.DisableIPv4, c.DisableIPv6 = false, false
-		if err := renderer.DecodeConfig(data, &c); err != nil {
-			return c, fmt.Errorf("--config %s: %w", path, err)
-		}
-		c.DisableIPv4 = c.DisableIPv4 || !c.NAT44.TwiceNATAddress.IsValid()
-		c.DisableIPv6 = c.DisableIPv6 || !c.IPv6.SNATAddress.IsValid()
-		if err := c.Validate(); err != nil {
-			return c, fmt.Errorf("--config %s: %w", path, err)
-		}
-		return c, nil
+		return ParseConfig(path, data, nodeIPs)
 	}
+	c := DefaultConfig(nodeIPs)
 	return c, c.Validate()
+}
+
+// ParseConfig is LoadConfig for a file already read (stdin, a ConfigMap's
+// value); source names it in errors.
+func ParseConfig(source string, data []byte, nodeIPs []netip.Addr) (Config, error) {
+	c := DefaultConfig(nodeIPs)
+	c.DisableIPv4, c.DisableIPv6 = false, false
+	if err := renderer.DecodeConfig(data, &c); err != nil {
+		return c, fmt.Errorf("--config %s: %w", source, err)
+	}
+	c.DisableIPv4 = c.DisableIPv4 || !c.NAT44.TwiceNATAddress.IsValid()
+	c.DisableIPv6 = c.DisableIPv6 || !c.IPv6.SNATAddress.IsValid()
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("--config %s: %w", source, err)
+	}
+	return c, nil
 }
 
 // Validate checks the enabled renderers' sections.

@@ -72,3 +72,20 @@ func TestBadFieldsAreSkippedWithWarnings(t *testing.T) {
 	}
 	assert.Equal(t, 4, strings.Count(stderr, "\n"), "one warning each: %s", stderr)
 }
+
+// "-" reads stdin for every file flag: the renderer configuration too; a
+// cluster on stdin that is not Kubernetes objects fails at once.
+func TestStdinForEveryFile(t *testing.T) {
+	stdout, stderr, code := runMain(t, "nat44: {localEndpointWeight: 3}\n", "render", "--config", "-", "-o", "vppcli")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "external 10.96.0.10:80 local 10.1.1.2:8080 vrf 0 probability 9 local 10.1.2.2:8080 vrf 0 probability 3", "the local endpoint weighs 3 times more, as the configuration on stdin says")
+
+	_, stderr, code = runMain(t, "nat44: {twiceNATAdress: 192.168.16.1}\n", "render", "--config", "-")
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(stderr, `vppsvc: --config stdin: `), stderr)
+	assert.Contains(t, stderr, `unknown field "twiceNATAdress"`)
+
+	_, stderr, code = runMain(t, strings.Repeat("-\n", 100000), "render", "-f", "-")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "vppsvc: stdin: document 1: a YAML list, not a Kubernetes object (want apiVersion and kind, or kind: List with items)\n", stderr)
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"time"
 
@@ -64,6 +66,8 @@ type nodeDeps struct {
 	ListenHealthCheck func(port uint16) (net.Listener, error)
 	// Log receives the agent's logs; nil means logrus.StandardLogger().
 	Log *logrus.Logger
+	// Stdin is what --config - reads; nil means os.Stdin.
+	Stdin io.Reader
 }
 
 // shutdownTimeout bounds the graceful stop of the HTTP servers and the VPP layer.
@@ -91,7 +95,11 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	if err != nil {
 		return err
 	}
-	rcfg, err := agent.LoadConfig(cfg.ConfigFile, plan.NodeIPs)
+	stdin := deps.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	rcfg, err := loadConfig(cfg.ConfigFile, stdin, plan.NodeIPs)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type clusterFlags struct {
 func (f *clusterFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
 	cmd.Flags().StringVar(&f.node, "node", "", "the node whose agent is simulated (default: the first node by name)")
-	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md)")
+	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md), - for stdin")
 	cmd.Flags().StringVar(&f.vppSocket, "vpp-socket", "", "build the simulated node in the scratch VPP 25.10 at this API socket instead of a fake VPP; packets then cross VPP's graph (docs/real-vpp.md)")
 }
 
@@ -69,6 +69,9 @@ type simulation struct {
 // snapshot. Bad fields of objects are logged as warnings by the processor
 // and skipped.
 func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus.Logger) (*simulation, error) {
+	if err := oneStdin("-f", f.file, "--config", f.config); err != nil {
+		return nil, err
+	}
 	c, err := loadCluster(f.file, stdin)
 	if err != nil {
 		return nil, err
@@ -77,7 +80,7 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := agent.LoadConfig(f.config, plan.NodeIPs)
+	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +89,7 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	for _, kind := range slices.Sorted(maps.Keys(c.Ignored)) {
 		log.WithFields(logrus.Fields{"kind": kind, "count": c.Ignored[kind]}).Warning("ignoring objects of a kind vppsvc does not use")
 	}
+	warnMissingLocalPods(c, plan, log)
 	node, err := openNode(f.vppSocket, log)
 	if err != nil {
 		return nil, err

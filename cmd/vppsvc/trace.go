@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"slices"
 	"strings"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/flows"
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
@@ -36,8 +36,14 @@ With --vpp-socket the node is built in a scratch real VPP 25.10 and every packet
 crosses VPP's graph; endpoints then name the one VPP chose.
 
 The ingress interface is inferred from the source: a local pod's tap, host0 for
-the node itself (or its node IP), uplink0 for remote pods and external clients.
-Flows of one run share the fake VPP, so sessions and affinity carry over.`,
+the node itself, uplink0 for remote pods and external clients. A packet from
+one of the node's IPs is sent as the node's kernel sends it: through host0,
+from the kernel's address on that link (the node IPs are VPP's, on uplink0).
+Flows of one run share the fake VPP, so sessions and affinity carry over.
+
+--flows FILE traces a YAML list of flows ("-" reads it from stdin); a bad
+entry is reported by position and name, the others are traced, and the exit
+status is 1 if any entry could not be traced.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTrace(cmd, f, log)
@@ -48,7 +54,7 @@ Flows of one run share the fake VPP, so sessions and affinity carry over.`,
 	cmd.Flags().StringVar(&f.dst, "dst", "", "destination IP:PORT, [IPv6]:PORT for IPv6")
 	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP or UDP")
 	cmd.Flags().StringVar(&f.ingress, "ingress", "", "interface the packet enters on (default: inferred from --src)")
-	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress} to trace in one run")
+	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress} to trace in one run, - for stdin")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
@@ -97,7 +103,10 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 	if !slices.Contains([]string{"text", "json"}, f.output) {
 		return fmt.Errorf("-o: want text or json, got %q", f.output)
 	}
-	parsed, batch, err := f.flows()
+	if err := oneStdin("-f", f.file, "--flows", f.flowsFile, "--config", f.config); err != nil {
+		return err
+	}
+	parsed, batch, err := f.flows(cmd.InOrStdin())
 	if err != nil {
 		return err
 	}
@@ -114,8 +123,34 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 		// One flow from flags: a bad --ingress is a usage error like a bad --src.
 		return errors.New(results[0].Error)
 	}
-	w := cmd.OutOrStdout()
-	if f.output == "json" {
+	if err := writeTrace(cmd.OutOrStdout(), f.output, results, batch); err != nil {
+		return err
+	}
+	return untraced(results, log)
+}
+
+// untraced logs each flow that could not be traced and fails the run when
+// there is one, after the others were written: a script sees from the exit
+// status alone that its file needs fixing.
+func untraced(results []traceResult, log logrus.FieldLogger) error {
+	failed := 0
+	for i, r := range results {
+		if r.Error == "" {
+			continue
+		}
+		failed++
+		log.WithFields(logrus.Fields{"entry": i + 1, "name": r.Name, "error": r.Error}).Warning("flow not traced")
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d flows could not be traced (their errors are in the output)", failed, len(results))
+	}
+	return nil
+}
+
+// writeTrace writes the results as text or JSON: one object for a flow
+// from flags, an array for a flows file.
+func writeTrace(w io.Writer, output string, results []traceResult, batch bool) error {
+	if output == "json" {
 		values := make([]any, len(results))
 		for i, r := range results {
 			values[i] = r.jsonValue()
@@ -138,19 +173,20 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 	return nil
 }
 
-// flows returns the flows to trace: the --flows file, or one from flags.
-func (f *traceFlags) flows() ([]flows.Parsed, bool, error) {
+// flows returns the flows to trace: the --flows file (stdin for "-"), or
+// one from flags.
+func (f *traceFlags) flows(stdin io.Reader) ([]flows.Parsed, bool, error) {
 	if f.flowsFile != "" {
 		if f.src != "" || f.dst != "" {
 			return nil, false, fmt.Errorf("--flows and --src/--dst are exclusive")
 		}
-		data, err := os.ReadFile(f.flowsFile)
+		data, source, err := readInput(f.flowsFile, stdin, flows.MaxFileSize)
 		if err != nil {
 			return nil, false, err
 		}
 		parsed, err := flows.ParseFile(data)
 		if err != nil {
-			return nil, false, fmt.Errorf("%s: %w", f.flowsFile, err)
+			return nil, false, fmt.Errorf("%s: %w", source, err)
 		}
 		return parsed, true, nil
 	}
@@ -166,17 +202,30 @@ func (f *traceFlags) flows() ([]flows.Parsed, bool, error) {
 
 func (s *simulation) trace(p flows.Parsed) traceResult {
 	r := traceResult{Name: p.Name, Endpoints: []string{}, Steps: []string{}}
-	if p.Err != nil {
-		r.Error = p.Err.Error()
+	fail := func(err error) traceResult {
+		r.Error = err.Error()
+		if p.Index > 0 {
+			r.Error = fmt.Sprintf("entry %d: %s", p.Index, r.Error)
+		}
 		return r
+	}
+	if p.Err != nil {
+		return fail(p.Err)
 	}
 	fl := p.Flow
 	ingress := fl.Ingress
 	if ingress == "" {
 		ingress = s.plan.IngressFor(fl.Src.Addr())
 	} else if _, ok := s.node.InterfaceIndex(ingress); !ok {
-		r.Error = fmt.Sprintf("ingress: no interface %q on node %s", ingress, s.plan.Node)
-		return r
+		return fail(fmt.Errorf("ingress: no interface %q on node %s", ingress, s.plan.Node))
+	}
+	if kernel, ok := s.plan.KernelSource(fl.Src.Addr()); ok && ingress == simnode.HostInterface {
+		// The node IPs are VPP's (uplink0): the node's own traffic reaches
+		// VPP through host0 from the kernel's address on that link, and a
+		// reply to the node IP would stay in VPP.
+		r.Steps = append(r.Steps, fmt.Sprintf("host: %s is node %s's IP, held by VPP on %s; the node's kernel sends through %s from %s",
+			fl.Src.Addr(), s.plan.Node, simnode.UplinkInterface, simnode.HostInterface, kernel))
+		fl.Src = netip.AddrPortFrom(kernel, fl.Src.Port())
 	}
 	t := s.node.Trace(fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst})
 	r.Verdict = string(t.Verdict)
@@ -196,7 +245,41 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 		r.Endpoints = append(r.Endpoints, flows.FormatEndpoint(ep))
 	}
 	r.Steps = append(r.Steps, t.Steps...)
+	if t.Verdict == fakevpp.Forward && !t.ReplyOK {
+		s.explainLocalReply(r.Steps, t.Out.Src.Addr())
+	}
 	return r
+}
+
+// explainLocalReply fills in the reply step of a reply delivered to VPP
+// itself, which both data planes report without a reason ("local ()"): the
+// address the reply goes to (the packet's source as it left VPP) is one of
+// VPP's own, so the reply never reaches the client.
+func (s *simulation) explainLocalReply(steps []string, replyDst netip.Addr) {
+	i := len(steps) - 1
+	if i < 0 || !strings.HasPrefix(steps[i], "reply ") || !strings.HasSuffix(steps[i], ": local ()") {
+		return
+	}
+	owner := "VPP"
+	for _, ifc := range s.plan.Interfaces {
+		if slices.ContainsFunc(ifc.Addrs, func(p netip.Prefix) bool { return p.Addr() == replyDst }) {
+			owner = "VPP's " + ifc.Name
+		}
+	}
+	steps[i] = strings.TrimSuffix(steps[i], "()") + fmt.Sprintf("(%s is an address of %s: the reply is delivered to VPP and never reaches the client)", replyDst, owner)
+}
+
+// replyStep is what became of a forwarded flow's reply: the text after the
+// reply packet in its step ("local (…)", "drop (…)", "leaves as …").
+func replyStep(steps []string) string {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(steps[i], "reply "); ok {
+			if _, what, ok := strings.Cut(rest, ": "); ok {
+				return what
+			}
+		}
+	}
+	return ""
 }
 
 func protoName(p uint8) string {
@@ -222,7 +305,11 @@ func writeTraceText(w io.Writer, r traceResult) {
 		fmt.Fprintf(w, "  verdict:   %s via %s as %s\n", r.Verdict, r.Egress, r.Out)
 		fmt.Fprintf(w, "  endpoints: %s\n", strings.Join(r.Endpoints, " "))
 		fmt.Fprintf(w, "  snat:      %t\n", r.SNAT)
-		fmt.Fprintf(w, "  reply ok:  %t\n", r.ReplyOK)
+		if r.ReplyOK {
+			fmt.Fprintf(w, "  reply ok:  true\n")
+		} else {
+			fmt.Fprintf(w, "  reply ok:  false: %s\n", replyStep(r.Steps))
+		}
 	}
 	fmt.Fprintln(w, "  steps:")
 	for _, s := range r.Steps {

@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/dataplane"
 )
 
 // The trace JSON contract (docs/cli.md): these keys with these JSON types are
@@ -107,7 +110,9 @@ func TestTraceIPv6Formatting(t *testing.T) {
 }
 
 // A batch yields an array in file order; a malformed entry is {"name",
-// "error"} only, and the others are still traced; the exit status is 0.
+// "error"} only, the error naming its position, and the others are still
+// traced; the exit status is 1, with one warning per bad entry and a last
+// line that counts them.
 func TestTraceBatchWithMalformedFlow(t *testing.T) {
 	flows := filepath.Join(t.TempDir(), "flows.yaml")
 	require.NoError(t, os.WriteFile(flows, []byte(`
@@ -117,17 +122,20 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 - {name: mixed-families, src: 10.1.1.9, dst: "[fd00:96::15]:80"}
 - {name: bad-ingress, src: 10.1.1.9, dst: "10.96.0.10:80", ingress: eth9}
 - {name: ok-v6, src: "fd00:1:1::9", dst: "[fd00:96::15]:80"}
+- {name: typo, src: 10.1.1.9, dst: "10.96.0.10:80", prto: UDP}
+- {name: ok-last, src: 10.1.1.9, dst: "10.96.0.10:80"}
 `), 0o644))
 	stdout, stderr, code := runMain(t, "", "trace", "--flows", flows, "-o", "json")
-	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 1, code, stderr)
 	var results []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(stdout), &results))
-	require.Len(t, results, 6)
+	require.Len(t, results, 8)
 	errs := map[string]string{
-		"no-port":        `dst: "10.96.0.10" has no port (want IP:PORT, or [IPv6]:PORT)`,
-		"flow-3":         `proto: want TCP or UDP, got "SCTP"`,
-		"mixed-families": "src 10.1.1.9 and dst fd00:96::15 are of different address families",
-		"bad-ingress":    `ingress: no interface "eth9" on node node-a`,
+		"no-port":        `entry 2: dst: "10.96.0.10" has no port (want IP:PORT, or [IPv6]:PORT)`,
+		"flow-3":         `entry 3: proto: want TCP or UDP, got "SCTP"`,
+		"mixed-families": "entry 4: src 10.1.1.9 and dst fd00:96::15 are of different address families",
+		"bad-ingress":    `entry 5: ingress: no interface "eth9" on node node-a`,
+		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress)`,
 	}
 	for i, r := range results {
 		name := r["name"].(string)
@@ -140,6 +148,84 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 	}
 	assert.Equal(t, "ok-v4", results[0]["name"])
 	assert.Equal(t, "ok-v6", results[5]["name"])
+	assert.Equal(t, "ok-last", results[7]["name"])
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 6, stderr)
+	assert.Contains(t, lines[4], `level=warning msg="flow not traced" entry=7 error="entry 7: unknown field \"prto\"`)
+	assert.Contains(t, lines[4], "name=typo")
+	assert.Equal(t, "vppsvc: 5 of 8 flows could not be traced (their errors are in the output)", lines[5])
+}
+
+// --flows - reads the flows from stdin; an empty flows file is an error,
+// not a silent success; stdin is read by one flag only.
+func TestTraceFlowsFromStdin(t *testing.T) {
+	stdout, stderr, code := runMain(t, "- {name: web, src: 10.1.1.9, dst: \"10.96.0.10:80\"}\n", "trace", "--flows", "-", "-o", "json")
+	require.Equal(t, 0, code, stderr)
+	var results []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &results))
+	require.Len(t, results, 1)
+	assert.Equal(t, "web", results[0]["name"])
+	assert.Equal(t, "forward", results[0]["verdict"])
+
+	empty := writeFile(t, "empty.yaml", "# nothing yet\n")
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		err   string
+	}{
+		{"", []string{"trace", "--flows", "-"}, "vppsvc: stdin: flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
+		{"", []string{"trace", "--flows", empty}, "vppsvc: " + empty + ": flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
+		{"", []string{"trace", "-f", "-", "--flows", "-"}, "vppsvc: -f and --flows both read stdin (-): give one of them a file\n"},
+		{"", []string{"render", "-f", "-", "--config", "-"}, "vppsvc: -f and --config both read stdin (-): give one of them a file\n"},
+	} {
+		stdout, stderr, code := runMain(t, tc.stdin, tc.args...)
+		assert.Equal(t, 1, code, "%v", tc.args)
+		assert.Empty(t, stdout, "%v", tc.args)
+		assert.Equal(t, tc.err, stderr, "%v", tc.args)
+	}
+}
+
+// A packet from one of the node's IPs is sent as the node's kernel sends it
+// (through host0, from its host-link address: the node IPs are VPP's own, on
+// uplink0), so that its reply comes back; the first step says so. The same
+// test runs on a real VPP (make test-realvpp).
+func TestTraceFromNodeIP(t *testing.T) {
+	for _, tc := range []struct{ src, dst, kernel string }{
+		{"192.168.16.1", "10.96.0.10:80", "172.30.255.2:40000"},
+		{"[2001:db8:16::1]:41000", "[fd00:96::15]:80", "[fd00:ffff::2]:41000"},
+	} {
+		args := []string{"trace", "--src", tc.src, "--dst", tc.dst, "-o", "json"}
+		if socket := os.Getenv(dataplane.SocketEnv); socket != "" {
+			args = append(args, "--vpp-socket", socket)
+			t.Cleanup(func() { resetRealVPP(t, socket) })
+		}
+		out, _, err := runCLI(t, args...)
+		require.NoError(t, err)
+		var flow traced
+		require.NoError(t, json.Unmarshal([]byte(out), &flow))
+		assert.Equal(t, "forward", flow.Verdict, tc.src)
+		assert.Equal(t, "host0", flow.Ingress, tc.src)
+		assert.Equal(t, tc.kernel, flow.Src, tc.src)
+		if !strings.HasPrefix(tc.src, "[") {
+			// IPv6 may be source-NATed: hairpinSNAT covers every path to a
+			// local endpoint (docs/renderer-ipv6.md).
+			assert.False(t, flow.SNAT, tc.src)
+		}
+		assert.True(t, flow.ReplyOK, "%s: %s", tc.src, strings.Join(flow.Steps, "\n"))
+		require.NotEmpty(t, flow.Steps)
+		assert.Contains(t, flow.Steps[0], "is node node-a's IP, held by VPP on uplink0; the node's kernel sends through host0 from")
+	}
+}
+
+// A reply delivered to VPP itself says why: here the client claims the
+// node IP on uplink0, so the endpoint answers an address VPP owns.
+func TestTraceExplainsLocalReply(t *testing.T) {
+	out, _, err := runCLI(t, "trace", "--src", "192.168.16.1", "--dst", "10.96.0.10:80", "--ingress", "uplink0")
+	require.NoError(t, err)
+	const why = "local (192.168.16.1 is an address of VPP's uplink0: the reply is delivered to VPP and never reaches the client)"
+	assert.Contains(t, out, "  reply ok:  false: "+why+"\n")
+	assert.Contains(t, out, "[SYN|ACK]: "+why+"\n")
+	assert.NotContains(t, out, "local ()")
 }
 
 func TestTraceText(t *testing.T) {

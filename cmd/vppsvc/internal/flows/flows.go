@@ -1,9 +1,13 @@
 // Package flows parses the packets `vppsvc trace` sends: one from flags, or a
-// YAML list of them from a flows file. A malformed flow is reported on its
-// own and never stops the others.
+// YAML list of them from a flows file. A malformed entry (a bad address, an
+// unknown or mistyped field) is reported on its own, by position and name,
+// and never stops the others.
 package flows
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -43,33 +47,101 @@ type Flow struct {
 
 // Parsed is one entry of a flows file: a valid Flow or the reason it is not.
 type Parsed struct {
-	Name string
-	Flow Flow
-	Err  error
+	// Index is the entry's 1-based position in the file (0 for a flow
+	// from flags), so that an error names an entry whose name is missing
+	// or is itself the typo.
+	Index int
+	Name  string
+	Flow  Flow
+	Err   error
 }
 
-// ParseFile parses a YAML (or JSON) list of flows. Only a document that is not
-// such a list is an error for the whole file; a bad entry is reported in its
-// Parsed.Err.
+// ErrNoFlows is the error of a flows file without a single entry: tracing
+// nothing would look like success.
+var ErrNoFlows = errors.New("flows file: no flows in it (want a list of {name, src, dst, proto, ingress})")
+
+// specFields is the help an unknown field's error gives.
+const specFields = "name, src, dst, proto, ingress"
+
+// ParseFile parses a YAML (or JSON) list of flows. Only a file that is not
+// such a list, or an empty one, is an error for the whole file; each entry is
+// decoded on its own, so that a bad entry (an unknown or mistyped field
+// included) is reported in its Parsed.Err and the others are still traced.
 func ParseFile(data []byte) ([]Parsed, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("flows file: %d bytes is over the limit of %d bytes (1 MiB)", len(data), MaxFileSize)
 	}
-	var specs []Spec
-	if err := yaml.UnmarshalStrict(data, &specs); err != nil {
-		return nil, fmt.Errorf("flows file: want a list of {name, src, dst, proto, ingress}: %w", err)
+	var entries []json.RawMessage
+	if err := yaml.Unmarshal(data, &entries); err != nil {
+		return nil, fmt.Errorf("flows file: want a list of {%s}: %w", specFields, err)
 	}
-	out := make([]Parsed, len(specs))
-	for i, s := range specs {
-		name := s.Name
-		if name == "" {
-			name = fmt.Sprintf("flow-%d", i+1)
-		}
-		f, err := s.Parse()
-		f.Name = name
-		out[i] = Parsed{Name: name, Flow: f, Err: err}
+	if len(entries) == 0 {
+		return nil, ErrNoFlows
+	}
+	out := make([]Parsed, len(entries))
+	for i, raw := range entries {
+		out[i] = parseEntry(i+1, raw)
 	}
 	return out, nil
+}
+
+// parseEntry decodes and validates one entry of a flows file.
+func parseEntry(index int, raw json.RawMessage) Parsed {
+	p := Parsed{Index: index, Name: entryName(raw)}
+	if p.Name == "" {
+		p.Name = fmt.Sprintf("flow-%d", index)
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		p.Err = fmt.Errorf("empty entry: want {%s}", specFields)
+		return p
+	}
+	var s Spec
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		p.Err = entryDecodeError(err)
+		return p
+	}
+	p.Flow, p.Err = s.Parse()
+	p.Flow.Name = p.Name
+	return p
+}
+
+// entryName is the entry's name when it is a string, read leniently so that
+// an entry that fails to decode is still named; "" otherwise.
+func entryName(raw json.RawMessage) string {
+	var head struct {
+		Name any `json:"name"`
+	}
+	if json.Unmarshal(raw, &head) != nil {
+		return ""
+	}
+	name, _ := head.Name.(string)
+	return strings.TrimSpace(name)
+}
+
+// entryDecodeError says, in the file's terms, why an entry did not decode:
+// the field that is unknown or of the wrong type.
+func entryDecodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return fmt.Errorf("want {%s}, got %s", specFields, withArticle(typeErr.Value))
+	case errors.As(err, &typeErr):
+		return fmt.Errorf("%s: want a string, got %s", typeErr.Field, withArticle(typeErr.Value))
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return fmt.Errorf("unknown field %s (fields: %s)", field, specFields)
+	}
+	return err
+}
+
+// withArticle turns a JSON type ("array", "number") into "an array", "a number".
+func withArticle(jsonType string) string {
+	if strings.ContainsAny(jsonType[:min(1, len(jsonType))], "aeiou") {
+		return "an " + jsonType
+	}
+	return "a " + jsonType
 }
 
 // Parse validates a spec.

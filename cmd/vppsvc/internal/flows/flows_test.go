@@ -66,8 +66,55 @@ func TestParseFileKeepsGoodFlowsBesideBadOnes(t *testing.T) {
 func TestParseFileRejectsNonList(t *testing.T) {
 	_, err := ParseFile([]byte("name: x\nsrc: 1.2.3.4\n"))
 	assert.ErrorContains(t, err, "want a list")
-	_, err = ParseFile([]byte("- {name: x, source: 1.2.3.4}\n"))
-	assert.ErrorContains(t, err, "want a list", "unknown fields are rejected, so a typo is not silently ignored")
+	_, err = ParseFile([]byte("just words"))
+	assert.ErrorContains(t, err, "want a list")
+}
+
+// A file that holds no flow at all is an error: tracing nothing must not
+// look like success.
+func TestParseFileRejectsEmptyFile(t *testing.T) {
+	for _, in := range []string{"", "\n\n", "# only a comment\n", "[]", "---\n", "null"} {
+		_, err := ParseFile([]byte(in))
+		assert.ErrorIs(t, err, ErrNoFlows, "%q", in)
+	}
+}
+
+// Every entry is decoded on its own: an unknown or mistyped field, a
+// non-object, an empty entry is that entry's error, named by position and
+// name, and the entries around it still parse.
+func TestParseFileReportsEachBadEntry(t *testing.T) {
+	got, err := ParseFile([]byte(`
+- {name: first, src: 10.1.1.9, dst: 10.96.0.10:80}
+- {name: typo, src: 10.1.1.9, dst: 10.96.0.10:80, prto: UDP}
+- {name: numeric-proto, src: 10.1.1.9, dst: 10.96.0.10:80, proto: 17}
+- {src: 10.1.1.9, dst: 10.96.0.10:80, source: 10.1.1.8}
+- just-a-string
+-
+- {name: [not, a, string], src: 10.1.1.9, dst: 10.96.0.10:80}
+- {name: last, src: 10.1.1.9, dst: "10.96.0.53:53", proto: udp}
+`))
+	require.NoError(t, err)
+	require.Len(t, got, 8)
+	for i, tc := range []struct{ name, err string }{
+		{"first", ""},
+		{"typo", `unknown field "prto" (fields: name, src, dst, proto, ingress)`},
+		{"numeric-proto", "proto: want a string, got a number"},
+		{"flow-4", `unknown field "source" (fields: name, src, dst, proto, ingress)`},
+		{"flow-5", "want {name, src, dst, proto, ingress}, got a string"},
+		{"flow-6", "empty entry: want {name, src, dst, proto, ingress}"},
+		{"flow-7", "name: want a string, got an array"},
+		{"last", ""},
+	} {
+		assert.Equal(t, i+1, got[i].Index)
+		assert.Equal(t, tc.name, got[i].Name, "entry %d", i+1)
+		if tc.err == "" {
+			assert.NoError(t, got[i].Err, tc.name)
+			assert.Equal(t, tc.name, got[i].Flow.Name)
+			continue
+		}
+		assert.EqualError(t, got[i].Err, tc.err, "entry %d", i+1)
+	}
+	assert.Equal(t, uint8(17), got[7].Flow.Protocol)
 }
 
 func TestParseFileRejectsOversizedFile(t *testing.T) {

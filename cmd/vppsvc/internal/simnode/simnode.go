@@ -154,6 +154,22 @@ func (p *Plan) IngressFor(src netip.Addr) string {
 	return UplinkInterface
 }
 
+// KernelSource is the address the node's kernel sends from when a packet
+// is meant to come from src, one of the node's IPs: those are VPP's (on
+// uplink0), and the kernel reaches VPP through host0 from its own address
+// on that link, HostIPv4 or HostIPv6 by family. ok is false for any other
+// source.
+func (p *Plan) KernelSource(src netip.Addr) (netip.Addr, bool) {
+	src = src.Unmap()
+	if !slices.Contains(p.NodeIPs, src) {
+		return netip.Addr{}, false
+	}
+	if src.Is4() {
+		return HostIPv4, true
+	}
+	return HostIPv6, true
+}
+
 // FrontendInterfaces are the interfaces that are frontends whatever pods run.
 func FrontendInterfaces() []string { return []string{UplinkInterface, HostInterface} }
 

@@ -83,3 +83,30 @@ func TestPodInterfaceNameBounded(t *testing.T) {
 	long := PodInterfaceName("a-very-long-namespace-name-indeed", "and-a-pod-name-that-goes-on-and-on")
 	assert.Len(t, long, 63)
 }
+
+// The node IPs are VPP's (uplink0); the node's kernel sends from its own
+// address on host0, of the same family. Other sources are not rewritten.
+func TestKernelSource(t *testing.T) {
+	c := sampleCluster(t)
+	p, err := Build(c.Nodes, c.Pods, "node-a")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		src  string
+		want string // "" when not a node IP
+	}{
+		{"192.168.16.1", "172.30.255.2"},
+		{"::ffff:192.168.16.1", "172.30.255.2"},
+		{"2001:db8:16::1", "fd00:ffff::2"},
+		{"192.168.16.2", ""}, // node-b's IP: another node
+		{"172.30.255.2", ""}, // already the kernel's
+		{"10.1.1.9", ""},
+	} {
+		got, ok := p.KernelSource(netip.MustParseAddr(tc.src))
+		if tc.want == "" {
+			assert.False(t, ok, tc.src)
+			continue
+		}
+		assert.True(t, ok, tc.src)
+		assert.Equal(t, netip.MustParseAddr(tc.want), got, tc.src)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+
+	"github.com/vppsvc/vppsvc/agent"
+)
+
+// stdinPath is what a file flag (-f, --flows, --config) takes to read stdin.
+const stdinPath = "-"
+
+// maxConfigSize bounds a --config file: the whole configuration is under a
+// KiB, so anything near this is not one.
+const maxConfigSize = 1 << 20
+
+// readInput reads the file at path, or stdin for "-", and refuses more than
+// limit bytes without reading further: a wrong file (a disk image, a log)
+// fails at once instead of being held in memory. source names the input in
+// errors ("stdin" or the path).
+func readInput(path string, stdin io.Reader, limit int64) (data []byte, source string, err error) {
+	source, r := path, stdin
+	if path == stdinPath {
+		source = "stdin"
+	} else {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, path, err
+		}
+		defer fh.Close()
+		r = fh
+	}
+	data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, source, fmt.Errorf("%s: %w", source, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, source, fmt.Errorf("%s: over the limit of %d bytes", source, limit)
+	}
+	return data, source, nil
+}
+
+// oneStdin refuses two file flags that both say "-": stdin can be read once.
+// flags alternates flag names and values.
+func oneStdin(flags ...string) error {
+	first := ""
+	for i := 0; i+1 < len(flags); i += 2 {
+		if flags[i+1] != stdinPath {
+			continue
+		}
+		if first != "" {
+			return fmt.Errorf("%s and %s both read stdin (-): give one of them a file", first, flags[i])
+		}
+		first = flags[i]
+	}
+	return nil
+}
+
+// loadConfig is agent.LoadConfig for the --config flag, which also takes
+// "-" for stdin.
+func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr) (agent.Config, error) {
+	if path != stdinPath {
+		return agent.LoadConfig(path, nodeIPs)
+	}
+	data, source, err := readInput(path, stdin, maxConfigSize)
+	if err != nil {
+		return agent.Config{}, fmt.Errorf("--config: %w", err)
+	}
+	return agent.ParseConfig(source, data, nodeIPs)
+}
