@@ -16,9 +16,20 @@ import (
 //     never matches: a pod behind one is source-NATed to a pool address,
 //     and from outside its external address is not reachable by GRE;
 //   - in2out takes the outside address of the first session (any protocol)
-//     towards the same remote host if that address is free for this
-//     protocol, otherwise the last pool address whose (address, remote,
-//     protocol) key is free; nothing free drops;
+//     towards the same remote host, otherwise the last pool address. VPP
+//     checks each candidate for a free key, but looks for (address →
+//     remote), the reverse of the outside key (remote → address), so the
+//     check never fails; a second inside host talking GRE to the same
+//     remote gets the same address and takes the outside key over (the
+//     bihash add overwrites): the remote's GRE then reaches the second
+//     host only. Seen on a real VPP 25.10;
+//   - out2in builds the session's inside key from a flow it has not
+//     initialised (nat44_ed_out2in_slowpath_unknown_proto initialises the
+//     o2i flow twice and never the i2o one): the inside host's reply
+//     matches no session and makes a second, in2out session through the
+//     mapping, which takes the outside key over;
+//   - the session's proto is never set: the dump shows protocol 0 and the
+//     IP protocol, in host byte order, as both ports;
 //   - nat44_ed_not_translate is not consulted, so a packet to a host that
 //     is not behind an outside interface is translated too.
 
@@ -31,8 +42,9 @@ func (n *natState) in2outOtherProto(c *pktCtx, node string) {
 		return
 	}
 	txFib := n.txFib(v, p.dst.Addr())
+	// VPP's "is this address free" lookup, with the key reversed.
 	free := func(a netip.Addr) bool {
-		return n.flows[flowKey{netip.AddrPortFrom(p.dst.Addr(), 0), netip.AddrPortFrom(a, 0), p.proto, txFib}] == nil
+		return n.flows[flowKey{netip.AddrPortFrom(a, 0), netip.AddrPortFrom(p.dst.Addr(), 0), p.proto, txFib}] == nil
 	}
 	var out netip.Addr
 	m := n.byLocal[localKey{p.src.Addr(), 0, p.proto, rxFib}]
@@ -74,6 +86,7 @@ func (n *natState) in2outOtherProto(c *pktCtx, node string) {
 	s.i2o = flow{match: flowKey{p.src, p.dst, p.proto, rxFib}, ops: rwSAddr | rwDAddr, saddr: out, daddr: dst}
 	s.o2i = flow{match: flowKey{netip.AddrPortFrom(dst, 0), netip.AddrPortFrom(out, 0), p.proto, txFib}, ops: rwSAddr | rwDAddr, saddr: p.dst.Addr(), daddr: p.src.Addr()}
 	s.hasI2O, s.hasO2I = true, true
+	n.overwriteWarning(v, s, s.o2i.match)
 	n.addSession(v, s)
 	before := c.pkt
 	s.i2o.apply(&c.pkt)
@@ -101,12 +114,24 @@ func (n *natState) out2inOtherProto(c *pktCtx) {
 		return
 	}
 	s := &session{proto: p.proto, in: netip.AddrPortFrom(m.local, 0), inFib: m.vrf, out: p.dst, outFib: rxFib, ext: p.src, flags: sfStatic}
-	s.i2o = flow{match: flowKey{netip.AddrPortFrom(m.local, 0), p.src, p.proto, m.vrf}, ops: rwSAddr, saddr: p.dst.Addr()}
+	// The inside key is the zero key of an uninitialised flow, shared by
+	// every such session and matched by no packet.
+	s.i2o = flow{ops: rwSAddr, saddr: p.dst.Addr()}
 	s.o2i = flow{match: flowKey{p.src, p.dst, p.proto, rxFib}, ops: rwDAddr, daddr: m.local}
 	s.hasI2O, s.hasO2I = true, true
+	n.overwriteWarning(v, s, s.o2i.match)
 	n.addSession(v, s)
 	before := c.pkt
 	s.o2i.apply(&c.pkt)
 	n.touch(v, s, &c.pkt, dirO2I)
 	c.step("%s: %s mapping, address only: %s (session created)", nodeOut2In, protoName(p.proto), rewriteDesc(before, c.pkt))
+}
+
+// overwriteWarning records that a new session's key replaces another
+// session's (VPP's bihash add overwrites).
+func (n *natState) overwriteWarning(v *VPP, s *session, k flowKey) {
+	if old := n.flows[k]; old != nil {
+		v.violate("session key overwritten",
+			fmt.Sprintf("new session %s takes over the outside key %s of session %s (VPP's bihash add overwrites)", s.describe(), k, old.describe()))
+	}
 }

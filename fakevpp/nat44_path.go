@@ -162,6 +162,10 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 		n.in2outError(c, node, output)
 		return
 	}
+	if c.pkt.isErr {
+		n.in2outError(c, node, output)
+		return
+	}
 	p := c.pkt
 	key := flowKey{p.src, p.dst, p.proto, fibOf(c.rx)}
 	if output && n.forwarding {
@@ -187,6 +191,10 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 			}
 			return
 		}
+	}
+	if !hasPorts(p.proto) {
+		n.in2outOtherProto(c, node)
+		return
 	}
 	if !hasPorts(p.proto) {
 		n.in2outOtherProto(c, node)
@@ -461,7 +469,7 @@ func (n *natState) pickAddr(v *VPP, src, dst netip.Addr, rxFib uint32, tx *iface
 }
 
 // allocDynamic picks the outside address and port of a dynamic session. The
-// source port is tried first when it is in 1024–65534 (port preservation),
+// source port is tried first when it is in 1024–65535 (port preservation),
 // then random ports, 10 attempts in all. A port is free when the o2i key is
 // unused and (address, port, proto) is not a mapping's external key.
 func (n *natState) allocDynamic(v *VPP, p pkt, dst netip.AddrPort, rxFib, txFib uint32, tx *iface) (netip.AddrPort, bool) {
@@ -470,7 +478,7 @@ func (n *natState) allocDynamic(v *VPP, p pkt, dst netip.AddrPort, rxFib, txFib 
 		return netip.AddrPort{}, false
 	}
 	port := p.src.Port()
-	if port < 1024 || port == 65535 {
+	if port < 1024 {
 		port = v.randomPort()
 	}
 	for i := 0; i < portAttempts; i++ {

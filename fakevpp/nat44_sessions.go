@@ -317,6 +317,11 @@ func (n *natState) sessionDetails(v *VPP, s *session) *nat44_ed.Nat44UserSession
 		ExtHostAddress: apiIP4(s.ext.Addr()), ExtHostPort: s.ext.Port(),
 		IsTimedOut: n.expired(v, s),
 	}
+	if !hasPorts(s.proto) {
+		// The address-only path never sets the session's proto and
+		// stores the IP protocol in both ports, in host byte order.
+		d.Protocol, d.InsidePort, d.OutsidePort, d.ExtHostPort = 0, uint16(s.proto)<<8, uint16(s.proto)<<8, 0
+	}
 	if s.flags&sfStatic != 0 {
 		d.Flags |= nat_types.NAT_IS_STATIC
 	}
