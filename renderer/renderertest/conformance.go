@@ -81,7 +81,7 @@ func (s *suite) resynced(t *testing.T, ev *model.ResyncEventData) []vppcfg.Item 
 }
 
 func (s *suite) testResyncIdempotent(t *testing.T) {
-	for seed := range uint64(s.sequences) {
+	for _, seed := range s.seeds(t) {
 		w := newWorld(rand.New(rand.NewPCG(seed, 0x1de)))
 		for range 1 + w.pick(8) {
 			id := w.serviceID()
@@ -91,16 +91,16 @@ func (s *suite) testResyncIdempotent(t *testing.T) {
 		r, c := s.start(t, ev)
 		first := c.Items()
 		if err := r.Resync(ev); err != nil {
-			t.Fatalf("seed %d: second Resync: %v", seed, err)
+			fatalSeed(t, seed, "second Resync: %v", err)
 		}
 		if got := c.Items(); !EqualItems(got, first) {
-			t.Fatalf("seed %d: a second Resync of the same state changed it\n--- first\n%s--- second\n%s", seed, ItemLines(first), ItemLines(got))
+			fatalSeed(t, seed, "a second Resync of the same state changed it\n--- first\n%s--- second\n%s", ItemLines(first), ItemLines(got))
 		}
 	}
 }
 
 func (s *suite) testDeleteRemovesEverything(t *testing.T) {
-	for seed := range uint64(s.sequences) {
+	for _, seed := range s.seeds(t) {
 		w := newWorld(rand.New(rand.NewPCG(seed, 0xde1)))
 		empty := s.resynced(t, w.event())
 		r, c := s.start(t, w.event())
@@ -114,18 +114,18 @@ func (s *suite) testDeleteRemovesEverything(t *testing.T) {
 			w.services[id] = svc
 			added = append(added, svc)
 			if err := r.AddService(svc); err != nil {
-				t.Fatalf("seed %d: AddService(%s): %v", seed, svc, err)
+				fatalSeed(t, seed, "AddService(%s): %v", svc, err)
 			}
 		}
 		w.rng.Shuffle(len(added), func(i, j int) { added[i], added[j] = added[j], added[i] })
 		for _, svc := range added {
 			if err := r.DeleteService(svc); err != nil {
-				t.Fatalf("seed %d: DeleteService(%s): %v", seed, svc.ID, err)
+				fatalSeed(t, seed, "DeleteService(%s): %v", svc.ID, err)
 			}
 		}
 		if got := c.Items(); !EqualItems(got, empty) {
-			t.Fatalf("seed %d: deleting every service left more than a Resync without services puts\n--- after deletes\n%s--- node only\n%s",
-				seed, ItemLines(got), ItemLines(empty))
+			fatalSeed(t, seed, "deleting every service left more than a Resync without services puts\n--- after deletes\n%s--- node only\n%s",
+				ItemLines(got), ItemLines(empty))
 		}
 	}
 }
@@ -137,13 +137,13 @@ func (s *suite) testDeleteRemovesEverything(t *testing.T) {
 // failure, and the processor's retry with the same arguments, or its later
 // Resync, must converge.
 func (s *suite) testIncrementalEqualsResync(t *testing.T) {
-	for seed := range uint64(s.sequences) {
+	for _, seed := range s.seeds(t) {
 		w := newWorld(rand.New(rand.NewPCG(seed, 0x5eed)))
 		r, c := s.start(t, w.event())
 		var trace []string
 		fail := func(format string, args ...any) {
 			t.Helper()
-			t.Fatalf("seed %d: %s\ncalls:\n  %s", seed, fmt.Sprintf(format, args...), strings.Join(trace, "\n  "))
+			fatalSeed(t, seed, "%s\ncalls:\n  %s", fmt.Sprintf(format, args...), strings.Join(trace, "\n  "))
 		}
 		for range s.steps {
 			what, call := w.randomCall(r)

@@ -17,5 +17,9 @@
 // reaches, deleting every service leaves only the node-wide items, a failed
 // commit retried with the same arguments converges, no call fails on valid
 // input, and input values are never modified. A failing sequence names its
-// seed and the calls that led to it.
+// seed, the calls that led to it and the command that replays it alone:
+//
+//	replay (from the module root): VPPSVC_SEED=2 go test -run '^TestConformance$/^delete_removes_everything$' ./renderer/nat44/
+//
+// (SeedEnv: with VPPSVC_SEED set, each part of the suite plays that seed only.)
 package renderertest
