@@ -68,6 +68,10 @@ type Frontend struct {
 	Protocol string `json:"protocol"`
 	// PortName is the service port's name ("" for a single unnamed port).
 	PortName string `json:"portName"`
+	// Backends are the addresses (ip:port) new connections to this frontend
+	// go to: of its address family (both for a NodePort), picked by the
+	// traffic policy that applies to it, as the renderers pick them.
+	Backends []string `json:"backends"`
 }
 
 // Backend is one endpoint of one service port.
@@ -267,18 +271,31 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 	}
 	for _, name := range svc.PortNames() {
 		p := svc.Ports[name]
-		add := func(typ string, ips model.IPAddresses) {
+		serving := func(policy model.TrafficPolicy, family func(netip.Addr) bool) []string {
+			bs := svc.ClusterBackends(name)
+			if policy == model.TrafficPolicyLocal {
+				bs = svc.LocalBackends(name)
+			}
+			out := []string{}
+			for _, b := range bs {
+				if family == nil || family(b.IP.Unmap()) {
+					out = append(out, b.AddrPort().String())
+				}
+			}
+			return out
+		}
+		add := func(typ string, ips model.IPAddresses, policy model.TrafficPolicy) {
 			for _, ip := range ips {
 				s.Frontends = append(s.Frontends, Frontend{Type: typ, Address: netip.AddrPortFrom(ip, p.Port).String(),
-					Protocol: p.Protocol.String(), PortName: name})
+					Protocol: p.Protocol.String(), PortName: name, Backends: serving(policy, sameFamily(ip))})
 			}
 		}
-		add("ClusterIP", svc.ClusterIPs)
-		add("ExternalIP", svc.ExternalIPs)
-		add("LoadBalancer", svc.LoadBalancerIPs)
+		add("ClusterIP", svc.ClusterIPs, svc.InternalTrafficPolicy)
+		add("ExternalIP", svc.ExternalIPs, svc.ExternalTrafficPolicy)
+		add("LoadBalancer", svc.LoadBalancerIPs, svc.ExternalTrafficPolicy)
 		if p.NodePort != 0 {
 			s.Frontends = append(s.Frontends, Frontend{Type: "NodePort", Address: fmt.Sprintf("*:%d", p.NodePort),
-				Protocol: p.Protocol.String(), PortName: name})
+				Protocol: p.Protocol.String(), PortName: name, Backends: serving(svc.ExternalTrafficPolicy, nil)})
 		}
 		for _, b := range svc.Backends[name] {
 			state := "active"
@@ -304,4 +321,12 @@ func (s *Snapshot) Service(namespace, name string) (ServiceState, bool) {
 		}
 	}
 	return ServiceState{}, false
+}
+
+// sameFamily returns a filter for addresses of ip's family.
+func sameFamily(ip netip.Addr) func(netip.Addr) bool {
+	if ip.Unmap().Is4() {
+		return netip.Addr.Is4
+	}
+	return netip.Addr.Is6
 }

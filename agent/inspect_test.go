@@ -44,7 +44,8 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	require.Len(t, got.Services, 1)
 	web := got.Services[0]
 	assert.Equal(t, "default/web", web.ID())
-	assert.Equal(t, []Frontend{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http"}}, web.Frontends)
+	assert.Equal(t, []Frontend{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http",
+		Backends: []string{"10.1.2.2:8080", "10.1.3.2:8080"}}}, web.Frontends)
 	assert.Equal(t, []Backend{
 		{PortName: "http", Address: "10.1.2.2:8080", State: "active", Local: true, Interface: "tap-web-a"},
 		{PortName: "http", Address: "10.1.3.2:8080", State: "active"},
@@ -87,7 +88,7 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	// The JSON form carries names, not Go types.
 	data, err := json.Marshal(a.Inspect())
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"frontends":[{"type":"ClusterIP","address":"10.96.0.10:80","protocol":"TCP","portName":"http"}]`)
+	assert.Contains(t, string(data), `"frontends":[{"type":"ClusterIP","address":"10.96.0.10:80","protocol":"TCP","portName":"http","backends":["10.1.2.2:8080","10.1.3.2:8080"]}]`)
 }
 
 func TestWaitingInterface(t *testing.T) {

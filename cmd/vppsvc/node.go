@@ -134,6 +134,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	// reports on fatal, which stops the others.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	defer serveInspector(runCtx, a, log)()
 	fatal := make(chan error, 3)
 	go func() {
 		if err := srv.Serve(deps.HTTP); !errors.Is(err, http.ErrServerClosed) {

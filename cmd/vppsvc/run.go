@@ -63,6 +63,7 @@ next start compares it with the cluster and changes only what differs.`,
 	fl.StringSliceVar(&f.frontends, "frontend-interfaces", simnode.FrontendInterfaces(), "VPP interfaces through which clients outside the node's pods arrive (uplink, host)")
 	fl.BoolVar(&f.localPods, "local-pods", false, "report this node's pods as local pods on VPP interfaces named tap-<namespace>-<name> (only if your CNI names them so; see docs/cli.md)")
 	fl.DurationVar(&f.resyncInterval, "vpp-resync-interval", 0, "compare VPP with the desired state this often, repairing changes made behind vppsvc's back (0: only after a VPP restart)")
+	withInspector(cmd)
 	return cmd
 }
 

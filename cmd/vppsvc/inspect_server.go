@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"github.com/vppsvc/vppsvc/agent"
+)
+
+// The inspector: `vppsvc run` serves its state (agent.Snapshot) as JSON over
+// HTTP on a unix socket or a loopback TCP address, for `vppsvc status`. It
+// is read-only and local on purpose: it shows backends and VPP errors, and
+// nothing on it needs to be reachable from the network.
+
+// defaultInspectSocket is where `run` serves the inspector unless told otherwise.
+const defaultInspectSocket = "/run/vppsvc/inspect.sock"
+
+// inspectListenerKey carries the inspector's listener from the run command
+// to runNode through the context, so that wiring it takes one line in each.
+type inspectListenerKey struct{}
+
+// withInspector adds --inspect-socket to the run command: the listener is
+// opened before the agent starts (a bad address fails the command at once)
+// and handed to runNode, which serves on it once the agent exists
+// (serveInspector).
+func withInspector(cmd *cobra.Command) {
+	var addr string
+	cmd.Flags().StringVar(&addr, "inspect-socket", defaultInspectSocket,
+		`serve the state inspector (vppsvc status) on this unix socket, or on a loopback host:port such as 127.0.0.1:9102; "" disables it`)
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ln, err := listenInspector(addr)
+		if err != nil {
+			return fmt.Errorf("--inspect-socket: %w", err)
+		}
+		if ln != nil {
+			defer ln.Close()
+			cmd.SetContext(context.WithValue(cmd.Context(), inspectListenerKey{}, ln))
+		}
+		return run(cmd, args)
+	}
+}
+
+// listenInspector opens addr: a unix socket when it holds a slash or no
+// colon, otherwise a TCP address whose host must be a loopback address or
+// "localhost". A stale socket file left by a crashed agent is replaced; a
+// socket another agent still serves is not. Empty addr means no inspector.
+func listenInspector(addr string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	if strings.Contains(addr, "/") || !strings.Contains(addr, ":") {
+		return listenUnix(addr)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%s: the inspector serves only on loopback (127.0.0.1, ::1) or a unix socket", addr)
+	}
+	return net.Listen("tcp", net.JoinHostPort(ip.String(), port))
+}
+
+func listenUnix(path string) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != fs.ModeSocket {
+			return nil, fmt.Errorf("%s exists and is not a socket", path)
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("%s is served by another process (another vppsvc run?)", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	// Only root (and the agent's user) may read the node's state.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return ln, nil
+}
+
+// serveInspector serves the agent's state on the listener withInspector put
+// into ctx, if any, and returns the function that stops serving.
+func serveInspector(ctx context.Context, a *agent.Agent, log logrus.FieldLogger) func() {
+	ln, ok := ctx.Value(inspectListenerKey{}).(net.Listener)
+	if !ok {
+		return func() {}
+	}
+	log = log.WithFields(logrus.Fields{"component": "inspector", "addr": ln.Addr().String()})
+	srv := &http.Server{Handler: inspectHandler(a.Inspect, log), ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.WithError(err).Warning("inspector stopped serving")
+		}
+	}()
+	log.Info("serving the state inspector (vppsvc status)")
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			log.WithError(err).Warning("inspector did not stop in time")
+		}
+	}
+}
+
+// inspectItem is one row of /v1/items: an item with the service (empty for
+// node items) and renderer it is listed under.
+type inspectItem struct {
+	Service  string `json:"service,omitempty"`
+	Renderer string `json:"renderer"`
+	agent.Item
+}
+
+// inspectHandler serves the API of the inspector:
+//
+//	GET /v1/services                    the whole snapshot (agent.Snapshot)
+//	GET /v1/services/{namespace}/{name} one service (agent.ServiceState)
+//	GET /v1/items?renderer=&status=&service=   items, filtered
+//
+// Each request takes one snapshot; encoding happens after every lock is
+// released.
+func inspectHandler(snapshot func() *agent.Snapshot, log logrus.FieldLogger) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/services", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, snapshot(), log)
+	})
+	mux.HandleFunc("GET /v1/services/{namespace}/{name}", func(w http.ResponseWriter, r *http.Request) {
+		ns, name := r.PathValue("namespace"), r.PathValue("name")
+		if s, ok := snapshot().Service(ns, name); ok {
+			writeJSON(w, http.StatusOK, s, log)
+			return
+		}
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("service %s/%s is not rendered on this node (unknown, or without a frontend)", ns, name)}, log)
+	})
+	mux.HandleFunc("GET /v1/items", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		status := q.Get("status")
+		if status != "" && status != "applied" && status != "pending" && status != "failed" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "status: want applied, pending or failed"}, log)
+			return
+		}
+		writeJSON(w, http.StatusOK, filterItems(snapshot(), q.Get("renderer"), status, q.Get("service")), log)
+	})
+	return mux
+}
+
+// filterItems flattens a snapshot's items; empty filters match everything,
+// and service "-" selects the node items.
+func filterItems(s *agent.Snapshot, renderer, status, service string) []inspectItem {
+	out := []inspectItem{}
+	add := func(svc string, rs []agent.RendererItems) {
+		if service != "" && service != svc && (service != "-" || svc != "") {
+			return
+		}
+		for _, r := range rs {
+			if renderer != "" && r.Renderer != renderer {
+				continue
+			}
+			for _, it := range r.Items {
+				if status == "" || it.Status == status {
+					out = append(out, inspectItem{Service: svc, Renderer: r.Renderer, Item: it})
+				}
+			}
+		}
+	}
+	for _, svc := range s.Services {
+		add(svc.ID(), svc.Renderers)
+	}
+	add("", s.NodeItems)
+	return out
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any, log logrus.FieldLogger) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		log.WithError(err).Debug("inspector client went away")
+	}
+}
