@@ -15,7 +15,7 @@ import (
 func TestICMPErrorFollowsDynamicSession(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
-	tr := e.v.Trace(tcpSyn("tap0", "10.1.1.5:40000", "8.8.8.8:443"))
+	tr := e.v.Trace(udpPkt("tap0", "10.1.1.5:40000", "8.8.8.8:53"))
 	require.Equal(t, Forward, tr.Verdict, steps(tr))
 	errPkt := ICMPErrorAbout("eth0", addr("192.168.0.254"), ICMP4TimeExceeded, ICMPTTLExceededTransit, tr.Out)
 	got := e.v.Trace(errPkt)
@@ -25,7 +25,7 @@ func TestICMPErrorFollowsDynamicSession(t *testing.T) {
 	assert.Equal(t, "10.1.1.5:0", got.Out.Dst.String())
 	require.NotNil(t, got.Out.Error)
 	assert.Equal(t, "10.1.1.5:40000", got.Out.Error.Inner.Src.String())
-	assert.Equal(t, "8.8.8.8:443", got.Out.Error.Inner.Dst.String())
+	assert.Equal(t, "8.8.8.8:53", got.Out.Error.Inner.Dst.String())
 	assert.False(t, got.ReplyOK, "nobody answers an error")
 
 	// The pod answers an inbound flow with "port unreachable": the outer
@@ -66,4 +66,19 @@ func TestGREDynamicAddressOnly(t *testing.T) {
 	e.ok(e.static(true, "10.1.1.7:0", "1.1.1.7:0", 0, nat_types.NAT_IS_ADDR_ONLY))
 	got := e.v.Trace(Packet{Ingress: "eth0", Protocol: 47, Src: ap("8.8.8.8:0"), Dst: ap("1.1.1.7:0")})
 	requireDrop(t, got, "no translation")
+}
+
+// An error quoting 8 bytes of TCP fails NAT44-ED's translation (it wants
+// the whole TCP header): dropped from outside with the session kept,
+// dropped from inside with the session deleted (as a real VPP 25.10 did).
+func TestICMPErrorQuotingTCPFails(t *testing.T) {
+	e := newEnv(t)
+	e.standardNAT()
+	tr := e.v.Trace(tcpSyn("tap0", "10.1.1.5:40000", "8.8.8.8:443"))
+	require.Equal(t, Forward, tr.Verdict, steps(tr))
+	requireDrop(t, e.v.Trace(ICMPErrorAbout("eth0", addr("192.168.0.254"), ICMP4TimeExceeded, 0, tr.Out)), "translation failed")
+	require.Len(t, e.sessions("10.1.1.5"), 1)
+	reply := Packet{Ingress: "eth0", Protocol: tcp, Src: ap("8.8.8.8:443"), Dst: ap("10.1.1.5:40000"), TCPFlags: tcpSYN | tcpACK}
+	requireDrop(t, e.v.Trace(ICMPErrorAbout("tap0", addr("10.1.1.5"), ICMP4DestUnreach, ICMP4PortUnreachable, reply)), "translation failed")
+	assert.Empty(t, e.sessions("10.1.1.5"))
 }

@@ -73,15 +73,17 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 	switch {
 	case err != nil:
 		return drop("trace: %v", err)
+	case localDelivery(vppTrace):
+		// Delivered to VPP itself; a frame that left is VPP's own answer
+		// (an echo reply), not the traced packet.
+		t.Verdict = fakevpp.Local
+		t.Endpoints = []netip.AddrPort{in.Dst}
+		return t
 	case tx != nil:
 		t.Verdict, t.Egress = fakevpp.Forward, tx.name
 		t.Out = out.public(in.Ingress)
 		t.SNAT = t.Out.Src != in.Src
 		t.Endpoints = []netip.AddrPort{t.Out.Dst}
-		return t
-	case localDelivery(vppTrace):
-		t.Verdict = fakevpp.Local
-		t.Endpoints = []netip.AddrPort{in.Dst}
 		return t
 	}
 	t.Verdict, t.Reason = fakevpp.Drop, dropReason(vppTrace)
