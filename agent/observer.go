@@ -20,6 +20,14 @@ type Observer interface {
 	End(renderer string, err error)
 }
 
+// FullSyncObserver is an Observer that also tells full resyncs from
+// incremental calls: a renderer's Resync starts with BeginFullSync instead
+// of Begin (kube-proxy's full and partial syncs).
+type FullSyncObserver interface {
+	Observer
+	BeginFullSync(renderer string)
+}
+
 // observedRenderer wraps a renderer and reports its calls to an Observer.
 type observedRenderer struct {
 	name string
@@ -31,6 +39,10 @@ var _ vppsvc.ServiceRendererAPI = (*observedRenderer)(nil)
 
 func (o *observedRenderer) call(f func() error) error {
 	o.obs.Begin(o.name)
+	return o.end(f)
+}
+
+func (o *observedRenderer) end(f func() error) error {
 	err := f()
 	o.obs.End(o.name, err)
 	return err
@@ -61,5 +73,9 @@ func (o *observedRenderer) UpdateLocalBackendIfs(old, ifs model.Interfaces) erro
 }
 
 func (o *observedRenderer) Resync(ev *model.ResyncEventData) error {
+	if full, ok := o.obs.(FullSyncObserver); ok {
+		full.BeginFullSync(o.name)
+		return o.end(func() error { return o.r.Resync(ev) })
+	}
 	return o.call(func() error { return o.r.Resync(ev) })
 }

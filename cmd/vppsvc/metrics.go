@@ -2,7 +2,6 @@ package main
 
 import (
 	"maps"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -11,24 +10,23 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// metricsCollector exports the agent's state to Prometheus. It keeps no
-// counters of its own: every value is read at scrape time from the
-// processor's Stats and Services, the VPP layer's Stats (which carry the
-// govpp driver's CallStats) and the sync tracker, so the library packages
-// stay free of any metrics dependency and nothing can drift out of step.
-// The sync duration histogram is the tracker's own and registered beside it.
+// metricsCollector exports the agent's own state to Prometheus, under
+// vppsvc_. It keeps no counters of its own: every value is read at scrape
+// time from the processor's Stats and Services and the VPP layer's Stats
+// (which carry the govpp driver's CallStats), so the library packages stay
+// free of any metrics dependency and nothing can drift out of step.
+// kube-proxy's metrics are the sync tracker's (metrics_kubeproxy.go) and
+// registered beside it; the two former vppsvc_ sync metrics they duplicate
+// are gone (docs/cli.md, "Metrics").
 type metricsCollector struct {
 	proc *processor.Processor
 	rec  *vppcfg.Reconciler
 	// renderers are the registered renderers, exported with zero failures
 	// until one fails, so that rate() and alerts see the series from start.
 	renderers []string
-	lastSync  func() time.Time
 }
 
 var (
-	descLastSync = prometheus.NewDesc("vppsvc_last_sync_timestamp_seconds",
-		"Unix time at which VPP last held every change handed to the renderers; 0 before the first sync.", nil, nil)
 	descServices = prometheus.NewDesc("vppsvc_services",
 		"Services currently rendered.", nil, nil)
 	descBackends = prometheus.NewDesc("vppsvc_backends",
@@ -43,23 +41,19 @@ var (
 		"Invalid elements of Kubernetes objects skipped, by object kind and field; counted when they appear.", []string{"kind", "field"}, nil)
 	descRendererFailures = prometheus.NewDesc("vppsvc_renderer_failures_total",
 		"Failed renderer calls, each followed by a retried resync of that renderer, by renderer.", []string{"renderer"}, nil)
+	descWaitingForInterface = prometheus.NewDesc("vppsvc_items_waiting_for_interface",
+		"Desired VPP items (of the pending ones) waiting for an interface VPP does not have, such as NAT roles and ACL bindings after a VPP restart.", nil, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (c *metricsCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descLastSync, descServices, descBackends, descCalls, descCallFailures, descItems, descInvalid, descRendererFailures} {
+	for _, d := range []*prometheus.Desc{descServices, descBackends, descCalls, descCallFailures, descItems, descInvalid, descRendererFailures, descWaitingForInterface} {
 		ch <- d
 	}
 }
 
 // Collect implements prometheus.Collector.
 func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
-	last := 0.0
-	if t := c.lastSync(); !t.IsZero() {
-		last = float64(t.UnixNano()) / 1e9
-	}
-	ch <- prometheus.MustNewConstMetric(descLastSync, prometheus.GaugeValue, last)
-
 	ps := c.proc.Stats()
 	ch <- prometheus.MustNewConstMetric(descServices, prometheus.GaugeValue, float64(ps.Services))
 	backends := 0
@@ -91,14 +85,16 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	for state, n := range map[string]int{"applied": vs.Applied, "pending": vs.Pending, "failed": vs.Failed} {
 		ch <- prometheus.MustNewConstMetric(descItems, prometheus.GaugeValue, float64(n), state)
 	}
+	ch <- prometheus.MustNewConstMetric(descWaitingForInterface, prometheus.GaugeValue, float64(vs.WaitingForInterface))
 }
 
 // newMetricsRegistry returns the agent's own registry (never the global one,
 // so that tests and embedders can run several agents in one process): the
-// collector, the sync duration histogram and the Go and process collectors.
-func newMetricsRegistry(c *metricsCollector, syncDuration prometheus.Histogram) *prometheus.Registry {
+// collector, kube-proxy's metrics (the sync tracker) and the Go and process
+// collectors.
+func newMetricsRegistry(c *metricsCollector, kubeProxy prometheus.Collector) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, syncDuration,
+	reg.MustRegister(c, kubeProxy,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return reg
 }

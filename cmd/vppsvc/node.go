@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net"
-	"net/http"
 	"os"
 	"slices"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sirupsen/logrus"
 	"go.fd.io/govpp/adapter"
 	corev1 "k8s.io/api/core/v1"
@@ -49,6 +46,9 @@ type nodeConfig struct {
 	// SyncPoll is how often the sync tracker re-checks while a change is
 	// outstanding; zero means one second.
 	SyncPoll time.Duration
+	// InterfaceGrace is how long VPP items may wait for an interface before
+	// /healthz fails; zero: never.
+	InterfaceGrace time.Duration
 }
 
 // nodeDeps are what the command builds from flags; tests pass fakes.
@@ -60,8 +60,10 @@ type nodeDeps struct {
 	// it creates the simulated node's uplink0 and host0 with the node's
 	// addresses, and a tap per local pod.
 	Fake *fakevpp.VPP
-	// HTTP serves /metrics and /healthz.
+	// HTTP serves /healthz and /livez, and /metrics unless Metrics is set.
 	HTTP net.Listener
+	// Metrics, when set, serves /metrics (kube-proxy's two addresses).
+	Metrics net.Listener
 	// ListenHealthCheck opens a healthCheckNodePort; nil listens on ":port".
 	ListenHealthCheck func(port uint16) (net.Listener, error)
 	// Log receives the agent's logs; nil means logrus.StandardLogger().
@@ -79,7 +81,10 @@ const shutdownTimeout = 5 * time.Second
 // layer finish, closes the servers and disconnects from VPP, which keeps its
 // configuration: the next start resyncs without changing anything.
 func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
-	defer deps.HTTP.Close() // runNode owns the listener, also when it fails early
+	defer deps.HTTP.Close() // runNode owns the listeners, also when it fails early
+	if deps.Metrics != nil {
+		defer deps.Metrics.Close()
+	}
 	base := deps.Log
 	if base == nil {
 		base = logrus.StandardLogger()
@@ -107,8 +112,8 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 		addFakeHost(deps.Fake, plan)
 	}
 
-	proxyHealth := &health.ProxyHealth{Timeout: cfg.HealthzTimeout}
-	servers := &health.ServiceServers{Listen: deps.ListenHealthCheck, Log: log.WithField("component", "healthcheck"), ProxyHealthy: proxyHealth.Healthy}
+	proxyHealth := &health.ProxyHealth{Timeout: cfg.HealthzTimeout, InterfaceGrace: cfg.InterfaceGrace, Log: log.WithField("component", "health")}
+	servers := &health.ServiceServers{Listen: deps.ListenHealthCheck, Log: log.WithField("component", "healthcheck"), ProxyHealthy: proxyHealth.ServiceProxyHealthy}
 	poll := cfg.SyncPoll
 	if poll <= 0 {
 		poll = time.Second
@@ -124,11 +129,8 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	tracker.agent = a
 
 	reg := newMetricsRegistry(&metricsCollector{proc: a.Processor, rec: a.Reconciler,
-		renderers: slices.Sorted(maps.Keys(a.Renderers)), lastSync: tracker.LastSync}, tracker.duration)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: log.WithField("component", "metrics")}))
-	mux.Handle("/healthz", proxyHealth)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		renderers: slices.Sorted(maps.Keys(a.Renderers))}, tracker)
+	srv := newAgentHTTP(deps.HTTP, deps.Metrics, reg, proxyHealth, log)
 
 	// Every part runs until runCtx ends; one that stops by itself before
 	// reports on fatal, which stops the others.
@@ -136,11 +138,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	defer stop()
 	defer serveInspector(runCtx, a, log)()
 	fatal := make(chan error, 3)
-	go func() {
-		if err := srv.Serve(deps.HTTP); !errors.Is(err, http.ErrServerClosed) {
-			fatal <- fmt.Errorf("serving %s: %w", deps.HTTP.Addr(), err)
-		}
-	}()
+	srv.serve(fatal)
 	trackerDone := make(chan struct{})
 	go func() {
 		defer close(trackerDone)
@@ -165,11 +163,11 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		if err := k8swatch.New(deps.Client, a.Processor, watchOpts).Run(runCtx); err != nil && runCtx.Err() == nil {
+		if err := k8swatch.New(tracker.watchClient(deps.Client, cfg.Node), a.Processor, watchOpts).Run(runCtx); err != nil && runCtx.Err() == nil {
 			fatal <- fmt.Errorf("watching the Kubernetes API: %w", err)
 		}
 	}()
-	log.WithFields(logrus.Fields{"http": deps.HTTP.Addr().String(), "node_ips": fmt.Sprint(plan.NodeIPs),
+	log.WithFields(logrus.Fields{"healthz": deps.HTTP.Addr().String(), "metrics": srv.metricsAddr(), "node_ips": fmt.Sprint(plan.NodeIPs),
 		"local_pods": cfg.LocalPods, "fake_vpp": deps.Fake != nil}).Info("agent running")
 
 	var runErr error
@@ -189,7 +187,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 // shutdown stops the HTTP server and waits, bounded, for the parts of the
 // agent to return, so that the driver is not closed under a VPP call and no
 // health-check server is opened after the last one was closed.
-func shutdown(srv *http.Server, parts []<-chan struct{}, log logrus.FieldLogger) {
+func shutdown(srv interface{ Shutdown(context.Context) error }, parts []<-chan struct{}, log logrus.FieldLogger) {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {

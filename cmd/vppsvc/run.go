@@ -1,21 +1,28 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/adapter/socketclient"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
@@ -24,10 +31,12 @@ func init() { extraCommands = append(extraCommands, newRunCommand) }
 
 // runFlags are the flags of `vppsvc run`.
 type runFlags struct {
-	node, kubeconfig, vppSocket, config, metricsAddr string
-	fakeVPP, localPods                               bool
-	frontends                                        []string
-	healthzTimeout, resyncInterval                   time.Duration
+	node, kubeconfig, vppSocket, config string
+	metricsAddr, healthzAddr            string
+	fakeVPP, localPods                  bool
+	frontends                           []string
+	healthzTimeout, resyncInterval      time.Duration
+	interfaceGrace                      time.Duration
 }
 
 // defaultVPPSocket is where VPP's api-socket lives in a default installation.
@@ -39,8 +48,9 @@ func newRunCommand(log *logrus.Logger) *cobra.Command {
 		Use:   "run --node NODE [--kubeconfig PATH] (--vpp-socket PATH | --fake-vpp)",
 		Short: "Run the node agent: program VPP from the Kubernetes API until stopped",
 		Long: `run watches Services, EndpointSlices and Nodes (and, with --local-pods, the
-pods of this node) and keeps VPP configured for them. It serves /metrics
-(Prometheus) and /healthz on --metrics-addr, and a kube-proxy compatible
+pods of this node) and keeps VPP configured for them. As kube-proxy, it serves
+/metrics (Prometheus, kube-proxy's metric names plus vppsvc_*) on
+--metrics-bind-address, /healthz and /livez on --healthz-bind-address, and a
 health-check server on the healthCheckNodePort of every LoadBalancer service
 with externalTrafficPolicy Local.
 
@@ -58,8 +68,12 @@ next start compares it with the cluster and changes only what differs.`,
 	fl.StringVar(&f.vppSocket, "vpp-socket", defaultVPPSocket, "VPP binary API socket")
 	fl.BoolVar(&f.fakeVPP, "fake-vpp", false, "program an in-memory fake VPP instead (uplink0 and host0 are created for it)")
 	fl.StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md)")
-	fl.StringVar(&f.metricsAddr, "metrics-addr", ":9101", "address of the /metrics and /healthz server")
-	fl.DurationVar(&f.healthzTimeout, "healthz-timeout", 60*time.Second, "/healthz fails while a change has waited longer than this for VPP")
+	fl.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:10249", "address of the /metrics server (kube-proxy's flag and default); the same as --healthz-bind-address serves everything on one port")
+	fl.StringVar(&f.metricsAddr, "metrics-addr", "127.0.0.1:10249", "")
+	_ = fl.MarkDeprecated("metrics-addr", "use --metrics-bind-address (and --healthz-bind-address for /healthz)")
+	fl.StringVar(&f.healthzAddr, "healthz-bind-address", "0.0.0.0:10256", "address of the /healthz and /livez server (kube-proxy's flag and default)")
+	fl.DurationVar(&f.healthzTimeout, "healthz-timeout", 60*time.Second, "/healthz and /livez fail while a change has waited longer than this for VPP")
+	fl.DurationVar(&f.interfaceGrace, "interface-grace-period", 30*time.Second, "/healthz fails once VPP items have waited longer than this for their interfaces (0: never)")
 	fl.StringSliceVar(&f.frontends, "frontend-interfaces", simnode.FrontendInterfaces(), "VPP interfaces through which clients outside the node's pods arrive (uplink, host)")
 	fl.BoolVar(&f.localPods, "local-pods", false, "report this node's pods as local pods on VPP interfaces named tap-<namespace>-<name> (only if your CNI names them so; see docs/cli.md)")
 	fl.DurationVar(&f.resyncInterval, "vpp-resync-interval", 0, "compare VPP with the desired state this often, repairing changes made behind vppsvc's back (0: only after a VPP restart)")
@@ -80,22 +94,22 @@ func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error 
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", f.metricsAddr)
+	healthz, metrics, err := listenHTTP(f.healthzAddr, f.metricsAddr)
 	if err != nil {
-		return fmt.Errorf("--metrics-addr: %w", err)
+		return err
 	}
-	deps := nodeDeps{Client: client, HTTP: ln, Log: log}
+	deps := nodeDeps{Client: client, HTTP: healthz, Metrics: metrics, Log: log}
 	if f.fakeVPP {
 		deps.Fake = fakevpp.New()
 		deps.VPP = deps.Fake
 	} else {
-		deps.VPP = socketclient.NewVppClient(f.vppSocket)
+		deps.VPP = newSocketWaitLogger(socketclient.NewVppClient(f.vppSocket), f.vppSocket, log.WithField("node", f.node))
 	}
 	ctx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
 	return runNode(ctx, nodeConfig{
 		Node: f.node, ConfigFile: f.config, FrontendInterfaces: f.frontends, LocalPods: f.localPods,
-		HealthzTimeout: f.healthzTimeout, ResyncInterval: f.resyncInterval,
+		HealthzTimeout: f.healthzTimeout, ResyncInterval: f.resyncInterval, InterfaceGrace: f.interfaceGrace,
 	}, deps)
 }
 
@@ -113,4 +127,127 @@ func kubeClient(kubeconfig string) (kubernetes.Interface, error) {
 	}
 	cfg.UserAgent = "vppsvc/" + versionString()
 	return kubernetes.NewForConfig(cfg)
+}
+
+// listenHTTP opens the healthz and metrics listeners; metrics is nil when
+// both addresses are the same, and then the healthz listener serves both.
+func listenHTTP(healthzAddr, metricsAddr string) (healthz, metrics net.Listener, err error) {
+	healthz, err = net.Listen("tcp", healthzAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--healthz-bind-address: %w", err)
+	}
+	if metricsAddr == healthzAddr {
+		return healthz, nil, nil
+	}
+	metrics, err = net.Listen("tcp", metricsAddr)
+	if err != nil {
+		healthz.Close()
+		return nil, nil, fmt.Errorf("--metrics-bind-address: %w", err)
+	}
+	return healthz, metrics, nil
+}
+
+// agentHTTP serves /healthz and /livez on one listener and /metrics on
+// another, or everything on one when there is no metrics listener.
+type agentHTTP struct {
+	servers   []*http.Server
+	listeners []net.Listener
+}
+
+func newAgentHTTP(healthz, metrics net.Listener, reg *prometheus.Registry, h *health.ProxyHealth, log logrus.FieldLogger) *agentHTTP {
+	hmux := http.NewServeMux()
+	hmux.Handle("/healthz", h)
+	hmux.Handle("/livez", h.Livez())
+	mmux := hmux
+	s := &agentHTTP{listeners: []net.Listener{healthz}}
+	if metrics != nil {
+		mmux = http.NewServeMux()
+		s.listeners = append(s.listeners, metrics)
+	}
+	mmux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: log.WithField("component", "metrics")}))
+	s.servers = append(s.servers, &http.Server{Handler: hmux, ReadHeaderTimeout: 5 * time.Second})
+	if metrics != nil {
+		s.servers = append(s.servers, &http.Server{Handler: mmux, ReadHeaderTimeout: 5 * time.Second})
+	}
+	return s
+}
+
+// serve starts the servers; one that stops by itself reports on fatal
+// (without blocking: the first fatal error stops the agent).
+func (s *agentHTTP) serve(fatal chan<- error) {
+	for i, srv := range s.servers {
+		ln := s.listeners[i]
+		go func() {
+			if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				select {
+				case fatal <- fmt.Errorf("serving %s: %w", ln.Addr(), err):
+				default:
+				}
+			}
+		}()
+	}
+}
+
+// metricsAddr is where /metrics is served.
+func (s *agentHTTP) metricsAddr() string { return s.listeners[len(s.listeners)-1].Addr().String() }
+
+// Shutdown stops every server gracefully.
+func (s *agentHTTP) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, srv := range s.servers {
+		errs = append(errs, srv.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// socketWaitLogger wraps the VPP adapter so that waiting for VPP is never
+// silent: govpp retries Connect every second while VPP's API socket is
+// missing or refuses, and logs nothing; this logs, at info level, the socket
+// and how long the agent has waited, throttled (after 0 s, 1 s, 2 s, 4 s, …,
+// then every 30 s), and when the socket answers again. The driver logs the
+// connection itself and every loss of it.
+type socketWaitLogger struct {
+	adapter.VppAPI
+	socket string
+	log    logrus.FieldLogger
+	now    func() time.Time
+
+	mu       sync.Mutex
+	since    time.Time // zero while connected
+	next     time.Time
+	attempts int
+}
+
+func newSocketWaitLogger(a adapter.VppAPI, socket string, log logrus.FieldLogger) *socketWaitLogger {
+	return &socketWaitLogger{VppAPI: a, socket: socket, log: log.WithField("vpp_socket", socket), now: time.Now}
+}
+
+// maxWaitLogInterval is the longest silence while waiting for VPP.
+const maxWaitLogInterval = 30 * time.Second
+
+// Connect implements adapter.VppAPI.
+func (a *socketWaitLogger) Connect() error {
+	err := a.VppAPI.Connect()
+	now := a.now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err == nil {
+		if !a.since.IsZero() {
+			a.log.WithFields(logrus.Fields{"waited": now.Sub(a.since).Round(time.Millisecond).String(), "attempts": a.attempts}).
+				Info("VPP's API socket answers")
+		}
+		a.since, a.attempts = time.Time{}, 0
+		return nil
+	}
+	if a.since.IsZero() {
+		a.since, a.next = now, now
+	}
+	a.attempts++
+	if !now.Before(a.next) {
+		waited := now.Sub(a.since)
+		a.log.WithFields(logrus.Fields{"waited": waited.Round(time.Second).String(), "attempts": a.attempts}).WithError(err).
+			Info("waiting for VPP's API socket")
+		a.next = now.Add(min(max(waited, time.Second), maxWaitLogInterval))
+	}
+	return err
 }

@@ -138,7 +138,9 @@ func startNode(t *testing.T, client *fake.Clientset, watches chan string, vpp *f
 			t.Fatal("informer watches did not start")
 		}
 	}
-	require.Eventually(t, func() bool { return n.metric("vppsvc_last_sync_timestamp_seconds") > 0 }, wait, tick, "first sync")
+	require.Eventually(t, func() bool {
+		return n.metric(`kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"}`) > 0
+	}, wait, tick, "first sync")
 	return n
 }
 
@@ -254,7 +256,7 @@ func TestRunFollowsTheCluster(t *testing.T) {
 	assert.Equal(t, 11.0, n.metric("vppsvc_services"), "13 sample services minus ExternalName and headless")
 	code, body := get(t, "http://"+n.http+"/healthz")
 	assert.Equal(t, http.StatusOK, code, body)
-	assert.Contains(t, body, `"nodeHealthy":true`)
+	assert.Contains(t, body, `"nodeEligible":true`)
 
 	// Create, scale up, scale down, delete: VPP follows.
 	_, err := client.CoreV1().Services("default").Create(ctx, shopService(), metav1.CreateOptions{})
@@ -314,7 +316,7 @@ func TestRunFollowsTheCluster(t *testing.T) {
 	require.Eventually(t, func() bool { c, _ := get(t, "http://"+n.http+"/healthz"); return c == http.StatusOK }, wait, tick)
 	assert.Equal(t, 0.0, n.metric(`vppsvc_items{state="failed"}`))
 	assert.ElementsMatch(t, []string{"10.1.2.60:8080", "10.1.3.60:8080"}, n.probe("10.96.1.1:80"))
-	assert.Greater(t, n.metric("vppsvc_sync_duration_seconds_count"), 1.0)
+	assert.Greater(t, n.metric(`kubeproxy_sync_proxy_rules_duration_seconds_count{ip_family="IPv4"}`), 1.0)
 
 	// SIGTERM leaves VPP configured; the next agent changes nothing.
 	before := vpp.Dump()
