@@ -11,6 +11,7 @@ import (
 	"net/netip"
 
 	"go.fd.io/govpp/adapter"
+	"go.fd.io/govpp/api"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/realvpp"
@@ -30,6 +31,23 @@ type Node interface {
 	InterfaceIndex(name string) (uint32, bool)
 	// AddRoute sends dst out of ifName.
 	AddRoute(dst netip.Prefix, ifName string) error
+	// AddTable creates VRF table id of a family (ip_table_add_del).
+	AddTable(id uint32, ip6 bool) error
+	// SetTable moves an interface into table id of a family; VPP refuses
+	// it while the interface has an address of the family, so add
+	// interfaces meant for a VRF without addresses and use AddAddress.
+	SetTable(name string, id uint32, ip6 bool) error
+	// AddAddress and DelAddress change an interface's addresses at run
+	// time (what NAT44-ED and cnat follow).
+	AddAddress(name string, p netip.Prefix) error
+	DelAddress(name string, p netip.Prefix) error
+	// AddRouteIn sends dst out of ifName in table.
+	AddRouteIn(table uint32, dst netip.Prefix, ifName string) error
+	// AddRouteToTable looks dst up again in table next when it is
+	// matched in table (a route from a pod VRF into the host's table).
+	AddRouteToTable(table uint32, dst netip.Prefix, next uint32) error
+	// AddNeighbour makes ip a static neighbour on ifName.
+	AddNeighbour(ifName string, ip netip.Addr) error
 	// Adapter returns a binary-API connection for an agent or driver.
 	Adapter() adapter.VppAPI
 	// Trace sends a packet in and reports where it went (fakevpp.Trace).
@@ -78,6 +96,60 @@ func (f *Fake) SetUnnumbered(name, from string) error {
 func (f *Fake) AddRoute(dst netip.Prefix, ifName string) error {
 	f.VPP.AddRoute(dst, ifName)
 	return nil
+}
+
+// AddTable implements Node.
+func (f *Fake) AddTable(id uint32, ip6 bool) error {
+	f.VPP.AddTable(id, ip6)
+	return nil
+}
+
+// SetTable implements Node.
+func (f *Fake) SetTable(name string, id uint32, ip6 bool) error {
+	return retvalErr(f.VPP.SetInterfaceTable(name, id, ip6), "table %d for %s", id, name)
+}
+
+// AddAddress implements Node.
+func (f *Fake) AddAddress(name string, p netip.Prefix) error {
+	return retvalErr(f.VPP.AddAddress(name, p), "address %s on %s", p, name)
+}
+
+// DelAddress implements Node.
+func (f *Fake) DelAddress(name string, p netip.Prefix) error {
+	return retvalErr(f.VPP.DelAddress(name, p), "delete address %s on %s", p, name)
+}
+
+// AddRouteIn implements Node.
+func (f *Fake) AddRouteIn(table uint32, dst netip.Prefix, ifName string) error {
+	if !f.VPP.AddRouteIn(table, dst, ifName) {
+		return fmt.Errorf("route %s via %s in table %d: unknown interface or table", dst, ifName, table)
+	}
+	return nil
+}
+
+// AddRouteToTable implements Node.
+func (f *Fake) AddRouteToTable(table uint32, dst netip.Prefix, next uint32) error {
+	if !f.VPP.AddRouteToTable(table, dst, next) {
+		return fmt.Errorf("route %s in table %d via table %d: unknown table", dst, table, next)
+	}
+	return nil
+}
+
+// AddNeighbour implements Node.
+func (f *Fake) AddNeighbour(ifName string, ip netip.Addr) error {
+	if !f.VPP.AddNeighbour(ifName, ip) {
+		return fmt.Errorf("neighbour %s on %s: unknown interface", ip, ifName)
+	}
+	return nil
+}
+
+// retvalErr turns a VPP retval into an error that carries it (errors.As
+// to api.VPPApiError), as a real VPP's reply does through govpp.
+func retvalErr(rv int32, format string, args ...any) error {
+	if rv == 0 {
+		return nil
+	}
+	return fmt.Errorf(format+": %w", append(args, api.VPPApiError(rv))...)
 }
 
 // Adapter implements Node: the fake itself first, then new clients.

@@ -46,13 +46,30 @@ type fibResult struct {
 
 func (r fibResult) found() bool { return r.local != nil || r.egress != nil }
 
-// lookup does the longest-prefix match in table 0 over the receive entries
-// (interface addresses), the connected subnets and the routes. A connected
-// subnet wins over a route of the same length.
+// lookup is ip4-lookup / ip6-lookup of the packet being traced: the
+// longest-prefix match in the FIB its buffer points at (the ingress
+// interface's table, or the one NAT44-ED chose for a translated packet; see
+// vrf.go).
 func (v *VPP) lookup(dst netip.Addr) fibResult {
+	return v.lookupIn(v.fibs().cur[famIdx(dst.Is6())], dst)
+}
+
+// lookupIn does the longest-prefix match in table fib over the receive
+// entries (addresses of the table's interfaces), the connected subnets and
+// the routes; a route that points into another table is followed there.
+// A connected subnet wins over a route of the same length.
+func (v *VPP) lookupIn(fib uint32, dst netip.Addr) fibResult {
+	return v.lookupDepth(fib, dst, 0)
+}
+
+func (v *VPP) lookupDepth(fib uint32, dst netip.Addr, depth int) fibResult {
 	var best fibResult
 	bestLen := -1
+	fam := famIdx(dst.Is6())
 	v.ifaces.each(func(_ uint32, ifc *iface) bool {
+		if ifc.table[fam] != fib {
+			return true
+		}
 		for _, p := range ifc.addrs {
 			if p.Addr() == dst {
 				best = fibResult{local: ifc, prefix: netip.PrefixFrom(dst, dst.BitLen())}
@@ -68,12 +85,34 @@ func (v *VPP) lookup(dst netip.Addr) fibResult {
 	if best.local != nil {
 		return best
 	}
-	for _, r := range v.routes {
-		if r.dst.Contains(dst) && r.dst.Bits() > bestLen {
-			if ifc := v.ifaceNamed(r.ifName); ifc != nil {
-				best, bestLen = fibResult{egress: ifc, prefix: r.dst}, r.dst.Bits()
+	if fib == 0 {
+		for _, r := range v.routes {
+			if r.dst.Contains(dst) && r.dst.Bits() > bestLen {
+				if ifc := v.ifaceNamed(r.ifName); ifc != nil {
+					best, bestLen = fibResult{egress: ifc, prefix: r.dst}, r.dst.Bits()
+				}
 			}
 		}
+	}
+	var via *tableRoute
+	for k, r := range v.fibs().routes {
+		if k.table != fib || k.ip6 != dst.Is6() || !k.dst.Contains(dst) || k.dst.Bits() <= bestLen {
+			continue
+		}
+		if r.viaTable {
+			via, bestLen = r, k.dst.Bits()
+			best = fibResult{prefix: k.dst}
+			continue
+		}
+		if ifc := v.iface(r.sw); ifc != nil {
+			via = nil
+			best, bestLen = fibResult{egress: ifc, prefix: k.dst}, k.dst.Bits()
+		}
+	}
+	if via != nil && depth < 8 {
+		// A deaggregation path: look the destination up again in the next
+		// table (VPP's lookup DPO); a loop ends in a drop.
+		return v.lookupDepth(via.next, dst, depth+1)
 	}
 	return best
 }

@@ -13,12 +13,11 @@ import (
 
 const localIfName = "local0"
 
-// iface is a VPP software interface. Every interface is in FIB table 0 (the
-// fake has no API to move one into another VRF) and, except local0, is admin
-// and link up.
+// iface is a VPP software interface. Except local0, it is admin and link up.
 type iface struct {
 	index   uint32
 	name    string
+	table   [2]uint32      // IPv4 and IPv6 FIB table (vrf.go)
 	addrs   []netip.Prefix // own addresses with their subnets, in the order given
 	startup bool           // re-created by Restart
 

@@ -54,6 +54,7 @@ type natState struct {
 	byExt                 map[extKey]*mapping
 	byLocal               map[localKey]*mapping
 	resolve               []*resolveRec
+	addrResolve           []*addrResolve // pool addresses taken from interfaces (nat44_ifaddr.go)
 	sessions              pool[session]
 	flows                 map[flowKey]*session
 	affinity              map[affKey]*affinityRec
@@ -114,6 +115,8 @@ func init() {
 			handle(natOutputInterfaceGet),
 			handle(natAddressRange),
 			handle(natAddressDump),
+			handle(natInterfaceAddr),
+			handle(natInterfaceAddrDump),
 			handle(natStaticMappingV2),
 			handle(natStaticMappingLegacy),
 			handle(natStaticMappingDump),

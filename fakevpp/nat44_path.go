@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -21,8 +22,9 @@ const (
 // portAttempts is ED_PORT_ALLOC_ATTEMPTS.
 const portAttempts = 10
 
-// fibOf returns the FIB index of an interface (always table 0 in the fake).
-func fibOf(*iface) uint32 { return 0 }
+// fibOf returns the IPv4 FIB index of an interface (the fake uses the table
+// ID as the index; see vrf.go).
+func fibOf(i *iface) uint32 { return i.table[0] }
 
 // natInputNode runs NAT44-ED on ip4-unicast according to the ingress
 // interface's role.
@@ -139,12 +141,27 @@ func (n *natState) hasOutside() bool {
 }
 
 // txFib is get_tx_fib_index without NAT VRF tables: the enable-time outside
-// VRF, unless dst resolves in the FIB of an outside interface (table 0).
+// VRF, unless dst resolves in the FIB of an outside interface (the first
+// such FIB in the order the outside interfaces were added).
 func (n *natState) txFib(v *VPP, dst netip.Addr) uint32 {
-	if n.hasOutside() && v.lookup(dst).found() {
-		return 0
+	for _, f := range n.outsideFibs(v) {
+		if v.lookupIn(f, dst).found() {
+			return f
+		}
 	}
 	return n.outsideVrf
+}
+
+// outsideFibs is VPP's outside_fibs: the FIBs of the outside interfaces.
+func (n *natState) outsideFibs(v *VPP) []uint32 {
+	var fibs []uint32
+	n.ifaces.each(func(_ uint32, r *natIface) bool {
+		if ifc := v.iface(r.sw); r.outside && ifc != nil && !slices.Contains(fibs, fibOf(ifc)) {
+			fibs = append(fibs, fibOf(ifc))
+		}
+		return true
+	})
+	return fibs
 }
 
 func tcpInit(flags uint8) bool { return flags&tcpSYN != 0 && flags&tcpACK == 0 }
@@ -157,10 +174,6 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 	node := nodeIn2Out
 	if output {
 		node = nodeOutput
-	}
-	if c.pkt.isErr {
-		n.in2outError(c, node, output)
-		return
 	}
 	if c.pkt.isErr {
 		n.in2outError(c, node, output)
@@ -196,10 +209,6 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 		n.in2outOtherProto(c, node)
 		return
 	}
-	if !hasPorts(p.proto) {
-		n.in2outOtherProto(c, node)
-		return
-	}
 	if output {
 		if why := n.notTranslateOutput(c); why != "" {
 			c.step("%s: not translated (%s)", node, why)
@@ -216,6 +225,7 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 func (n *natState) translate(c *pktCtx, node string, s *session, f *flow, dir int, what string) {
 	before := c.pkt
 	f.apply(&c.pkt)
+	n.forwardFib(c, s, dir)
 	n.touch(c.v, s, &c.pkt, dir)
 	if before.src == c.pkt.src && before.dst == c.pkt.dst {
 		c.step("%s: %s %s, not translated", node, what, s.describe())
@@ -261,14 +271,18 @@ func (n *natState) notTranslate(c *pktCtx) string {
 	if c.rx.hasAddr(p.dst.Addr()) {
 		return "destination is an address of " + c.rx.name
 	}
-	res := v.lookup(p.dst.Addr())
-	out := res.egress
-	if out == nil {
-		out = res.local
-	}
-	if out != nil {
-		if r := n.role(out.index); r != nil && r.outside {
-			return ""
+	// is_destination_resolvable: the destination resolves, in one of the
+	// outside FIBs, through an outside interface.
+	for _, f := range n.outsideFibs(v) {
+		res := v.lookupIn(f, p.dst.Addr())
+		out := res.egress
+		if out == nil {
+			out = res.local
+		}
+		if out != nil {
+			if r := n.role(out.index); r != nil && r.outside {
+				return ""
+			}
 		}
 	}
 	return "destination not reachable through an outside interface"
@@ -377,6 +391,7 @@ func (n *natState) in2outSlow(c *pktCtx, node string, output bool) {
 	n.addSession(v, s)
 	before := c.pkt
 	s.i2o.apply(&c.pkt)
+	n.forwardFib(c, s, dirI2O)
 	n.touch(v, s, &c.pkt, dirI2O)
 	desc := fmt.Sprintf("%s %s → %s", what, before.src, c.pkt.src)
 	if s.flags&sfHairpin != 0 {
@@ -727,6 +742,7 @@ func (n *natState) createStaticSession(c *pktCtx, m *mapping, local netip.AddrPo
 	n.addSession(v, s)
 	before := c.pkt
 	s.o2i.apply(&c.pkt)
+	n.forwardFib(c, s, dirO2I)
 	n.touch(v, s, &c.pkt, dirO2I)
 	desc := fmt.Sprintf("%s %s → %s", what, before.dst, c.pkt.dst)
 	if twice {

@@ -80,8 +80,9 @@ type pgIface struct {
 	sw      uint32
 	mac     mac
 	addrs   []netip.Prefix
-	capture string // the pcap file VPP writes what the interface sends into
-	seen    int    // frames of capture already reported
+	table   [2]uint32 // IPv4 and IPv6 VRF (vrf.go)
+	capture string    // the pcap file VPP writes what the interface sends into
+	seen    int       // frames of capture already reported
 }
 
 // peerMAC is the address of the hosts behind an interface: the source of
@@ -437,13 +438,14 @@ func (n *Node) Reset() error {
 			ours = append(ours, uint32(d.SwIfIndex))
 		}
 	}
-	errs = append(errs, n.deleteRoutes(ctx, ours), n.deleteNeighbours(ctx, ours))
+	errs = append(errs, n.deleteRoutes(ctx, ours), n.deleteNeighbours(ctx, ours), n.unbindTables(ctx, ours))
 	pgc := pg.NewServiceClient(n.conn)
 	for _, sw := range ours {
 		if _, err := pgc.PgDeleteInterface(ctx, &pg.PgDeleteInterface{SwIfIndex: interface_types.InterfaceIndex(sw)}); err != nil {
 			errs = append(errs, fmt.Errorf("delete pg interface %d: %w", sw, err))
 		}
 	}
+	errs = append(errs, n.deleteTables(ctx))
 	n.ifaces, n.nbrs, n.steps = nil, map[nbrKey]bool{}, nil
 	return errors.Join(errs...)
 }
@@ -556,19 +558,30 @@ func (n *Node) deleteNeighbours(ctx context.Context, sws []uint32) error {
 	return nil
 }
 
-// deleteRoutes removes the routes of tables 0 (both families) that leave
-// through one of sws.
+// deleteRoutes removes the routes of every table (both families) that
+// leave through one of sws or continue in another table.
 func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 	c := ip.NewServiceClient(n.conn)
-	for _, v6 := range []bool{false, true} {
-		routes, err := recvAll[*ip.IPRouteDetails](c.IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
+	tables, err := recvAll[*ip.IPTableDetails](c.IPTableDump(ctx, &ip.IPTableDump{}))
+	if err != nil {
+		return fmt.Errorf("ip_table_dump: %w", err)
+	}
+	for _, t := range tables {
+		// Every table, not only 0: a route left in a VRF keeps its
+		// shared path list, and VPP hands that list, resolved against the
+		// deleted interface, to the next node's route with the same path
+		// (seen: a default route that stayed unresolved).
+		routes, err := recvAll[*ip.IPRouteDetails](c.IPRouteDump(ctx, &ip.IPRouteDump{Table: t.Table}))
 		if err != nil {
 			return fmt.Errorf("ip_route_dump: %w", err)
 		}
 		var del []ip.IPRoute
 		for _, d := range routes {
 			for _, p := range d.Route.Paths {
-				if slices.Contains(sws, p.SwIfIndex) && p.Type == fib_types.FIB_API_PATH_TYPE_NORMAL {
+				// Through one of the node's interfaces, or a lookup in
+				// another table (AddRouteToTable; a scratch VPP has no
+				// other routes without an interface).
+				if (slices.Contains(sws, p.SwIfIndex) || p.SwIfIndex == ^uint32(0)) && p.Type == fib_types.FIB_API_PATH_TYPE_NORMAL {
 					del = append(del, d.Route)
 					break
 				}

@@ -27,6 +27,36 @@ type step struct {
 	unnumbered [2]string
 	route      netip.Prefix
 	via        string
+	// vrf.go's changes
+	table   *tableStep
+	address *addrStep
+	routeIn *routeStep
+	nbr     *nbrStep
+}
+
+type tableStep struct {
+	id    uint32
+	ip6   bool
+	iface string // set: the interface moved into the table
+}
+
+type addrStep struct {
+	iface string
+	p     netip.Prefix
+	add   bool
+}
+
+type routeStep struct {
+	table   uint32
+	dst     netip.Prefix
+	via     string
+	toTable bool
+	next    uint32
+}
+
+type nbrStep struct {
+	iface string
+	ip    netip.Addr
 }
 
 // Restart restarts VPP with the node's restart command (a shell command
@@ -83,6 +113,18 @@ func (n *Node) restart(env []string) error {
 
 func (n *Node) replay(s step) error {
 	switch {
+	case s.table != nil && s.table.iface != "":
+		return n.SetTable(s.table.iface, s.table.id, s.table.ip6)
+	case s.table != nil:
+		return n.AddTable(s.table.id, s.table.ip6)
+	case s.address != nil:
+		return n.addDelAddress(s.address.iface, s.address.p, s.address.add)
+	case s.routeIn != nil && s.routeIn.toTable:
+		return n.AddRouteToTable(s.routeIn.table, s.routeIn.dst, s.routeIn.next)
+	case s.routeIn != nil:
+		return n.AddRouteIn(s.routeIn.table, s.routeIn.dst, s.routeIn.via)
+	case s.nbr != nil:
+		return n.AddNeighbour(s.nbr.iface, s.nbr.ip)
 	case s.addIface != "":
 		return n.AddInterface(s.addIface, s.addrs...)
 	case s.unnumbered[0] != "":

@@ -1,0 +1,186 @@
+package dataplane_test
+
+// Differential cases of VRF tables: interfaces in a table, lookups per
+// table, routes that continue in another table, and NAT44-ED with its
+// inside interface in a pod VRF (how Contiv and Calico-VPP separate pods
+// from the host).
+
+import (
+	"net/netip"
+	"testing"
+
+	"go.fd.io/govpp/binapi/fib_types"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip"
+	"go.fd.io/govpp/binapi/ip_types"
+	"go.fd.io/govpp/binapi/nat44_ed"
+	"go.fd.io/govpp/binapi/nat_types"
+)
+
+// podVRF is an uplink in table 0 and a pod interface tap5 in table 10 of
+// both families, with the pod 10.10.0.5 / fd00:10::5 behind it. The pod
+// VRF's default routes continue in table 0; table 0 reaches the pods only
+// when leak is set.
+func podVRF(d *diffCase, leak bool) {
+	d.Must(d.Node.AddInterface("uplink0", pfx("192.168.16.1/24"), pfx("fd00:16::1/64")))
+	d.Must(d.Node.AddRoute(pfx("0.0.0.0/0"), "uplink0"))
+	d.Must(d.Node.AddRoute(pfx("::/0"), "uplink0"))
+	d.Must(d.Node.AddInterface("tap5"))
+	for _, ip6 := range []bool{false, true} {
+		d.Must(d.Node.AddTable(10, ip6))
+		d.Must(d.Node.SetTable("tap5", 10, ip6))
+	}
+	d.Must(d.Node.AddAddress("tap5", pfx("10.10.0.1/24")))
+	d.Must(d.Node.AddAddress("tap5", pfx("fd00:10::1/64")))
+	d.Must(d.Node.AddNeighbour("tap5", netip.MustParseAddr("10.10.0.5")))
+	d.Must(d.Node.AddNeighbour("tap5", netip.MustParseAddr("fd00:10::5")))
+	d.Must(d.Node.AddRouteToTable(10, pfx("0.0.0.0/0"), 0))
+	d.Must(d.Node.AddRouteToTable(10, pfx("::/0"), 0))
+	if leak {
+		d.Must(d.Node.AddRouteToTable(0, pfx("10.10.0.0/24"), 10))
+		d.Must(d.Node.AddRouteToTable(0, pfx("fd00:10::/64"), 10))
+	}
+}
+
+func TestDiffVRF(t *testing.T) {
+	runDifferential(t, "vrf/set-table", func(d *diffCase) {
+		d.Must(d.Node.AddInterface("uplink0", pfx("192.168.16.1/24")))
+		d.Must(d.Node.AddInterface("tap5"))
+		d.Must(d.Node.AddInterface("tap6"))
+		d.Must(d.Node.SetUnnumbered("tap6", "uplink0"))
+		c := interfaces.NewServiceClient(d.Conn)
+		ipc := ip.NewServiceClient(d.Conn)
+		set := func(label, name string, vrf uint32, ip6 bool) {
+			_, err := c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: d.Sw(name), VrfID: vrf, IsIPv6: ip6})
+			d.Retval(label, err)
+		}
+		get := func(label, name string, ip6 bool) {
+			r, err := c.SwInterfaceGetTable(d.Ctx, &interfaces.SwInterfaceGetTable{SwIfIndex: d.Sw(name), IsIPv6: ip6})
+			d.Retval(label, err)
+			d.Record(label+" vrf", r.VrfID)
+		}
+		set("tap5 into missing table 10", "tap5", 10, false)
+		for _, ip6 := range []bool{false, true} {
+			_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 10, IsIP6: ip6}})
+			d.Retval("add table 10", err)
+		}
+		_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 10}})
+		d.Retval("add table 10 again", err)
+		set("tap5 into table 10", "tap5", 10, false)
+		set("tap5 into ip6 table 10", "tap5", 10, true)
+		get("tap5 ip4 table", "tap5", false)
+		get("tap5 ip6 table", "tap5", true)
+		set("uplink0 (has an address) into table 10", "uplink0", 10, false)
+		set("tap6 (unnumbered) into table 10", "tap6", 10, false)
+		set("tap6 ip6 (unnumbered) into table 10", "tap6", 10, true)
+		get("uplink0 ip4 table", "uplink0", false)
+		_, err = c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: ^interface_types.InterfaceIndex(0) - 1, VrfID: 10})
+		d.Retval("unknown interface into table 10", err)
+		// Deleting a table an interface holds: the API's lock goes, the
+		// interface keeps the table.
+		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 10}})
+		d.Retval("delete table 10", err)
+		get("tap5 ip4 table after the delete", "tap5", false)
+		set("tap5 back to table 0", "tap5", 0, false)
+		set("tap5 into deleted table 10", "tap5", 10, false)
+		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 77}})
+		d.Retval("delete missing table 77", err)
+	})
+	runDifferential(t, "vrf/routes-across-tables", func(d *diffCase) {
+		podVRF(d, false)
+		d.Trace("pod to the internet: table 10 default continues in table 0", tcp("tap5", "10.10.0.5:40000", "8.8.8.8:443"))
+		d.Trace("pod v6 to the internet", tcp("tap5", "[fd00:10::5]:40000", "[2001:db8::8]:443"))
+		d.Trace("outside to the pod, table 0 has no route", tcp("uplink0", "8.8.8.8:443", "10.10.0.5:40001"))
+		d.Trace("outside to tap5's address, not in table 0", tcp("uplink0", "8.8.8.8:443", "10.10.0.1:22"))
+		d.Trace("pod to uplink0's own address (table 0 receive)", tcp("tap5", "10.10.0.5:40002", "192.168.16.1:22"))
+		d.Must(d.Node.AddRouteToTable(0, pfx("10.10.0.0/24"), 10))
+		d.Trace("outside to the pod after the leak route", tcp("uplink0", "8.8.8.8:443", "10.10.0.5:40003"))
+		d.Trace("outside to tap5's address after the leak route", tcp("uplink0", "8.8.8.8:443", "10.10.0.1:22"))
+	})
+	runDifferential(t, "vrf/overlapping-tables", func(d *diffCase) {
+		podVRF(d, false)
+		// tap6 in table 20 with the same subnet as tap5: each table
+		// resolves it to its own interface. (Both pods are neighbours on
+		// both interfaces: fakevpp does not model neighbour resolution,
+		// a real VPP drops into an unresolved neighbour.)
+		d.Must(d.Node.AddInterface("tap6"))
+		d.Must(d.Node.AddTable(20, false))
+		d.Must(d.Node.SetTable("tap6", 20, false))
+		d.Must(d.Node.AddAddress("tap6", pfx("10.10.0.1/24")))
+		for _, ifc := range []string{"tap5", "tap6"} {
+			for _, a := range []string{"10.10.0.5", "10.10.0.6"} {
+				d.Must(d.Node.AddNeighbour(ifc, netip.MustParseAddr(a)))
+			}
+		}
+		d.Must(d.Node.AddRouteToTable(20, pfx("0.0.0.0/0"), 0))
+		d.Trace("tap6's pod to the internet, no way back in table 0", tcp("tap6", "10.10.0.6:40000", "8.8.8.8:443"))
+		d.Trace("tap6's pod to 10.10.0.5: table 20's own subnet", tcp("tap6", "10.10.0.6:40001", "10.10.0.5:80"))
+		d.Trace("tap5's pod to 10.10.0.6: table 10's own subnet", tcp("tap5", "10.10.0.5:40002", "10.10.0.6:80"))
+		d.Must(d.Node.AddRouteIn(20, pfx("172.16.0.0/16"), "uplink0"))
+		d.Trace("tap6's pod to a table-20 route out of uplink0", tcp("tap6", "10.10.0.6:40004", "172.16.3.4:80"))
+		d.Trace("tap5's pod to the same: table 10 falls back to table 0", tcp("tap5", "10.10.0.5:40005", "172.16.3.4:80"))
+		d.Must(d.Node.AddRouteToTable(0, pfx("10.10.0.0/24"), 20))
+		d.Trace("outside to 10.10.0.5: table 0 leaks into table 20", tcp("uplink0", "8.8.8.8:443", "10.10.0.5:40006"))
+	})
+	runDifferential(t, "vrf/route-api", func(d *diffCase) {
+		d.Must(d.Node.AddInterface("uplink0", pfx("192.168.16.1/24")))
+		c := ip.NewServiceClient(d.Conn)
+		route := func(label string, table uint32, dst string, path ip.IPRoute) {
+			path.TableID, path.Prefix = table, ipPrefix(pfx(dst))
+			_, err := c.IPRouteAddDel(d.Ctx, &ip.IPRouteAddDel{IsAdd: true, Route: path})
+			d.Retval(label, err)
+		}
+		deag := func(next uint32) ip.IPRoute {
+			return ip.IPRoute{NPaths: 1, Paths: []fibPath{{SwIfIndex: ^uint32(0), TableID: next, Weight: 1}}}
+		}
+		route("route in missing table 30", 30, "10.30.0.0/16", deag(0))
+		_, err := c.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 30}})
+		d.Retval("add table 30", err)
+		route("route in table 30 into missing table 31", 30, "10.31.0.0/16", deag(31))
+		route("route in table 30 into table 0", 30, "0.0.0.0/0", deag(0))
+		_, err = c.IPRouteAddDel(d.Ctx, &ip.IPRouteAddDel{IsAdd: false, Route: ip.IPRoute{TableID: 30, Prefix: ipPrefix(pfx("10.99.0.0/16"))}})
+		d.Retval("delete a missing route in table 30", err)
+	})
+	runDifferential(t, "vrf/nat44-inside-vrf", func(d *diffCase) {
+		podVRF(d, false)
+		nat := nat44_ed.NewServiceClient(d.Conn)
+		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
+		d.Must(err)
+		_, err = nat.Nat44InterfaceAddDelFeature(d.Ctx, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, SwIfIndex: d.Sw("uplink0")})
+		d.Must(err)
+		_, err = nat.Nat44InterfaceAddDelFeature(d.Ctx, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: nat_types.NAT_IS_INSIDE, SwIfIndex: d.Sw("tap5")})
+		d.Must(err)
+		_, err = nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, FirstIPAddress: ip4a("192.168.16.100"), LastIPAddress: ip4a("192.168.16.100"), VrfID: ^uint32(0)})
+		d.Retval("pool address", err)
+		_, err = nat.Nat44AddDelStaticMappingV2(d.Ctx, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_OUT2IN_ONLY,
+			LocalIPAddress: ip4a("10.10.0.5"), ExternalIPAddress: ip4a("192.168.16.1"), Protocol: 6, LocalPort: 8080, ExternalPort: 30000,
+			ExternalSwIfIndex: ^interface_types.InterfaceIndex(0), VrfID: 10})
+		d.Retval("static mapping into VRF 10", err)
+		// SNAT from the pod VRF: the session's outside side is table 0
+		// (where 8.8.8.8 resolves through the outside interface); the
+		// reply is forwarded in table 10 although table 0 has no route
+		// to the pod.
+		d.Trace("pod to the internet, SNAT", tcp("tap5", "10.10.0.5:40000", "8.8.8.8:443"))
+		d.Trace("outside to the static mapping, DNAT into table 10", tcp("uplink0", "198.51.100.7:1234", "192.168.16.1:30000"))
+		d.Trace("outside to the pod directly, no mapping", tcp("uplink0", "198.51.100.7:1235", "10.10.0.5:8080"))
+		Dump[*nat44_ed.Nat44StaticMappingDetails](d, "static mappings", &nat44_ed.Nat44StaticMappingDump{})
+		Dump[*nat44_ed.Nat44UserDetails](d, "users", &nat44_ed.Nat44UserDump{})
+		Dump[*nat44_ed.Nat44UserSessionV3Details](d, "sessions of 10.10.0.5 in VRF 10", &nat44_ed.Nat44UserSessionV3Dump{IPAddress: ip4a("10.10.0.5"), VrfID: 10},
+			"LastHeard", "TimeSinceLastHeard", "TotalBytes", "TotalPkts", "OutsidePort")
+		Dump[*nat44_ed.Nat44UserSessionV3Details](d, "sessions of 10.10.0.5 in VRF 0", &nat44_ed.Nat44UserSessionV3Dump{IPAddress: ip4a("10.10.0.5")},
+			"LastHeard", "TimeSinceLastHeard", "TotalBytes", "TotalPkts", "OutsidePort")
+	})
+}
+
+type fibPath = fib_types.FibPath
+
+func ipPrefix(p netip.Prefix) ip_types.Prefix {
+	a := ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(p.Addr().As16())}
+	if p.Addr().Is4() {
+		a = ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(p.Addr().As4())}
+	}
+	return ip_types.Prefix{Address: a, Len: uint8(p.Bits())}
+}
+
+func ip4a(s string) ip_types.IP4Address { return ip_types.IP4Address(netip.MustParseAddr(s).As4()) }

@@ -1,0 +1,116 @@
+package fakevpp
+
+import (
+	"net/netip"
+	"slices"
+
+	"go.fd.io/govpp/api"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip"
+	"go.fd.io/govpp/binapi/ip_types"
+)
+
+// Interface addresses added and removed at run time (VPP 25.10
+// ip4_add_del_interface_address_internal and its IPv6 twin). After each
+// single change VPP runs the address callbacks the plugins registered;
+// those of NAT44-ED (pool addresses and static mappings that follow an
+// interface) and cnat (SNAT addresses and translation endpoints given by
+// sw_if_index) are modelled, with the interface's address list as it is
+// after the change.
+
+// AddAddress adds an address (with its subnet) to an interface, as
+// sw_interface_add_del_address does; it returns VPP's retval.
+func (v *VPP) AddAddress(name string, p netip.Prefix) int32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ifc := v.ifaceNamed(name)
+	if ifc == nil {
+		return int32(api.INVALID_SW_IF_INDEX)
+	}
+	return v.addDelAddress(ifc, p, true)
+}
+
+// DelAddress removes an address from an interface; it returns VPP's retval.
+func (v *VPP) DelAddress(name string, p netip.Prefix) int32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ifc := v.ifaceNamed(name)
+	if ifc == nil {
+		return int32(api.INVALID_SW_IF_INDEX)
+	}
+	return v.addDelAddress(ifc, p, false)
+}
+
+// addDelAddress changes one address and runs the plugins' callbacks. An
+// address already on the interface is refused on add (VPP: the same
+// address with another length is ADDRESS_IN_USE, the same one again is
+// accepted and changes nothing); a missing one on delete answers
+// ADDRESS_NOT_FOUND_FOR_INTERFACE.
+func (v *VPP) addDelAddress(ifc *iface, p netip.Prefix, add bool) int32 {
+	i := slices.IndexFunc(ifc.addrs, func(q netip.Prefix) bool { return q.Addr() == p.Addr() })
+	switch {
+	case add && i >= 0 && ifc.addrs[i].Bits() != p.Bits():
+		return int32(api.ADDRESS_IN_USE)
+	case add && i >= 0:
+		return 0
+	case add:
+		ifc.addrs = append(ifc.addrs, p)
+		if p.Addr().Is6() {
+			ifc.ip6Link++
+		}
+	case i < 0:
+		return int32(api.ADDRESS_NOT_FOUND_FOR_INTERFACE)
+	default:
+		ifc.addrs = slices.Delete(ifc.addrs, i, i+1)
+		if p.Addr().Is6() && ifc.ip6Link > 0 {
+			ifc.ip6Link--
+		}
+	}
+	if p.Addr().Is4() {
+		natAddressChanged(v, ifc, p.Addr(), add)
+	}
+	v.cnat().InterfaceAddressChanged(ifc.index, p.Addr(), add)
+	v.cnatViolations()
+	return 0
+}
+
+func swInterfaceAddDelAddress(c *call, req *interfaces.SwInterfaceAddDelAddress) []api.Message {
+	v := c.v
+	r := &interfaces.SwInterfaceAddDelAddressReply{}
+	ifc := v.iface(uint32(req.SwIfIndex))
+	if ifc == nil {
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+		return reply(r)
+	}
+	if req.DelAll {
+		for len(ifc.addrs) > 0 {
+			v.addDelAddress(ifc, ifc.addrs[len(ifc.addrs)-1], false)
+		}
+		return reply(r)
+	}
+	p, ok := prefixOf(ip_types.Prefix(req.Prefix))
+	if !ok {
+		r.Retval = int32(api.INVALID_VALUE)
+		return reply(r)
+	}
+	r.Retval = v.addDelAddress(ifc, p, req.IsAdd)
+	return reply(r)
+}
+
+// ipAddressDump lists an interface's addresses of one family, in the order
+// they were added.
+func ipAddressDump(c *call, req *ip.IPAddressDump) []api.Message {
+	ifc := c.v.iface(uint32(req.SwIfIndex))
+	if ifc == nil {
+		return nil
+	}
+	var out []api.Message
+	for _, p := range ifc.addrs {
+		if p.Addr().Is6() == req.IsIPv6 {
+			out = append(out, &ip.IPAddressDetails{SwIfIndex: interface_types.InterfaceIndex(ifc.index),
+				Prefix: ip_types.AddressWithPrefix{Address: ipAddress(p.Addr()), Len: uint8(p.Bits())}})
+		}
+	}
+	return out
+}

@@ -1,0 +1,462 @@
+package fakevpp
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/fib_types"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/ip"
+	"go.fd.io/govpp/binapi/ip_neighbor"
+	"go.fd.io/govpp/binapi/ip_types"
+)
+
+// VRF tables (VPP 25.10 vnet/fib, vnet/ip). A table exists while something
+// holds a lock on it: the API (one lock however often it is added,
+// ip_table_create), an interface bound to it (fib_table_bind) or a plugin
+// (NAT44-ED's VRFs). Every interface starts in table 0 of both families;
+// sw_interface_set_table moves it, but only while it has no address of the
+// family (ip_table_bind: -ADDRESS_FOUND_FOR_INTERFACE; an unnumbered
+// interface has its donor's addresses there, foreach_ip_interface_address
+// with honor_unnumbered). A packet is looked up in
+// its ingress interface's table; NAT44-ED forwards a translated packet in
+// the table of the session's other side (see forwardFib). The fake uses the
+// table ID as the FIB index.
+
+const fibPlugin = "fib"
+
+// fibState is the FIB beyond table 0's test routes (v.routes): the IPv6
+// tables' locks (IPv4's are v.tables, shared with NAT44-ED), which tables
+// the API holds, routes added in any table, neighbours, and the FIB of the
+// packet being traced.
+type fibState struct {
+	tables6 map[uint32]int
+	api     map[tableKey]bool
+	routes  map[routeKey]*tableRoute
+	nbrs    map[nbrKey]bool
+	// cur is the FIB index the traced packet's buffer carries per family
+	// (0 IPv4, 1 IPv6): set from the ingress interface, changed by NAT44-ED.
+	cur [2]uint32
+}
+
+type tableKey struct {
+	id  uint32
+	ip6 bool
+}
+
+type routeKey struct {
+	table uint32
+	ip6   bool
+	dst   netip.Prefix
+}
+
+// tableRoute is a route of ip_route_add_del or AddRouteIn: out of an
+// interface (sw), or a lookup in another table (viaTable, next).
+type tableRoute struct {
+	sw       uint32
+	nh       netip.Addr
+	viaTable bool
+	next     uint32
+}
+
+type nbrKey struct {
+	sw uint32
+	ip netip.Addr
+}
+
+func famIdx(ip6 bool) int {
+	if ip6 {
+		return 1
+	}
+	return 0
+}
+
+func (v *VPP) fibs() *fibState { return stateOf[fibState](v, fibPlugin) }
+
+func init() {
+	registerPlugin(&plugin{
+		name:  fibPlugin,
+		order: 2,
+		newState: func(*VPP) any {
+			return &fibState{tables6: map[uint32]int{0: 1}, api: map[tableKey]bool{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
+		},
+		handlers: handlers(
+			handle(ipTableAddDel),
+			handle(swInterfaceSetTable),
+			handle(swInterfaceGetTable),
+			handle(ipRouteAddDel),
+			handle(ipNeighborAddDel),
+			handle(swInterfaceAddDelAddress),
+			handle(ipAddressDump),
+		),
+		input:            []node{{name: "ip-input-fib", order: 1, run: rxFibNode}},
+		interfaceDeleted: fibInterfaceDeleted,
+		dump:             fibDump,
+	})
+}
+
+// rxFibNode is ip4-input / ip6-input setting the buffer's FIB index from the
+// ingress interface.
+func rxFibNode(c *pktCtx) {
+	fam := famIdx(!c.pkt.is4())
+	fs := c.v.fibs()
+	fs.cur[fam] = c.rx.table[fam]
+	if fs.cur[fam] != 0 {
+		c.step("%s-input: %s is in table %d", c.family(), c.rx.name, fs.cur[fam])
+	}
+}
+
+// forwardFib is what NAT44-ED does to the buffer after translating it: the
+// packet is looked up in the FIB of the session's other side (the outside
+// FIB chosen when the session was made for in2out, the inside one for
+// out2in).
+func (n *natState) forwardFib(c *pktCtx, s *session, dir int) {
+	fib := s.inFib
+	if dir == dirI2O {
+		fib = s.outFib
+	}
+	fs := c.v.fibs()
+	if fs.cur[0] != fib {
+		c.step("nat44-ed: forwarded in table %d", fib)
+	}
+	fs.cur[0] = fib
+}
+
+// tableLocks returns the lock counts of a family.
+func (v *VPP) tableLocks(ip6 bool) map[uint32]int {
+	if ip6 {
+		return v.fibs().tables6
+	}
+	return v.tables
+}
+
+func (v *VPP) tableExistsFam(id uint32, ip6 bool) bool {
+	_, ok := v.tableLocks(ip6)[id]
+	return ok
+}
+
+func (v *VPP) lockTableFam(id uint32, ip6 bool) { v.tableLocks(ip6)[id]++ }
+
+// unlockTableFam drops a lock; with the last one the table and its routes
+// go (table 0 never).
+func (v *VPP) unlockTableFam(id uint32, ip6 bool) {
+	if !ip6 {
+		v.unlockTable(id)
+	} else if l := v.fibs().tables6; l[id] <= 1 && id != 0 {
+		delete(l, id)
+	} else if id != 0 {
+		l[id]--
+	}
+	if !v.tableExistsFam(id, ip6) {
+		for k := range v.fibs().routes {
+			if k.table == id && k.ip6 == ip6 {
+				delete(v.fibs().routes, k)
+			}
+		}
+	}
+}
+
+// AddTable creates VRF table id of a family, as ip_table_add_del does
+// (adding it again changes nothing; table 0 always exists).
+func (v *VPP) AddTable(id uint32, ip6 bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.addTable(id, ip6)
+}
+
+func (v *VPP) addTable(id uint32, ip6 bool) {
+	k := tableKey{id, ip6}
+	if id == 0 || v.fibs().api[k] {
+		return
+	}
+	v.fibs().api[k] = true
+	v.lockTableFam(id, ip6)
+}
+
+// delTable is ip_table_delete: the API's lock and the API's routes go; the
+// table stays while an interface or a plugin holds it.
+func (v *VPP) delTable(id uint32, ip6 bool) {
+	k := tableKey{id, ip6}
+	if id == 0 || !v.fibs().api[k] {
+		return
+	}
+	delete(v.fibs().api, k)
+	for rk := range v.fibs().routes {
+		if rk.table == id && rk.ip6 == ip6 {
+			delete(v.fibs().routes, rk)
+		}
+	}
+	v.unlockTableFam(id, ip6)
+}
+
+// SetInterfaceTable puts an interface into table id of a family, as
+// sw_interface_set_table does; it returns VPP's retval (0, -2 unknown
+// interface, NO_SUCH_FIB, or ADDRESS_FOUND_FOR_INTERFACE when the interface
+// has an address of the family).
+func (v *VPP) SetInterfaceTable(name string, id uint32, ip6 bool) int32 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ifc := v.ifaceNamed(name)
+	if ifc == nil {
+		return int32(api.INVALID_SW_IF_INDEX)
+	}
+	return v.bindTable(ifc, id, ip6)
+}
+
+// bindTable is ip_table_bind + fib_table_bind.
+func (v *VPP) bindTable(ifc *iface, id uint32, ip6 bool) int32 {
+	if !v.tableExistsFam(id, ip6) {
+		return int32(api.NO_SUCH_FIB)
+	}
+	if v.hasAddrHonorUnnumbered(ifc, ip6) {
+		return int32(api.ADDRESS_FOUND_FOR_INTERFACE)
+	}
+	fam := famIdx(ip6)
+	if old := ifc.table[fam]; old != 0 {
+		v.unlockTableFam(old, ip6)
+	}
+	if id != 0 {
+		v.lockTableFam(id, ip6)
+	}
+	ifc.table[fam] = id
+	return 0
+}
+
+// hasAddrHonorUnnumbered tells whether the interface has an address of the
+// family, its donor's when it is unnumbered.
+func (v *VPP) hasAddrHonorUnnumbered(ifc *iface, ip6 bool) bool {
+	if ifc.unnumbered {
+		if d := v.iface(ifc.unnumberedTo); d != nil {
+			ifc = d
+		}
+	}
+	_, has := ifc.firstAddr(ip6)
+	return has
+}
+
+// AddRouteIn installs dst in table via the interface ifName (as AddRoute
+// does in table 0). It returns false for an unknown interface or table.
+func (v *VPP) AddRouteIn(table uint32, dst netip.Prefix, ifName string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ifc := v.ifaceNamed(ifName)
+	if ifc == nil || !v.tableExistsFam(table, dst.Addr().Is6()) {
+		return false
+	}
+	dst = dst.Masked()
+	v.fibs().routes[routeKey{table, dst.Addr().Is6(), dst}] = &tableRoute{sw: ifc.index}
+	return true
+}
+
+// AddRouteToTable installs dst in table as a lookup in table next (a path
+// with no interface and no next hop: VPP's deaggregation route, how a pod
+// VRF reaches the host's table). It returns false for an unknown table.
+func (v *VPP) AddRouteToTable(table uint32, dst netip.Prefix, next uint32) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ip6 := dst.Addr().Is6()
+	if !v.tableExistsFam(table, ip6) || !v.tableExistsFam(next, ip6) {
+		return false
+	}
+	dst = dst.Masked()
+	v.fibs().routes[routeKey{table, ip6, dst}] = &tableRoute{viaTable: true, next: next}
+	return true
+}
+
+// AddNeighbour records a static neighbour. The fake delivers into a
+// connected subnet without resolving neighbours; the entry is kept for
+// dumps and parity with a real VPP, which needs it.
+func (v *VPP) AddNeighbour(ifName string, a netip.Addr) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	ifc := v.ifaceNamed(ifName)
+	if ifc == nil {
+		return false
+	}
+	v.fibs().nbrs[nbrKey{ifc.index, a}] = true
+	return true
+}
+
+// fibInterfaceDeleted drops the interface's routes, neighbours and table
+// locks.
+func fibInterfaceDeleted(v *VPP, ifc *iface) {
+	fs := v.fibs()
+	for k, r := range fs.routes {
+		if !r.viaTable && r.sw == ifc.index {
+			delete(fs.routes, k)
+		}
+	}
+	for k := range fs.nbrs {
+		if k.sw == ifc.index {
+			delete(fs.nbrs, k)
+		}
+	}
+	for fam, id := range ifc.table {
+		if id != 0 {
+			v.unlockTableFam(id, fam == 1)
+			ifc.table[fam] = 0
+		}
+	}
+}
+
+func fibDump(v *VPP, w *dumpWriter) {
+	fs := v.fibs()
+	for k, r := range fs.routes {
+		if r.viaTable {
+			w.add("table routes", "table %d %s via table %d", k.table, k.dst, r.next)
+		} else {
+			w.add("table routes", "table %d %s via %s", k.table, k.dst, v.ifName(r.sw))
+		}
+	}
+	v.ifaces.each(func(_ uint32, ifc *iface) bool {
+		if ifc.table != [2]uint32{} {
+			w.add("interface tables", "%s ip4 %d ip6 %d", ifc.name, ifc.table[0], ifc.table[1])
+		}
+		return true
+	})
+}
+
+// ipTableAddDel (ip_api.c): table 0 is ignored both ways; deleting an
+// unknown table answers 0.
+func ipTableAddDel(c *call, req *ip.IPTableAddDel) []api.Message {
+	if req.IsAdd {
+		c.v.addTable(req.Table.TableID, req.Table.IsIP6)
+	} else {
+		c.v.delTable(req.Table.TableID, req.Table.IsIP6)
+	}
+	return reply(&ip.IPTableAddDelReply{})
+}
+
+func swInterfaceSetTable(c *call, req *interfaces.SwInterfaceSetTable) []api.Message {
+	r := &interfaces.SwInterfaceSetTableReply{}
+	ifc := c.v.iface(uint32(req.SwIfIndex))
+	if ifc == nil {
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+	} else {
+		r.Retval = c.v.bindTable(ifc, req.VrfID, req.IsIPv6)
+	}
+	return reply(r)
+}
+
+func swInterfaceGetTable(c *call, req *interfaces.SwInterfaceGetTable) []api.Message {
+	r := &interfaces.SwInterfaceGetTableReply{VrfID: ^uint32(0)}
+	if ifc := c.v.iface(uint32(req.SwIfIndex)); ifc == nil {
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+	} else {
+		r.VrfID = ifc.table[famIdx(req.IsIPv6)]
+	}
+	return reply(r)
+}
+
+// ipRouteAddDel serves the routes a CNI adds: one path, out of an interface
+// (with or without a next hop) or, with no interface and no next hop, a
+// lookup in the path's table. Other paths are answered with UNIMPLEMENTED
+// and a violation.
+func ipRouteAddDel(c *call, req *ip.IPRouteAddDel) []api.Message {
+	v := c.v
+	r := &ip.IPRouteAddDelReply{}
+	dst, ok := prefixOf(req.Route.Prefix)
+	if !ok {
+		r.Retval = int32(api.INVALID_VALUE)
+		return reply(r)
+	}
+	ip6 := dst.Addr().Is6()
+	k := routeKey{req.Route.TableID, ip6, dst.Masked()}
+	if !v.tableExistsFam(k.table, ip6) {
+		r.Retval = int32(api.NO_SUCH_FIB)
+		return reply(r)
+	}
+	if !req.IsAdd {
+		// Deleting a route that is not there answers 0 (a real VPP 25.10).
+		delete(v.fibs().routes, k)
+		return reply(r)
+	}
+	if len(req.Route.Paths) != 1 {
+		v.violate("unmodelled route", fmt.Sprintf("route %s in table %d with %d paths: the fake models one path", dst, k.table, len(req.Route.Paths)))
+		r.Retval = int32(api.UNIMPLEMENTED)
+		return reply(r)
+	}
+	p := req.Route.Paths[0]
+	nh := pathNextHop(p, ip6)
+	switch {
+	case p.SwIfIndex != ^uint32(0):
+		if v.iface(p.SwIfIndex) == nil {
+			r.Retval = int32(api.NO_MATCHING_INTERFACE)
+			return reply(r)
+		}
+		v.fibs().routes[k] = &tableRoute{sw: p.SwIfIndex, nh: nh}
+	case !nh.IsUnspecified():
+		v.violate("unmodelled route", fmt.Sprintf("recursive route %s via %s in table %d", dst, nh, k.table))
+		r.Retval = int32(api.UNIMPLEMENTED)
+	case !v.tableExistsFam(p.TableID, ip6):
+		r.Retval = int32(api.NO_SUCH_FIB)
+	default:
+		v.fibs().routes[k] = &tableRoute{viaTable: true, next: p.TableID}
+	}
+	return reply(r)
+}
+
+func pathNextHop(p fib_types.FibPath, ip6 bool) netip.Addr {
+	if ip6 {
+		return netip.AddrFrom16(p.Nh.Address.GetIP6())
+	}
+	return netip.AddrFrom4(p.Nh.Address.GetIP4())
+}
+
+func prefixOf(p ip_types.Prefix) (netip.Prefix, bool) {
+	a, ok := addrOf(p.Address)
+	if !ok {
+		return netip.Prefix{}, false
+	}
+	q := netip.PrefixFrom(a, int(p.Len)) // unmasked: an interface address
+	return q, q.IsValid()
+}
+
+func addrOf(a ip_types.Address) (netip.Addr, bool) {
+	switch a.Af {
+	case ip_types.ADDRESS_IP4:
+		return netip.AddrFrom4(a.Un.GetIP4()), true
+	case ip_types.ADDRESS_IP6:
+		return netip.AddrFrom16(a.Un.GetIP6()), true
+	}
+	return netip.Addr{}, false
+}
+
+func ipAddress(a netip.Addr) ip_types.Address {
+	if a.Is4() {
+		return ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(a.As4())}
+	}
+	return ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(a.As16())}
+}
+
+// ipNeighborAddDel records or removes a neighbour (see AddNeighbour).
+func ipNeighborAddDel(c *call, req *ip_neighbor.IPNeighborAddDel) []api.Message {
+	r := &ip_neighbor.IPNeighborAddDelReply{}
+	a, ok := addrOf(req.Neighbor.IPAddress)
+	sw := uint32(req.Neighbor.SwIfIndex)
+	switch {
+	case c.v.iface(sw) == nil:
+		r.Retval = int32(api.INVALID_SW_IF_INDEX)
+	case !ok:
+		r.Retval = int32(api.INVALID_VALUE)
+	case req.IsAdd:
+		c.v.fibs().nbrs[nbrKey{sw, a}] = true
+	default:
+		delete(c.v.fibs().nbrs, nbrKey{sw, a})
+	}
+	return reply(r)
+}
+
+// neighbours lists an interface's neighbours, sorted.
+func (v *VPP) neighbours(sw uint32) []netip.Addr {
+	var out []netip.Addr
+	for k := range v.fibs().nbrs {
+		if k.sw == sw {
+			out = append(out, k.ip)
+		}
+	}
+	slices.SortFunc(out, netip.Addr.Compare)
+	return out
+}
