@@ -37,6 +37,10 @@ type Options struct {
 	// Driver tunes the govpp driver (reconnect interval, pipeline depth…);
 	// its Logger defaults to Log.
 	Driver govppdriver.Options
+	// ExtraRenderers are renderers of the embedder's, by name, that run
+	// next to the NAT44 and IPv6 renderers and program VPP through their
+	// own client of the VPP layer (see ExtraRenderer).
+	ExtraRenderers map[string]ExtraRenderer
 }
 
 // Agent is the wired pipeline of one node.
@@ -63,18 +67,17 @@ func New(opts Options) (*Agent, error) {
 	if opts.Driver.Logger == nil {
 		opts.Driver.Logger = log
 	}
+	if err := checkExtraRenderers(opts.ExtraRenderers); err != nil {
+		return nil, err
+	}
 	drv, err := govppdriver.Connect(opts.VPP, opts.Driver)
 	if err != nil {
 		return nil, err
 	}
 	gate := newConnectGate(drv)
-	var claims map[string]vppcfg.ClaimFunc
-	if !opts.Config.DisableIPv6 {
-		claims = ipv6.Claims()
-	}
 	rec := vppcfg.NewReconciler(gate, vppcfg.Options{
 		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
-		Claims: claims,
+		Claims: claims(opts),
 	})
 	proc := processor.New(processor.Config{
 		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,
@@ -97,6 +100,10 @@ func New(opts Options) (*Agent, error) {
 			return nil, err
 		}
 		a.register(ipv6.Name, r)
+	}
+	if err := a.addExtraRenderers(opts.ExtraRenderers, log); err != nil {
+		gate.Close()
+		return nil, err
 	}
 	return a, nil
 }
