@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,8 +18,10 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	logtest "github.com/sirupsen/logrus/hooks/test"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.fd.io/govpp/adapter"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -72,6 +76,7 @@ type testNode struct {
 	cancel context.CancelFunc
 	done   chan error
 	sport  uint16 // source port of the next probe packet
+	logs   *logtest.Hook
 }
 
 // sampleClientset holds the embedded sample cluster, and reports every watch
@@ -118,15 +123,18 @@ func startNode(t *testing.T, client *fake.Clientset, watches chan string, vpp *f
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	n := &testNode{t: t, client: client, vpp: vpp, http: ln.Addr().String(), hc: &healthCheckPorts{}, done: make(chan error, 1), sport: 20000}
+	log := quietLogger()
+	n := &testNode{t: t, client: client, vpp: vpp, http: ln.Addr().String(), hc: &healthCheckPorts{}, done: make(chan error, 1), sport: 20000,
+		logs: logtest.NewLocal(log)}
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
 	cfg := nodeConfig{
 		Node: "node-a", FrontendInterfaces: []string{"uplink0", "host0"}, LocalPods: true,
 		HealthzTimeout: healthzTimeout, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond, SyncPoll: 5 * time.Millisecond,
+		InterfaceGrace: 200 * time.Millisecond,
 	}
 	go func() {
-		n.done <- runNode(ctx, cfg, nodeDeps{Client: client, VPP: vpp, Fake: vpp, HTTP: ln, ListenHealthCheck: n.hc.listen, Log: quietLogger()})
+		n.done <- runNode(ctx, cfg, nodeDeps{Client: client, VPP: vpp, Fake: vpp, HTTP: ln, ListenHealthCheck: n.hc.listen, Log: log})
 	}()
 	t.Cleanup(func() { n.stop() })
 	for range 4 { // services, endpointslices, nodes, pods
@@ -362,4 +370,81 @@ func TestRunFlagErrors(t *testing.T) {
 		_, _, err := runCLI(t, tc.args...)
 		assert.ErrorContains(t, err, tc.err, tc.args)
 	}
+}
+
+// After the CNI removed a pod's tap (as a VPP restart removes them all), the
+// items on it wait: vppsvc_items_waiting_for_interface shows them, /healthz
+// fails with the reason once they have waited past the grace period (a
+// warning says so) while /livez holds, and both recover when the tap is back.
+func TestRunHealthFollowsInterfaceWaits(t *testing.T) {
+	client, watches := sampleClientset(t)
+	vpp := fakevpp.New(fakevpp.WithSeed(1))
+	n := startNode(t, client, watches, vpp, time.Minute)
+	healthz := "http://" + n.http + "/healthz"
+	code, _ := get(t, healthz)
+	require.Equal(t, http.StatusOK, code)
+
+	const tap = "tap-default-client-a1"
+	require.True(t, vpp.DeleteInterface(tap))
+	require.Eventually(t, func() bool { return n.metric("vppsvc_items_waiting_for_interface") > 0 }, wait, tick)
+	var body string
+	require.Eventually(t, func() bool { code, body = get(t, healthz); return code == http.StatusServiceUnavailable }, wait, tick)
+	var v struct {
+		NodeEligible bool   `json:"nodeEligible"`
+		Reason       string `json:"reason"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &v))
+	assert.True(t, v.NodeEligible)
+	assert.Regexp(t, `^\d+ VPP item\(s\) have waited \S+ for their interfaces \(grace 200ms\)$`, v.Reason)
+	code, _ = get(t, "http://"+n.http+"/livez")
+	assert.Equal(t, http.StatusOK, code, "waiting for the CNI is no reason to restart the agent")
+	assert.True(t, slices.ContainsFunc(n.logs.AllEntries(), func(e *logrus.Entry) bool {
+		return e.Level == logrus.WarnLevel && e.Message == "unhealthy" && e.Data["reason"] == v.Reason
+	}), "a warning says why")
+
+	vpp.AddInterface(tap)
+	vpp.SetUnnumbered(tap, "host0")
+	require.Eventually(t, func() bool { code, _ := get(t, healthz); return code == http.StatusOK }, wait, tick)
+	assert.Equal(t, 0.0, n.metric("vppsvc_items_waiting_for_interface"))
+}
+
+// flakyVPP is a VPP adapter whose Connect fails until up is set.
+type flakyVPP struct {
+	adapter.VppAPI
+	up bool
+}
+
+func (f *flakyVPP) Connect() error {
+	if !f.up {
+		return errors.New("VPP API socket file /run/vpp/api.sock does not exist")
+	}
+	return nil
+}
+
+// Waiting for VPP's socket is logged at info level with the socket and the
+// time waited, throttled to doubling intervals up to 30 s, and the end of
+// the wait too.
+func TestSocketWaitsAreLogged(t *testing.T) {
+	log, hook := logtest.NewNullLogger()
+	f := &flakyVPP{}
+	a := newSocketWaitLogger(f, "/run/vpp/api.sock", log)
+	now := time.Unix(0, 0)
+	a.now = func() time.Time { return now }
+	for range 70 { // govpp retries every second
+		assert.Error(t, a.Connect())
+		now = now.Add(time.Second)
+	}
+	f.up = true
+	require.NoError(t, a.Connect())
+	var lines []string
+	for _, e := range hook.AllEntries() {
+		assert.Equal(t, logrus.InfoLevel, e.Level)
+		assert.Equal(t, "/run/vpp/api.sock", e.Data["vpp_socket"])
+		lines = append(lines, fmt.Sprintf("%s %s", e.Message, e.Data["waited"]))
+	}
+	assert.Equal(t, []string{
+		"waiting for VPP's API socket 0s", "waiting for VPP's API socket 1s", "waiting for VPP's API socket 2s",
+		"waiting for VPP's API socket 4s", "waiting for VPP's API socket 8s", "waiting for VPP's API socket 16s",
+		"waiting for VPP's API socket 32s", "waiting for VPP's API socket 1m2s", "VPP's API socket answers 1m10s",
+	}, lines)
 }
