@@ -2,6 +2,7 @@ package fakevpp
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -121,4 +122,34 @@ func indexOf(steps []string, prefix string) int {
 		}
 	}
 	return -1
+}
+
+// Reflect sessions key ICMP on type and code: the echo reply passes
+// whatever its identifier, an error about the flow does not, and the host
+// that was pinged cannot ping back. A FIN makes an established TCP
+// session transient (120 s instead of 24 h), as the acl plugin's
+// fa_session_get_timeout_type decides.
+func TestACLReflectKeysAndTimeouts(t *testing.T) {
+	e := newEnv(t)
+	refl := e.addACL("reflect", rule(acl_types.ACL_ACTION_API_PERMIT_REFLECT, "0.0.0.0/0", "0.0.0.0/0", 0, 0))
+	deny := e.addACL("deny", rule(acl_types.ACL_ACTION_API_DENY, "0.0.0.0/0", "0.0.0.0/0", 0, 0))
+	e.ok(e.setACLs("tap0", []uint32{refl}, []uint32{deny}))
+	require.Equal(t, Forward, e.v.Trace(Packet{Ingress: "tap0", Protocol: 1, Src: ap("10.1.1.5:100"), Dst: ap("8.8.8.8:100")}).Verdict)
+	assert.Equal(t, Forward, e.v.Trace(Packet{Ingress: "eth0", Protocol: 1, Src: ap("8.8.8.8:101"), Dst: ap("10.1.1.5:101"), EchoReply: true}).Verdict)
+	assert.Equal(t, Drop, e.v.Trace(Packet{Ingress: "eth0", Protocol: 1, Src: ap("8.8.8.8:100"), Dst: ap("10.1.1.5:100")}).Verdict)
+
+	tr := e.v.Trace(tcpSyn("tap0", "10.1.1.5:40000", "8.8.8.8:443"))
+	require.True(t, tr.ReplyOK, steps(tr))
+	assert.Equal(t, Drop, e.v.Trace(ICMPErrorAbout("eth0", addr("192.168.0.254"), ICMP4TimeExceeded, 0, tr.Out)).Verdict)
+	ackPkt := func(in, src, dst string, flags uint8) Packet {
+		p := tcpSyn(in, src, dst)
+		p.TCPFlags = flags
+		return p
+	}
+	require.True(t, e.v.Trace(ackPkt("tap0", "10.1.1.5:40000", "8.8.8.8:443", tcpACK)).ReplyOK)
+	e.v.Advance(200 * time.Second)
+	require.Equal(t, Forward, e.v.Trace(ackPkt("eth0", "8.8.8.8:443", "10.1.1.5:40000", tcpACK)).Verdict, "established: 24 h")
+	require.Equal(t, Forward, e.v.Trace(ackPkt("tap0", "10.1.1.5:40000", "8.8.8.8:443", tcpFIN|tcpACK)).Verdict)
+	e.v.Advance(121 * time.Second)
+	assert.Equal(t, Drop, e.v.Trace(ackPkt("eth0", "8.8.8.8:443", "10.1.1.5:40000", tcpACK)).Verdict, "after a FIN: transient, 120 s")
 }
