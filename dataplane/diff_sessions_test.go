@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"time"
 
+	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
 	"go.fd.io/govpp/binapi/nat44_ed"
@@ -224,5 +225,25 @@ func TestDiffSessions(t *testing.T) {
 		d.Trace("GRE from the GRE-mapped pod to another host", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.5:0"), Dst: ap("9.9.9.9:0")})
 		sessions(d, "sessions of 10.1.1.4", "10.1.1.4")
 		sessions(d, "sessions of 10.1.1.5", "10.1.1.5")
+	})
+
+	// cnat sessions of a TCP flow to a VIP, as cnat_session_dump shows
+	// them: created by the first packet, their lifetime raised to an hour
+	// by the SYN|ACK, cut to 5 s by a RST; cnat's scanner (every second)
+	// then removes them. The timestamp is left out (VPP's clock).
+	runDifferential(t, "sessions/cnat-tcp", func(d *diffCase) {
+		cnatTopology(d)
+		c := cnat.NewServiceClient(d.Conn)
+		_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+			Vip: cnatEndpoint("10.96.0.10:80"), IPProto: ip_types.IP_API_PROTO_TCP,
+			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint("10.1.1.2:8080"), SrcEp: cnatEndpoint("0.0.0.0:0")}}}})
+		d.Retval("translation 10.96.0.10:80 → 10.1.1.2:8080", err)
+		client := tcp("uplink0", "198.51.100.7:1234", "10.96.0.10:80")
+		d.Trace("SYN (and SYN|ACK back)", client)
+		Dump[*cnat.CnatSessionDetails](d, "cnat sessions", &cnat.CnatSessionDump{}, "Timestamp")
+		d.Trace("RST from the client", pktFlags(client, rst))
+		d.Wait(6500 * time.Millisecond)
+		Dump[*cnat.CnatSessionDetails](d, "cnat sessions 6.5 s after the RST", &cnat.CnatSessionDump{}, "Timestamp")
+		d.Trace("ACK from the client after that", pktFlags(client, ack))
 	})
 }
