@@ -36,7 +36,7 @@ func TestBadInputIsOneErrorLine(t *testing.T) {
 		{"no nodes", []string{"render", "-f", "-"}, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", "vppsvc: the cluster has no Node objects: nothing to simulate"},
 		{"unreadable config", []string{"render", "--config", "/nonexistent/config.yaml"}, "", "vppsvc: --config: open /nonexistent/config.yaml: no such file or directory"},
 		{"misspelt config field", []string{"render", "--config", badConfig}, "", "vppsvc: --config " + badConfig + ": …"},
-		{"bad output format", []string{"render", "-o", "html"}, "", `vppsvc: -o: want text, yaml, json or vppcli, got "html"`},
+		{"bad output format", []string{"render", "-o", "html"}, "", `vppsvc: -o: want services, vppcli, yaml, json, text, got "html"`},
 		{"stray argument", []string{"render", "extra"}, "", `vppsvc: unknown command "extra" for "vppsvc render"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -18,8 +18,11 @@ import (
 // Lines returns the CLI lines for items, in creation order (kind, then key).
 // ACL bindings refer to ACLs by index; the indexes are those a fresh VPP
 // assigns when the ACLs are created in the order printed. The bindings of
-// one interface and direction come in priority order, because `set
-// acl-plugin interface` appends and VPP evaluates the list in order.
+// one interface are folded into one `binary-api acl_interface_set_acl_list`
+// line (the API call the VPP layer makes: the whole list of the interface,
+// input then output, in priority order), because `set acl-plugin interface`
+// binds one ACL per line. Empty filter shards hold a placeholder rule that
+// VPP needs; they are introduced by one comment that says so.
 func Lines(items []vppcfg.Item) []string {
 	items = slices.Clone(items)
 	slices.SortFunc(items, compareItems)
@@ -30,10 +33,68 @@ func Lines(items []vppcfg.Item) []string {
 			aclIndex[acl.Name] = len(aclIndex)
 		}
 	}
+	placeholderNoted := false
+	bindings := map[string][2][]string{}
+	var bindingIfs []string
 	for _, it := range items {
-		out = append(out, lines(it, aclIndex)...)
+		if b, ok := it.(*vppcfg.ACLBinding); ok {
+			lists, seen := bindings[b.Interface]
+			if !seen {
+				bindingIfs = append(bindingIfs, b.Interface)
+			}
+			d := 0
+			if b.Direction == vppcfg.ACLOutput {
+				d = 1
+			}
+			lists[d] = append(lists[d], aclRef(b.ACL, aclIndex))
+			bindings[b.Interface] = lists
+			continue
+		}
+		if acl, ok := it.(*vppcfg.ACL); ok && IsPlaceholder(acl) && !placeholderNoted {
+			placeholderNoted = true
+			out = append(out, placeholderNote(items)...)
+		}
+		out = append(out, lines(it)...)
+	}
+	slices.Sort(bindingIfs)
+	for _, ifName := range bindingIfs {
+		out = append(out, aclListLine(ifName, bindings[ifName]))
 	}
 	return out
+}
+
+// aclRef is an ACL's index, or a placeholder naming it when the ACL is not
+// among the items.
+func aclRef(name string, aclIndex map[string]int) string {
+	if idx, ok := aclIndex[name]; ok {
+		return fmt.Sprint(idx)
+	}
+	return "<index of " + name + ">"
+}
+
+// aclListLine sets the whole ACL list of one interface.
+func aclListLine(ifName string, lists [2][]string) string {
+	var b strings.Builder
+	b.WriteString("binary-api acl_interface_set_acl_list " + ifName)
+	for d, dir := range []string{"input", "output"} {
+		if len(lists[d]) > 0 {
+			b.WriteString(" " + dir + " " + strings.Join(lists[d], " "))
+		}
+	}
+	return b.String()
+}
+
+// placeholderNote explains, once, the placeholder ACLs among items.
+func placeholderNote(items []vppcfg.Item) []string {
+	var names []string
+	for _, it := range items {
+		if acl, ok := it.(*vppcfg.ACL); ok && IsPlaceholder(acl) {
+			names = append(names, acl.Name)
+		}
+	}
+	return Wrap("# ", "#   ", fmt.Sprintf("%d empty filter shards have no rules. VPP denies everything on an ACL "+
+		"without rules, so each holds one placeholder permit-nothing rule (docs/glossary.md#filter-shard): %s",
+		len(names), nameRanges(names)), Width)
 }
 
 // compareItems orders items by key, except ACL bindings of the same
@@ -50,7 +111,7 @@ func compareItems(a, b vppcfg.Item) int {
 	return a.Key().Compare(b.Key())
 }
 
-func lines(it vppcfg.Item, aclIndex map[string]int) []string {
+func lines(it vppcfg.Item) []string {
 	switch v := it.(type) {
 	case *vppcfg.NAT44Global:
 		return nat44Global(v)
@@ -92,13 +153,6 @@ func lines(it vppcfg.Item, aclIndex map[string]int) []string {
 		return []string{cnatTranslation(v)}
 	case *vppcfg.ACL:
 		return []string{acl(v)}
-	case *vppcfg.ACLBinding:
-		idx, ok := aclIndex[v.ACL]
-		ref := fmt.Sprint(idx)
-		if !ok {
-			ref = "<index of " + v.ACL + ">"
-		}
-		return []string{fmt.Sprintf("set acl-plugin interface %s %s acl %s", v.Interface, v.Direction, ref)}
 	}
 	return []string{"# no CLI equivalent: " + it.String()}
 }
@@ -245,7 +299,11 @@ func acl(a *vppcfg.ACL) string {
 	if len(rules) == 0 {
 		return "# acl " + a.Name + " has no rules: VPP denies everything it is applied to"
 	}
-	return "set acl-plugin acl " + strings.Join(rules, ", ") + " tag " + a.Name
+	s := "set acl-plugin acl " + strings.Join(rules, ", ") + " tag " + a.Name
+	if IsPlaceholder(a) {
+		s += "  # placeholder"
+	}
+	return s
 }
 
 func portRange(r vppcfg.PortRange) string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -41,25 +42,74 @@ func TestLinesInCreationOrder(t *testing.T) {
 		"nat44 add load-balancing static mapping protocol tcp external 10.96.0.10:80 local 10.1.1.2:8080 vrf 0 probability 1 local 10.1.2.2:8080 vrf 0 probability 1 self-twice-nat out2in-only affinity 60  # api: tag for default/web",
 		"set acl-plugin acl deny src 0.0.0.0/0 dst 10.96.0.18/32 proto 6 sport 0-65535 dport 80 tag nat44-web",
 		"set acl-plugin acl permit src 0.0.0.0/0 dst 0.0.0.0/0 tag vppsvc-permit-all",
-		"set acl-plugin interface uplink0 input acl 1",
+		"binary-api acl_interface_set_acl_list uplink0 input 1",
 	}, Lines(items))
 }
 
 // A service ACL whose name sorts after the permit-all ACL must still be bound
-// before it: VPP evaluates an interface's list in the order it was built.
+// before it: VPP evaluates an interface's list in the order it is given.
+// The bindings of an interface are one list, input then output.
 func TestBindingsInPriorityOrder(t *testing.T) {
 	items := []vppcfg.Item{
 		&vppcfg.ACL{Name: "a-permit-all", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit, Src: pf("0.0.0.0/0"), Dst: pf("0.0.0.0/0")}}},
 		&vppcfg.ACL{Name: "z-service", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLDeny, Src: pf("0.0.0.0/0"), Dst: pf("10.96.0.18/32")}}},
 		&vppcfg.ACLBinding{Interface: "uplink0", Direction: vppcfg.ACLInput, ACL: "a-permit-all", Priority: 1 << 30},
 		&vppcfg.ACLBinding{Interface: "uplink0", Direction: vppcfg.ACLInput, ACL: "z-service", Priority: 1000},
+		&vppcfg.ACLBinding{Interface: "uplink0", Direction: vppcfg.ACLOutput, ACL: "a-permit-all", Priority: 1},
+		&vppcfg.ACLBinding{Interface: "host0", Direction: vppcfg.ACLInput, ACL: "missing", Priority: 1},
 	}
 	assert.Equal(t, []string{
 		"set acl-plugin acl permit src 0.0.0.0/0 dst 0.0.0.0/0 tag a-permit-all",
 		"set acl-plugin acl deny src 0.0.0.0/0 dst 10.96.0.18/32 tag z-service",
-		"set acl-plugin interface uplink0 input acl 1",
-		"set acl-plugin interface uplink0 input acl 0",
+		"binary-api acl_interface_set_acl_list host0 input <index of missing>",
+		"binary-api acl_interface_set_acl_list uplink0 input 1 0 output 0",
 	}, Lines(items))
+}
+
+// Empty filter shards are introduced once, by a comment that says why
+// they hold a rule; shards with rules are printed as they are.
+func TestPlaceholderShards(t *testing.T) {
+	shards := renderer.ACLShards{Renderer: "nat44", Count: 4, Family: renderer.IPv4}
+	deny := vppcfg.ACLRule{Action: vppcfg.ACLDeny, Src: pf("0.0.0.0/0"), Dst: pf("10.96.0.18/32"), Protocol: vppcfg.ProtoTCP, DstPorts: vppcfg.SinglePort(80)}
+	items := []vppcfg.Item{shards.ACL(0, nil), shards.ACL(1, nil), shards.ACL(2, []vppcfg.ACLRule{deny}), shards.ACL(3, nil)}
+	six := renderer.ACLShards{Renderer: "ipv6", Count: 1, Family: renderer.IPv6}.ACL(0, nil)
+	assert.True(t, IsPlaceholder(six), "the IPv6 placeholder")
+	assert.False(t, IsPlaceholder(items[2].(*vppcfg.ACL)))
+	assert.False(t, IsPlaceholder(&vppcfg.ACL{Name: "two", Rules: []vppcfg.ACLRule{shards.Placeholder(), shards.Placeholder()}}))
+	got := Lines(items)
+	assert.Equal(t, []string{
+		"# 3 empty filter shards have no rules. VPP denies everything on an ACL without rules, so each holds",
+		"#   one placeholder permit-nothing rule (docs/glossary.md#filter-shard): nat44-filter-00,",
+		"#   nat44-filter-01, nat44-filter-03",
+		"set acl-plugin acl permit src 0.0.0.0/32 dst 0.0.0.0/32 proto 6 sport 0-65535 dport 0-65535 tag nat44-filter-00  # placeholder",
+		"set acl-plugin acl permit src 0.0.0.0/32 dst 0.0.0.0/32 proto 6 sport 0-65535 dport 0-65535 tag nat44-filter-01  # placeholder",
+		"set acl-plugin acl deny src 0.0.0.0/0 dst 10.96.0.18/32 proto 6 sport 0-65535 dport 80 tag nat44-filter-02",
+		"set acl-plugin acl permit src 0.0.0.0/32 dst 0.0.0.0/32 proto 6 sport 0-65535 dport 0-65535 tag nat44-filter-03  # placeholder",
+	}, got)
+}
+
+func TestNameRanges(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a-00", "a-01", "a-02", "a-04"}, "a-00…02, a-04"},
+		{[]string{"a-00", "a-01"}, "a-00, a-01"},
+		{[]string{"a-08", "a-09", "a-10", "b-11", "x"}, "a-08…10, b-11, x"},
+		{[]string{"a-8", "a-9", "a-10"}, "a-8, a-9, a-10"}, // widths differ: not one run
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, nameRanges(tt.names), "%v", tt.names)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	assert.Equal(t, []string{"# one two", "#   three"}, Wrap("# ", "#   ", "one two three", 10))
+	assert.Equal(t, []string{"# "}, Wrap("# ", "#   ", "", 10), "nothing to wrap")
+	assert.Equal(t, []string{"# a", "#   waytoolongword", "#   b"}, Wrap("# ", "#   ", "a waytoolongword b", 10),
+		"a word longer than the line is not cut")
+	assert.Equal(t, []string{"→ → →"}, Wrap("", "", "→ → →", 5), "characters, not bytes")
 }
 
 func TestCNATLines(t *testing.T) {

@@ -1,0 +1,312 @@
+package renderview
+
+import (
+	"fmt"
+	"io"
+	"net/netip"
+	"strings"
+
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/vppcli"
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// GlossaryURL is where the terms the views print are explained.
+const GlossaryURL = "docs/glossary.md"
+
+// WriteServices prints one block per service: its policies, then per port
+// each frontend with the VPP objects that implement it, and the backends.
+// nodeWide is the number of desired items that belong to no service;
+// notRendered lists the services the processor left out ("ns/name: why").
+func WriteServices(w io.Writer, node string, svcs []Service, nodeWide int, notRendered []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# node %s: %d services, as vppsvc programs them into VPP\n", node, len(svcs))
+	for _, s := range svcs {
+		b.WriteString("\n")
+		writeService(&b, s)
+	}
+	b.WriteString("\n")
+	for _, n := range notRendered {
+		writeWrapped(&b, "# not rendered: ", "#   ", n)
+	}
+	writeWrapped(&b, "# ", "#   ", fmt.Sprintf("%d node-wide items (NAT44-ED settings, pool addresses, interface roles, "+
+		"filter ACLs and their bindings) serve every service: -o vppcli, -o yaml or -o json print all %s",
+		nodeWide, "items"))
+	writeWrapped(&b, "# ", "#   ", "terms (self-twice-nat, out2in-only, exclusive and interposed VIPs, filter shards …) are explained in "+GlossaryURL)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeService(b *strings.Builder, s Service) {
+	head := s.ID.String()
+	if s.Type != "" {
+		head += "  " + s.Type
+	}
+	b.WriteString(head + "\n")
+	fmt.Fprintf(b, "  traffic policy    external %s, internal %s\n", s.ExternalTrafficPolicy, s.InternalTrafficPolicy)
+	if s.AffinityTimeout != 0 {
+		fmt.Fprintf(b, "  session affinity  ClientIP, timeout %d s\n", s.AffinityTimeout)
+	} else {
+		b.WriteString("  session affinity  none\n")
+	}
+	if len(s.SourceRanges) > 0 {
+		writeWrapped(b, "  source ranges     ", "                    ", joinPrefixes(s.SourceRanges)+" (LoadBalancer frontends only)")
+	}
+	if s.HealthCheckNodePort != 0 {
+		fmt.Fprintf(b, "  health check      node port %d\n", s.HealthCheckNodePort)
+	}
+	for _, p := range s.Ports {
+		writePort(b, s, p)
+	}
+	for _, o := range s.Other {
+		writeWrapped(b, "  also              ", strings.Repeat(" ", 20), o.Renderer+" "+o.Item.Key().String())
+	}
+}
+
+func writePort(b *strings.Builder, s Service, p Port) {
+	head := "  port "
+	if p.Name != "" {
+		head += p.Name + " "
+	}
+	head += fmt.Sprintf("%d/%s", p.Port, p.Protocol)
+	if p.NodePort != 0 {
+		head += fmt.Sprintf(", node port %d", p.NodePort)
+	}
+	b.WriteString(head + "\n")
+	if p.Skipped != "" {
+		fmt.Fprintf(b, "    not rendered: %s\n", p.Skipped)
+	}
+	for _, f := range p.Frontends {
+		writeFrontend(b, f, familyBackends(p.Backends, f.Addr.Addr()), trafficPolicyOf(s, f.Kind))
+	}
+	if len(p.Backends) == 0 {
+		b.WriteString("    backends: none\n")
+		return
+	}
+	b.WriteString("    backends\n")
+	for _, be := range p.Backends {
+		b.WriteString("      " + backendLine(be) + "\n")
+	}
+}
+
+// familyBackends counts the backends of the frontend's address family: a
+// renderer translates one family, to endpoints of that family only.
+func familyBackends(bs []Backend, a netip.Addr) int {
+	n := 0
+	for _, b := range bs {
+		if b.IP.Unmap().Is4() == a.Unmap().Is4() {
+			n++
+		}
+	}
+	return n
+}
+
+// frontendKinds are the Kubernetes names of the frontend kinds.
+var frontendKinds = map[renderer.FrontendKind]string{
+	renderer.ClusterIPFrontend:    "ClusterIP",
+	renderer.NodePortFrontend:     "NodePort",
+	renderer.LoadBalancerFrontend: "LoadBalancer",
+	renderer.ExternalIPFrontend:   "ExternalIP",
+}
+
+// frontendColumn is where a frontend's VPP objects start: after the
+// longest IPv6 node port frontend.
+const frontendColumn = 44
+
+func writeFrontend(b *strings.Builder, f Frontend, familyBackends int, policy model.TrafficPolicy) {
+	head := fmt.Sprintf("    %-12s %s/%s", frontendKinds[f.Kind], f.Addr, strings.ToUpper(f.Protocol.String()))
+	var parts []string
+	for _, o := range f.Objects {
+		parts = append(parts, objectSummary(o, familyBackends, policy))
+	}
+	if len(f.Objects) == 0 && deniesAll(f.Filters) {
+		why := "no usable backend"
+		if policy == model.TrafficPolicyLocal {
+			why = "no local backend, policy Local"
+		}
+		parts = append(parts, "dropped ("+why+") by "+filterSummaries(f.Filters)[0])
+		f.Filters = nil
+	}
+	parts = append(parts, filterSummaries(f.Filters)...)
+	if len(parts) == 0 {
+		parts = append(parts, "no VPP object: not rendered on this node")
+	}
+	pad := strings.Repeat(" ", frontendColumn)
+	if len(head) < frontendColumn {
+		head += pad[len(head):]
+	} else {
+		b.WriteString(head + "\n")
+		head = pad
+	}
+	for i, p := range parts {
+		if i > 0 {
+			head = pad
+		}
+		writeWrapped(b, head, pad+"  ", p)
+	}
+}
+
+// objectSummary names a translation, its flags and where it sends.
+func objectSummary(o Object, familyBackends int, policy model.TrafficPolicy) string {
+	var name string
+	var flags []string
+	switch v := o.Item.(type) {
+	case *vppcfg.NAT44LBMapping:
+		name = "lb-mapping"
+		flags = mappingFlags(v.TwiceNAT, v.Out2InOnly)
+		if v.Affinity != 0 {
+			flags = append(flags, fmt.Sprintf("affinity %ds", v.Affinity))
+		}
+	case *vppcfg.NAT44StaticMapping:
+		name = "static-mapping"
+		flags = mappingFlags(v.TwiceNAT, v.Out2InOnly)
+	case *vppcfg.CNATTranslation:
+		name = "cnat-translation"
+		if v.IsRealIP {
+			flags = append(flags, "interposed")
+		} else {
+			flags = append(flags, "exclusive")
+		}
+		if v.LBType == vppcfg.CNATLBMaglev {
+			flags = append(flags, "maglev")
+		}
+		snat := 0
+		for _, p := range v.Paths {
+			if a := p.Src.Addr(); a.IsValid() && !a.IsUnspecified() {
+				snat++
+			}
+		}
+		if snat > 0 {
+			flags = append(flags, fmt.Sprintf("snat %d/%d", snat, len(v.Paths)))
+		}
+	default:
+		name = o.Item.Key().Kind.String()
+	}
+	s := name
+	if o.Renderer != "" {
+		s = o.Renderer + " " + name
+	}
+	if len(flags) > 0 {
+		s += " " + strings.Join(flags, ",")
+	}
+	s += " → " + backendsSummary(o.Backends(), familyBackends)
+	if policy == model.TrafficPolicyLocal {
+		s += " (Local)"
+	}
+	return s
+}
+
+func mappingFlags(t vppcfg.TwiceNATMode, out2inOnly bool) []string {
+	var flags []string
+	if t != vppcfg.TwiceNATOff {
+		flags = append(flags, t.String())
+	}
+	if out2inOnly {
+		flags = append(flags, "out2in-only")
+	}
+	return flags
+}
+
+// backendsSummary says where a translation sends: every backend of the
+// family, or the few it picked (a Local traffic policy's local ones).
+func backendsSummary(to []netip.AddrPort, familyBackends int) string {
+	switch {
+	case len(to) == familyBackends && len(to) != 1:
+		return fmt.Sprintf("%d backends", len(to))
+	case len(to) <= 2:
+		s := make([]string, len(to))
+		for i, a := range to {
+			s[i] = a.String()
+		}
+		return strings.Join(s, ", ")
+	}
+	return fmt.Sprintf("%d of %d backends", len(to), familyBackends)
+}
+
+// filterSummaries gives one line per ACL: its name and the rules that
+// match the frontend.
+func filterSummaries(rules []FilterRule) []string {
+	var out []string
+	for i := 0; i < len(rules); {
+		j := i
+		var rs []string
+		for ; j < len(rules) && rules[j].ACL == rules[i].ACL; j++ {
+			rs = append(rs, ruleSummary(rules[j]))
+		}
+		s := "acl " + rules[i].ACL
+		if r := rules[i].Renderer; r != "" {
+			s = r + " " + s
+		}
+		out = append(out, s+" "+strings.Join(rs, ", "))
+		i = j
+	}
+	return out
+}
+
+func ruleSummary(r FilterRule) string {
+	src := "any"
+	if r.Rule.Src.Bits() != 0 {
+		src = r.Rule.Src.String()
+	}
+	return fmt.Sprintf("#%d %s %s", r.Index, r.Rule.Action, src)
+}
+
+// deniesAll reports whether a rule drops every client of the frontend.
+func deniesAll(rules []FilterRule) bool {
+	for _, r := range rules {
+		if r.Rule.Action == vppcfg.ACLDeny && r.Rule.Src.Bits() == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func backendLine(be Backend) string {
+	s := fmt.Sprintf("%-24s", be.AddrPort())
+	node := be.Node
+	if node == "" {
+		node = "-"
+	}
+	s += fmt.Sprintf(" %-10s", node)
+	var flags []string
+	if be.Local {
+		flags = append(flags, "local")
+	}
+	if be.HostNetwork {
+		flags = append(flags, "host-network")
+	}
+	if be.Terminating {
+		flags = append(flags, "serving, terminating")
+	} else {
+		flags = append(flags, "ready")
+	}
+	if len(be.ZoneHints) > 0 {
+		flags = append(flags, "zones "+strings.Join(be.ZoneHints, ","))
+	}
+	return strings.TrimRight(s+" "+strings.Join(flags, ", "), " ")
+}
+
+// writeWrapped writes text after first, wrapped at vppcli.Width with
+// continuation lines starting with cont.
+func writeWrapped(b *strings.Builder, first, cont, text string) {
+	for _, l := range vppcli.Wrap(first, cont, text, vppcli.Width) {
+		b.WriteString(l + "\n")
+	}
+}
+
+func joinPrefixes(ps []netip.Prefix) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// trafficPolicyOf returns the policy that governs a frontend kind.
+func trafficPolicyOf(s Service, k renderer.FrontendKind) model.TrafficPolicy {
+	if k.External() {
+		return s.ExternalTrafficPolicy
+	}
+	return s.InternalTrafficPolicy
+}
