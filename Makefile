@@ -2,7 +2,7 @@
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: demo test test-long test-property test-realvpp bench-realvpp chaos-realvpp fuzz soak bench vet fmt-check
+.PHONY: demo test test-long test-property test-realvpp bench-realvpp chaos-realvpp fuzz soak bench vet fmt-check image
 
 ## demo: render the embedded sample cluster into a fake VPP and trace a packet.
 demo:
@@ -86,6 +86,19 @@ bench-realvpp:
 chaos-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "chaos-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
 	VPPSVC_CHAOS_CHURN=10m $(GO) test -count=1 -p 1 -run 'TestChaos' -timeout 60m -v ./internal/benchmarks/realvpp/
+
+## image: the agent's container image from the Dockerfile (a static binary on
+## distroless/static), tagged $(IMAGE):$(VERSION), with docker or podman,
+## whichever is installed (CONTAINER_TOOL overrides). docs/deploy/daemonset.yaml
+## runs $(IMAGE):$(VERSION); to deploy, build with your registry's name
+## (make image IMAGE=registry.example.com/vppsvc VERSION=v1), push it and set
+## that name in the manifest. The project publishes no image.
+IMAGE ?= ghcr.io/vppsvc/vppsvc
+VERSION ?= devel
+CONTAINER_TOOL ?= $(shell command -v docker 2>/dev/null || command -v podman 2>/dev/null)
+image:
+	@test -n "$(CONTAINER_TOOL)" || { echo "image: neither docker nor podman is installed; install one, or set CONTAINER_TOOL to a builder that reads a Dockerfile" >&2; exit 2; }
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) .
 
 vet:
 	$(GO) vet ./...
