@@ -45,6 +45,7 @@ type natState struct {
 	sessionLimit          uint32
 	forwarding            bool
 	timeouts              natTimeouts
+	buckets               uint32 // translation_buckets: set by enable, kept by disable
 	ifaces                pool[natIface]
 	outputs               pool[natIface]
 	fibRefs               map[uint32]int // NAT interfaces per FIB; 0 expires its sessions
@@ -73,8 +74,8 @@ func (n *natState) reset(v *VPP) {
 			v.unlockTable(vrf)
 		}
 	}
-	t := n.timeouts
-	*n = natState{timeouts: t}
+	t, b := n.timeouts, n.buckets
+	*n = natState{timeouts: t, buckets: b}
 	n.fibRefs = map[uint32]int{}
 	n.tableLocks = map[uint32]int{}
 	n.byExt = map[extKey]*mapping{}
@@ -164,6 +165,7 @@ func natEnableDisable(c *call, req *nat44_ed.Nat44EdPluginEnableDisable) []api.M
 			if n.sessionLimit == 0 {
 				n.sessionLimit = defaultSessions
 			}
+			n.buckets = bihashBuckets(n.sessionLimit)
 			n.timeouts = defaultTimeouts
 		}
 		return reply(r)
@@ -187,11 +189,30 @@ func natShowRunningConfig(c *call, _ *nat44_ed.Nat44ShowRunningConfig) []api.Mes
 			TCPTransitory: n.timeouts.tcpTransitory, ICMP: n.timeouts.icmp,
 		},
 		Flags: nat44_ed.NAT44_IS_ENDPOINT_DEPENDENT,
+		// VPP 25.10 answers the negation of its IPFIX state
+		// (nat_ipfix_logging_enabled, nat/lib/ipfix_logging.c): true while
+		// IPFIX logging is off, which it always is here.
+		IpfixLoggingEnabled: true,
+		TranslationBuckets:  n.buckets,
 	}
 	if n.enabled {
 		r.InsideVrf, r.OutsideVrf, r.Sessions = n.insideVrf, n.outsideVrf, n.sessionLimit
 	}
 	return reply(r)
+}
+
+// bihashBuckets is nat_calc_bihash_buckets (nat/lib/lib.h): the power of
+// two nearest to sessions/2.5, the lower one on a tie.
+func bihashBuckets(sessions uint32) uint32 {
+	n := uint64(float64(sessions) / 2.5)
+	lower := uint64(1)
+	for lower*2 < n {
+		lower *= 2
+	}
+	if upper := 2 * lower; upper-n < n-lower && upper <= 1<<32-1 {
+		return uint32(upper)
+	}
+	return uint32(lower)
 }
 
 // natForwarding always succeeds, even while disabled. Turning forwarding
