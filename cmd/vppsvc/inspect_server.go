@@ -28,20 +28,27 @@ import (
 // defaultInspectSocket is where `run` serves the inspector unless told otherwise.
 const defaultInspectSocket = "/run/vppsvc/inspect.sock"
 
-// inspectListenerKey carries the inspector's listener from the run command
-// to runNode through the context, so that wiring it takes one line in each.
+// inspectListenerKey carries the inspector's listener (or, for the
+// default address, the address itself) from the run command to runNode
+// through the context, so that wiring it takes one line in each.
 type inspectListenerKey struct{}
 
-// withInspector adds --inspect-socket to the run command: the listener is
-// opened before the agent starts (a bad address fails the command at once)
-// and handed to runNode, which serves on it once the agent exists
-// (serveInspector).
+// withInspector adds --inspect-socket to the run command. An address given
+// on the command line is opened before the agent starts, so that a bad one
+// fails the command at once; the default one is opened by serveInspector,
+// and an agent that cannot create it (not root, /run read-only) runs
+// without an inspector and says so in its log. runNode serves on it once
+// the agent exists (serveInspector).
 func withInspector(cmd *cobra.Command) {
 	var addr string
 	cmd.Flags().StringVar(&addr, "inspect-socket", defaultInspectSocket,
 		`serve the state inspector (vppsvc status) on this unix socket, or on a loopback host:port such as 127.0.0.1:9102; "" disables it`)
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !cmd.Flags().Changed("inspect-socket") {
+			cmd.SetContext(context.WithValue(cmd.Context(), inspectListenerKey{}, addr))
+			return run(cmd, args)
+		}
 		ln, err := listenInspector(addr)
 		if err != nil {
 			return fmt.Errorf("--inspect-socket: %w", err)
@@ -107,11 +114,23 @@ func listenUnix(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveInspector serves the agent's state on the listener withInspector put
-// into ctx, if any, and returns the function that stops serving.
+// serveInspector serves the agent's state on the listener (or default
+// address) withInspector put into ctx, if any, and returns the function that
+// stops serving.
 func serveInspector(ctx context.Context, a *agent.Agent, log logrus.FieldLogger) func() {
-	ln, ok := ctx.Value(inspectListenerKey{}).(net.Listener)
-	if !ok {
+	var ln net.Listener
+	switch v := ctx.Value(inspectListenerKey{}).(type) {
+	case net.Listener:
+		ln = v
+	case string:
+		var err error
+		if ln, err = listenInspector(v); err != nil {
+			log.WithError(err).WithFields(logrus.Fields{"component": "inspector", "addr": v}).
+				Warning("state inspector disabled: cannot listen on its default address; give run --inspect-socket another path or a loopback host:port")
+			return func() {}
+		}
+	}
+	if ln == nil {
 		return func() {}
 	}
 	log = log.WithFields(logrus.Fields{"component": "inspector", "addr": ln.Addr().String()})

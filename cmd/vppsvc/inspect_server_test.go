@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sirupsen/logrus"
+	"github.com/sirupsen/logrus/hooks/test"
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -212,4 +215,43 @@ func TestStatusGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), out.String(), "go test ./cmd/vppsvc -run TestStatusGolden -update rewrites it")
+}
+
+// TestWithInspector: an address given on the command line is opened (and
+// refused) before the agent starts; the default one is left to
+// serveInspector, which runs without an inspector when it cannot listen.
+func TestWithInspector(t *testing.T) {
+	var got any
+	newCmd := func() *cobra.Command {
+		cmd := &cobra.Command{Use: "run", RunE: func(cmd *cobra.Command, _ []string) error {
+			got = cmd.Context().Value(inspectListenerKey{})
+			return nil
+		}}
+		withInspector(cmd)
+		cmd.SetArgs(nil)
+		return cmd
+	}
+	cmd := newCmd()
+	cmd.SetArgs([]string{"--inspect-socket", "0.0.0.0:9102"})
+	assert.ErrorContains(t, cmd.ExecuteContext(context.Background()), "--inspect-socket: 0.0.0.0:9102: the inspector serves only on loopback")
+
+	cmd = newCmd()
+	require.NoError(t, cmd.ExecuteContext(context.Background()))
+	assert.Equal(t, defaultInspectSocket, got, "the default is opened by serveInspector")
+
+	cmd = newCmd()
+	cmd.SetArgs([]string{"--inspect-socket", "127.0.0.1:0"})
+	require.NoError(t, cmd.ExecuteContext(context.Background()))
+	assert.Implements(t, (*net.Listener)(nil), got)
+
+	// A default address that cannot be created: a warning, no inspector.
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	log, hook := test.NewNullLogger()
+	stop := serveInspector(context.WithValue(context.Background(), inspectListenerKey{}, filepath.Join(file, "inspect.sock")), nil, log)
+	stop()
+	require.Len(t, hook.AllEntries(), 1)
+	assert.Equal(t, logrus.WarnLevel, hook.LastEntry().Level)
+	assert.Contains(t, hook.LastEntry().Message, "state inspector disabled")
+	assert.Equal(t, filepath.Join(file, "inspect.sock"), hook.LastEntry().Data["addr"])
 }
