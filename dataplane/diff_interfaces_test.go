@@ -7,6 +7,7 @@ package dataplane_test
 import (
 	"testing"
 
+	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/ip"
 )
 
@@ -48,5 +49,47 @@ func TestDiffInterfaces(t *testing.T) {
 		d.Trace("v6 from tap3, disabled", tcp("tap3", "[fd00:1:1::3]:40002", "[2001:db8::8]:443"))
 		_, err = c.SwInterfaceIP6EnableDisable(d.Ctx, &ip.SwInterfaceIP6EnableDisable{SwIfIndex: d.Sw("tap3"), Enable: false})
 		d.Retval("ip6 disable tap3 a third time", err)
+	})
+}
+
+func TestDiffUnnumbered(t *testing.T) {
+	runDifferential(t, "interfaces/unnumbered", func(d *diffCase) {
+		ifTopology(d)
+		d.Must(d.Node.AddInterface("host0", pfx("172.30.1.1/24")))
+		c := interfaces.NewServiceClient(d.Conn)
+		unnum := func(label, borrower, donor string, add bool) {
+			req := &interfaces.SwInterfaceSetUnnumbered{UnnumberedSwIfIndex: noIf - 1, SwIfIndex: noIf - 1, IsAdd: add}
+			if borrower != "" {
+				req.UnnumberedSwIfIndex = d.Sw(borrower)
+			}
+			if donor != "" {
+				req.SwIfIndex = d.Sw(donor)
+			}
+			_, err := c.SwInterfaceSetUnnumbered(d.Ctx, req)
+			d.Retval(label, err)
+		}
+		unnum("tap3 borrows from host0 (IPv4 only)", "tap3", "host0", true)
+		d.Trace("v4 from tap3", tcp("tap3", "10.1.1.3:40000", "8.8.8.8:443"))
+		d.Trace("v6 from tap3: the donor has no IPv6, IPv6 is enabled all the same", tcp("tap3", "[fd00:1:1::3]:40000", "[2001:db8::8]:443"))
+		for _, name := range []string{"tap3", "host0"} {
+			Dump[*ip.IPAddressDetails](d, name+"'s IPv4 addresses", &ip.IPAddressDump{SwIfIndex: d.Sw(name)})
+		}
+		unnum("tap3 borrows from uplink0 instead", "tap3", "uplink0", true)
+		unnum("tap3 no longer unnumbered", "tap3", "uplink0", false)
+		d.Trace("v4 from tap3 after", tcp("tap3", "10.1.1.3:40001", "8.8.8.8:443"))
+		unnum("tap3 no longer unnumbered, again", "tap3", "host0", false)
+		unnum("unknown borrower", "", "host0", true)
+		unnum("unknown donor", "tap3", "", true)
+		unnum("unknown donor, removing", "tap3", "", false)
+		// Borrower and donor must share their tables.
+		d.Must(d.Node.AddTable(10, false))
+		d.Must(d.Node.AddInterface("loop10"))
+		d.Must(d.Node.SetTable("loop10", 10, false))
+		d.Must(d.Node.AddAddress("loop10", pfx("10.10.255.1/32")))
+		unnum("tap3 (table 0) borrows from loop10 (table 10)", "tap3", "loop10", true)
+		d.Must(d.Node.SetTable("tap3", 10, false))
+		unnum("tap3 in table 10 borrows from loop10", "tap3", "loop10", true)
+		_, err := c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: d.Sw("tap3"), VrfID: 0})
+		d.Retval("unnumbered tap3 back to table 0", err)
 	})
 }

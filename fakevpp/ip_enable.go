@@ -91,7 +91,7 @@ func notEnabledNode(c *pktCtx) {
 // subnet or receive entry; route pod addresses to it with AddRoute). Set
 // before the first client connects, the setting is startup configuration and
 // survives Restart when both interfaces do. It returns false for an unknown
-// interface.
+// interface and for a donor in other tables (VPP: -74).
 func (v *VPP) SetUnnumbered(name, borrowFrom string) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -104,7 +104,7 @@ func (v *VPP) SetUnnumbered(name, borrowFrom string) bool {
 		return true
 	}
 	donor := v.ifaceNamed(borrowFrom)
-	if donor == nil {
+	if donor == nil || donor.table != ifc.table {
 		return false
 	}
 	v.setUnnumbered(ifc, donor.index, true)
@@ -113,8 +113,8 @@ func (v *VPP) SetUnnumbered(name, borrowFrom string) bool {
 
 // setUnnumbered is vnet_sw_interface_update_unnumbered. Setting it again
 // only changes the donor; removing it from an interface that is not
-// unnumbered does nothing. The fake keeps every interface in table 0, so
-// VPP's same-table check (-74 UNEXPECTED_INTF_STATE) never fails.
+// unnumbered does nothing. The callers check that both interfaces are in
+// the same tables (-74 UNEXPECTED_INTF_STATE).
 func (v *VPP) setUnnumbered(ifc *iface, donor uint32, on bool) {
 	ifc.unnumbered = on
 	ifc.unnumberedTo = donor
@@ -152,6 +152,10 @@ func swInterfaceSetUnnumbered(c *call, req *interfaces.SwInterfaceSetUnnumbered)
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
 	case req.IsAdd && v.iface(uint32(req.SwIfIndex)) == nil:
 		r.Retval = int32(api.INVALID_SW_IF_INDEX_2)
+	case req.IsAdd && ifc.table != v.iface(uint32(req.SwIfIndex)).table:
+		// vnet_sw_interface_check_table_same: borrower and donor must be
+		// in the same tables of both families.
+		r.Retval = int32(api.UNEXPECTED_INTF_STATE)
 	default:
 		v.setUnnumbered(ifc, uint32(req.SwIfIndex), req.IsAdd)
 	}
