@@ -211,6 +211,7 @@ func TestDiffSessions(t *testing.T) {
 		d.Trace("GRE from another pod to the same host", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.3:0"), Dst: ap("8.8.8.8:0")})
 		sessions(d, "sessions of 10.1.1.2", "10.1.1.2")
 		sessions(d, "sessions of 10.1.1.3", "10.1.1.3")
+		d.Trace("GRE from the host both pods talk to: reaches the pod that came last", fakevpp.Packet{Ingress: "uplink0", Protocol: 47, Src: ap("8.8.8.8:0"), Dst: ap("192.168.16.1:0")})
 		d.Trace("GRE from outside to the pool address, no session", fakevpp.Packet{Ingress: "uplink0", Protocol: 47, Src: ap("8.8.4.4:0"), Dst: ap("192.168.16.1:0")})
 		// An address-only static mapping and a static mapping of protocol 47.
 		_, err := nat.Nat44AddDelStaticMappingV2(d.Ctx, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_ADDR_ONLY,
@@ -223,8 +224,10 @@ func TestDiffSessions(t *testing.T) {
 		d.Trace("GRE from the address-only mapped pod", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.4:0"), Dst: ap("8.8.4.4:0")})
 		d.Trace("GRE from outside to the GRE mapping", fakevpp.Packet{Ingress: "uplink0", Protocol: 47, Src: ap("8.8.4.4:0"), Dst: ap("192.168.16.51:0")})
 		d.Trace("GRE from the GRE-mapped pod to another host", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.5:0"), Dst: ap("9.9.9.9:0")})
+		d.Trace("GRE from a pod to the address-only mapping's external address (hairpin)", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.6:0"), Dst: ap("192.168.16.50:0")})
 		sessions(d, "sessions of 10.1.1.4", "10.1.1.4")
 		sessions(d, "sessions of 10.1.1.5", "10.1.1.5")
+		sessions(d, "sessions of 10.1.1.6", "10.1.1.6")
 	})
 
 	// cnat sessions of a TCP flow to a VIP, as cnat_session_dump shows
