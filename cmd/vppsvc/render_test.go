@@ -319,8 +319,8 @@ status:
   port http 80/TCP
     ClusterIP    10.96.0.10:80/TCP          nat44 lb-mapping self-twice-nat,out2in-only → 2 backends
     LoadBalancer 203.0.113.10:80/TCP        nat44 lb-mapping twice-nat,out2in-only → 2 backends
-                                            nat44 acl nat44-filter-59 #0 permit 192.0.2.0/25, #1
-                                              permit 198.51.100.0/24, #2 deny any
+                                            acl nat44-filter-59 #0 permit 192.0.2.0/25, #1 permit
+                                              198.51.100.0/24, #2 deny
     backends
       10.1.1.2:8080            node-a     local, ready
       10.1.2.2:8080            node-b     ready
@@ -341,8 +341,7 @@ spec:
   traffic policy    external Cluster, internal Cluster
   session affinity  none
   port http 80/TCP
-    ClusterIP    10.96.0.10:80/TCP          dropped (no usable backend) by nat44 acl nat44-filter-59
-                                              #0 deny any
+    ClusterIP    10.96.0.10:80/TCP          dropped (no backend) by acl nat44-filter-59 #0
     backends: none
 `,
 		},

@@ -80,8 +80,7 @@ default/web  NodePort
   session affinity  none
   port http 80/TCP, node port 30080
     ClusterIP    10.96.0.10:80/TCP          nat44 lb-mapping → 2 backends
-    NodePort     192.168.16.1:30080/TCP     dropped (no usable backend) by nat44 acl nat44-filter-03
-                                              #0 deny any
+    NodePort     192.168.16.1:30080/TCP     dropped (no backend) by acl nat44-filter-03 #0
     backends
       10.1.1.2:8080            -          local, ready
       10.1.2.2:8080            -          ready

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/vppcli"
@@ -120,13 +121,14 @@ func writeFrontend(b *strings.Builder, f Frontend, familyBackends int, policy mo
 	for _, o := range f.Objects {
 		parts = append(parts, objectSummary(o, familyBackends, policy))
 	}
-	if len(f.Objects) == 0 && deniesAll(f.Filters) {
-		why := "no usable backend"
+	if j := denyAll(f.Filters); len(f.Objects) == 0 && j >= 0 {
+		why := "no backend"
 		if policy == model.TrafficPolicyLocal {
-			why = "no local backend, policy Local"
+			why = "no local backend"
 		}
-		parts = append(parts, "dropped ("+why+") by "+filterSummaries(f.Filters)[0])
-		f.Filters = nil
+		d := f.Filters[j]
+		parts = append(parts, fmt.Sprintf("dropped (%s) by acl %s #%d", why, d.ACL, d.Index))
+		f.Filters = slices.Delete(slices.Clone(f.Filters), j, j+1)
 	}
 	parts = append(parts, filterSummaries(f.Filters)...)
 	if len(parts) == 0 {
@@ -234,32 +236,30 @@ func filterSummaries(rules []FilterRule) []string {
 		for ; j < len(rules) && rules[j].ACL == rules[i].ACL; j++ {
 			rs = append(rs, ruleSummary(rules[j]))
 		}
-		s := "acl " + rules[i].ACL
-		if r := rules[i].Renderer; r != "" {
-			s = r + " " + s
-		}
-		out = append(out, s+" "+strings.Join(rs, ", "))
+		// The shard's name says which renderer it belongs to.
+		out = append(out, "acl "+rules[i].ACL+" "+strings.Join(rs, ", "))
 		i = j
 	}
 	return out
 }
 
 func ruleSummary(r FilterRule) string {
-	src := "any"
+	s := fmt.Sprintf("#%d %s", r.Index, r.Rule.Action)
 	if r.Rule.Src.Bits() != 0 {
-		src = r.Rule.Src.String()
+		s += " " + r.Rule.Src.String()
 	}
-	return fmt.Sprintf("#%d %s %s", r.Index, r.Rule.Action, src)
+	return s
 }
 
-// deniesAll reports whether a rule drops every client of the frontend.
-func deniesAll(rules []FilterRule) bool {
-	for _, r := range rules {
+// denyAll returns the first rule that drops every client of the
+// frontend, or -1.
+func denyAll(rules []FilterRule) int {
+	for i, r := range rules {
 		if r.Rule.Action == vppcfg.ACLDeny && r.Rule.Src.Bits() == 0 {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 func backendLine(be Backend) string {
