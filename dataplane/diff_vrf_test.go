@@ -184,3 +184,38 @@ func ipPrefix(p netip.Prefix) ip_types.Prefix {
 }
 
 func ip4a(s string) ip_types.IP4Address { return ip_types.IP4Address(netip.MustParseAddr(s).As4()) }
+
+func TestDiffVRFSessionLimit(t *testing.T) {
+	runDifferential(t, "vrf/nat44-session-limit", func(d *diffCase) {
+		podVRF(d, false)
+		d.Must(d.Node.AddInterface("tap2", pfx("10.1.1.1/24")))
+		nat := nat44_ed.NewServiceClient(d.Conn)
+		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true, Sessions: 100})
+		d.Must(err)
+		for _, f := range []struct {
+			name  string
+			flags nat_types.NatConfigFlags
+		}{{"uplink0", 0}, {"tap5", nat_types.NAT_IS_INSIDE}, {"tap2", nat_types.NAT_IS_INSIDE}} {
+			_, err := nat.Nat44InterfaceAddDelFeature(d.Ctx, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: f.flags, SwIfIndex: d.Sw(f.name)})
+			d.Must(err)
+		}
+		_, err = nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, FirstIPAddress: ip4a("192.168.16.100"), LastIPAddress: ip4a("192.168.16.100"), VrfID: ^uint32(0)})
+		d.Must(err)
+		limit := func(label string, n, vrf uint32) {
+			_, err := nat.Nat44SetSessionLimit(d.Ctx, &nat44_ed.Nat44SetSessionLimit{SessionLimit: n, VrfID: vrf})
+			d.Retval(label, err)
+		}
+		limit("limit 2 in VRF 10", 2, 10)
+		limit("limit in missing VRF 77", 5, 77)
+		// The limit is held against all sessions, not the VRF's own.
+		d.Trace("from tap2 (table 0): session 1", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
+		d.Trace("from the pod VRF: session 2", tcp("tap5", "10.10.0.5:41000", "8.8.8.8:443"))
+		d.Trace("from the pod VRF: a third session is over VRF 10's limit", tcp("tap5", "10.10.0.5:41001", "8.8.8.8:443"))
+		d.Trace("from tap2: table 0 keeps the enable-time limit", tcp("tap2", "10.1.1.2:40001", "8.8.8.8:443"))
+		limit("limit 3 in VRF 0", 3, 0)
+		d.Trace("from tap2: now over VRF 0's limit", tcp("tap2", "10.1.1.2:40002", "8.8.8.8:443"))
+		rc, err := nat.Nat44ShowRunningConfig(d.Ctx, &nat44_ed.Nat44ShowRunningConfig{})
+		d.Retval("running config", err)
+		d.Record("running config sessions (the enable-time limit)", rc.Sessions)
+	})
+}

@@ -45,7 +45,8 @@ type natState struct {
 	sessionLimit          uint32
 	forwarding            bool
 	timeouts              natTimeouts
-	buckets               uint32 // translation_buckets: set by enable, kept by disable
+	buckets               uint32            // translation_buckets: set by enable, kept by disable
+	vrfLimits             map[uint32]uint32 // nat44_set_session_limit, by VRF
 	ifaces                pool[natIface]
 	outputs               pool[natIface]
 	fibRefs               map[uint32]int // NAT interfaces per FIB; 0 expires its sessions
@@ -77,6 +78,7 @@ func (n *natState) reset(v *VPP) {
 	t, b := n.timeouts, n.buckets
 	*n = natState{timeouts: t, buckets: b}
 	n.fibRefs = map[uint32]int{}
+	n.vrfLimits = map[uint32]uint32{}
 	n.tableLocks = map[uint32]int{}
 	n.byExt = map[extKey]*mapping{}
 	n.byLocal = map[localKey]*mapping{}
@@ -118,6 +120,7 @@ func init() {
 			handle(natAddressDump),
 			handle(natInterfaceAddr),
 			handle(natInterfaceAddrDump),
+			handle(natSetSessionLimit),
 			handle(natStaticMappingV2),
 			handle(natStaticMappingLegacy),
 			handle(natStaticMappingDump),
@@ -199,6 +202,35 @@ func natShowRunningConfig(c *call, _ *nat44_ed.Nat44ShowRunningConfig) []api.Mes
 		r.InsideVrf, r.OutsideVrf, r.Sessions = n.insideVrf, n.outsideVrf, n.sessionLimit
 	}
 	return reply(r)
+}
+
+// natSetSessionLimit is nat44_set_session_limit (the API calls it, not
+// nat44_update_session_limit): it sets the limit of one VRF's FIB, -1 for
+// a VRF without a table. The limit is compared with the number of all
+// sessions, not the VRF's own (nat44_ed_maximum_sessions_exceeded), and the
+// enable-time Sessions in the running config does not change.
+func natSetSessionLimit(c *call, req *nat44_ed.Nat44SetSessionLimit) []api.Message {
+	r := &nat44_ed.Nat44SetSessionLimitReply{}
+	if !c.v.tableExists(req.VrfID) {
+		r.Retval = int32(api.UNSPECIFIED)
+		return reply(r)
+	}
+	c.v.nat().vrfLimits[req.VrfID] = req.SessionLimit
+	return reply(r)
+}
+
+// limitFor is the session limit a packet in FIB fib is held to: the
+// VRF's own, else VRF 0's, else the enable-time limit. (VPP indexes its
+// vector by FIB index and falls back to index 0 past its end; the fake's
+// FIB index is the VRF ID.)
+func (n *natState) limitFor(fib uint32) uint32 {
+	if l, ok := n.vrfLimits[fib]; ok {
+		return l
+	}
+	if l, ok := n.vrfLimits[0]; ok {
+		return l
+	}
+	return n.sessionLimit
 }
 
 // bihashBuckets is nat_calc_bihash_buckets (nat/lib/lib.h): the power of

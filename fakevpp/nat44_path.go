@@ -312,7 +312,7 @@ func (n *natState) in2outSlow(c *pktCtx, node string, output bool) {
 	v := c.v
 	p := c.pkt
 	rxFib := fibOf(c.rx)
-	if uint32(n.sessions.len()) >= n.sessionLimit && !n.reclaimExpired(v) {
+	if uint32(n.sessions.len()) >= n.limitFor(rxFib) && !n.reclaimExpired(v) {
 		c.drop(node, "maximum sessions exceeded")
 		return
 	}
@@ -603,7 +603,7 @@ func (n *natState) out2inSlow(c *pktCtx) {
 		c.drop(nodeOut2In, "non-SYN TCP packet without session")
 		return
 	}
-	if uint32(n.sessions.len()) >= n.sessionLimit {
+	if uint32(n.sessions.len()) >= n.limitFor(rxFib) {
 		leak("maximum sessions exceeded")
 		c.drop(nodeOut2In, "maximum sessions exceeded")
 		return
@@ -809,7 +809,7 @@ func (n *natState) bypass(c *pktCtx, rxFib uint32) {
 		c.step("%s: forwarding-bypass session, not translated", nodeOut2In)
 		return
 	}
-	if uint32(n.sessions.len()) >= n.sessionLimit {
+	if uint32(n.sessions.len()) >= n.limitFor(rxFib) {
 		c.step("%s: forwarding, not translated (session table full, no bypass session)", nodeOut2In)
 		return
 	}
