@@ -4,16 +4,20 @@ package dataplane_test
 // back, for which protocols, after FIN and RST), port ranges at their
 // edges, ICMP type and code (carried in the port fields), prefix lengths
 // at the edges, first match across permit and deny, stateless permits.
-// ACL session timeouts are set by CLI only (no binary API), so their
-// expiry is not compared.
+// ACL session timeouts are set by CLI only (no binary API): the case that
+// lowers them uses VPP's CLI and fakevpp's SetACLSessionTimeout.
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"go.fd.io/govpp/binapi/acl"
 	"go.fd.io/govpp/binapi/acl_types"
 	"go.fd.io/govpp/binapi/ip_types"
 
+	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
@@ -63,6 +67,34 @@ func setACLs(d *diffCase, ifName string, in, out []uint32) {
 	_, err := acl.NewServiceClient(d.Conn).ACLInterfaceSetACLList(d.Ctx, &acl.ACLInterfaceSetACLList{SwIfIndex: d.Sw(ifName),
 		Count: uint8(len(in) + len(out)), NInput: uint8(len(in)), Acls: append(append([]uint32{}, in...), out...)})
 	d.Retval("acl_interface_set_acl_list "+ifName, err)
+}
+
+// setACLTimeout sets one of the ACL plugin's session timeouts, by CLI on a
+// real VPP (no binary API sets them; the default comes back when the case
+// ends) and with SetACLSessionTimeout on fakevpp.
+func setACLTimeout(d *diffCase, t fakevpp.ACLTimeout, sec int) {
+	d.t.Helper()
+	words := map[fakevpp.ACLTimeout]string{fakevpp.ACLTCPIdle: "tcp idle", fakevpp.ACLTCPTransient: "tcp transient", fakevpp.ACLUDPIdle: "udp idle"}[t]
+	defaults := map[fakevpp.ACLTimeout]int{fakevpp.ACLTCPIdle: 86400, fakevpp.ACLTCPTransient: 120, fakevpp.ACLUDPIdle: 600}
+	switch n := d.Node.(type) {
+	case *dataplane.Fake:
+		n.VPP.SetACLSessionTimeout(t, time.Duration(sec)*time.Second)
+	case dataplane.Real:
+		cli := func(sec int) error {
+			out, err := n.CLI(fmt.Sprintf("set acl-plugin session timeout %s %d", words, sec))
+			if err == nil && strings.TrimSpace(out) != "" {
+				err = fmt.Errorf("set acl-plugin session timeout: %s", strings.TrimSpace(out))
+			}
+			return err
+		}
+		d.Must(cli(sec))
+		d.t.Cleanup(func() {
+			if err := cli(defaults[t]); err != nil {
+				d.t.Errorf("restoring the ACL %s timeout: %v", words, err)
+			}
+		})
+	}
+	d.Record("acl session timeout "+words, sec)
 }
 
 func udp(in, src, dst string) fakevpp.Packet {
@@ -178,5 +210,27 @@ func TestDiffACL(t *testing.T) {
 		d.Trace("from 8.8.8.9", udp("uplink0", "8.8.8.9:53", "10.1.1.2:5353"))
 		d.Trace("from 2001:db8::7", udp("uplink0", "[2001:db8::7]:53", "[fd00:1:1::2]:5353"))
 		d.Trace("from 2001:db8::8 (out through the v4-only list)", udp("uplink0", "[2001:db8::8]:53", "[fd00:1:1::2]:5353"))
+	})
+
+	// Reflect sessions expire after their idle timeout: UDP (and other
+	// protocols) after "udp idle", TCP before its handshake completes and
+	// after a FIN after "tcp transient", established TCP after "tcp idle".
+	runDifferential(t, "acl/reflect-timeouts", func(d *diffCase) {
+		cnatTopology(d)
+		setACLs(d, "tap2", []uint32{addACL(d, "reflect", anyRules(permitReflect)...)}, []uint32{addACL(d, "deny", anyRules(deny)...)})
+		setACLTimeout(d, fakevpp.ACLUDPIdle, 1)
+		setACLTimeout(d, fakevpp.ACLTCPTransient, 1)
+		setACLTimeout(d, fakevpp.ACLTCPIdle, 6)
+		d.Trace("UDP from the pod", udp("tap2", "10.1.1.2:5353", "8.8.4.4:53"))
+		d.Trace("SYN from the pod", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
+		d.Trace("SYN from the pod, second flow", tcp("tap2", "10.1.1.2:40001", "8.8.8.8:443"))
+		d.Trace("ACK on the second flow", pktFlags(tcp("tap2", "10.1.1.2:40001", "8.8.8.8:443"), ack))
+		d.Wait(2500 * time.Millisecond)
+		d.Trace("the UDP server's late reply", udp("uplink0", "8.8.4.4:53", "10.1.1.2:5353"))
+		d.Trace("a late SYN|ACK on the first flow", pktFlags(tcp("uplink0", "8.8.8.8:443", "10.1.1.2:40000"), syn|ack))
+		d.Trace("an ACK on the established flow", pktFlags(tcp("uplink0", "8.8.8.8:443", "10.1.1.2:40001"), ack))
+		d.Trace("the pod's FIN on it", pktFlags(tcp("tap2", "10.1.1.2:40001", "8.8.8.8:443"), fin|ack))
+		d.Wait(2500 * time.Millisecond)
+		d.Trace("an ACK 2.5 s after the FIN", pktFlags(tcp("uplink0", "8.8.8.8:443", "10.1.1.2:40001"), ack))
 	})
 }

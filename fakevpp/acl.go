@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/acl"
@@ -53,10 +54,34 @@ type aclState struct {
 	acls     pool[aclList]
 	bindings map[uint32]*aclBinding // sw_if_index → lists
 	sessions map[aclSessKey]*aclSession
+	timeouts [3]time.Duration // by ACLTimeout
 }
 
 func newACLState(*VPP) any {
-	return &aclState{bindings: map[uint32]*aclBinding{}, sessions: map[aclSessKey]*aclSession{}}
+	return &aclState{bindings: map[uint32]*aclBinding{}, sessions: map[aclSessKey]*aclSession{},
+		timeouts: [3]time.Duration{aclTCPEstablished, aclTCPTransient, aclUDPOther}}
+}
+
+// ACLTimeout names one of the ACL plugin's reflect-session idle timeouts.
+type ACLTimeout int
+
+// The ACL plugin's session timeouts (acl_timeout_e).
+const (
+	ACLTCPIdle      ACLTimeout = iota // established TCP, default 24 h
+	ACLTCPTransient                   // TCP before the handshake or after FIN/RST, default 120 s
+	ACLUDPIdle                        // UDP and every other protocol, default 600 s
+)
+
+// SetACLSessionTimeout is VPP's "set acl-plugin session timeout {udp idle |
+// tcp idle | tcp transient} <seconds>": the binary API has no message for
+// it. It applies to existing sessions too (VPP reads the timeout when it
+// checks a session); Restart restores the defaults.
+func (v *VPP) SetACLSessionTimeout(t ACLTimeout, d time.Duration) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if t >= ACLTCPIdle && t <= ACLUDPIdle {
+		v.acl().timeouts[t] = d
+	}
 }
 
 func (v *VPP) acl() *aclState { return stateOf[aclState](v, aclPlugin) }

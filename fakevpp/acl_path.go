@@ -8,7 +8,8 @@ import (
 	"go.fd.io/govpp/binapi/acl_types"
 )
 
-// ACL reflect-session timeouts (acl plugin defaults).
+// ACL reflect-session timeouts (acl plugin defaults; SetACLSessionTimeout
+// changes them).
 const (
 	aclTCPEstablished = 24 * time.Hour
 	aclTCPTransient   = 120 * time.Second
@@ -36,16 +37,16 @@ type aclSession struct {
 // timeout is fa_session_get_timeout_type: a TCP session is established
 // only while both directions have shown exactly SYN and ACK among SYN, ACK,
 // FIN and RST; a FIN or RST seen either way makes it transient again.
-func (s *aclSession) timeout() time.Duration {
+func (s *aclSession) timeout(st *aclState) time.Duration {
 	switch s.fwd.proto {
 	case protoTCP:
 		const mask = tcpSYN | tcpACK | tcpFIN | tcpRST
 		if s.tcp[0]&mask == tcpSYN|tcpACK && s.tcp[1]&mask == tcpSYN|tcpACK {
-			return aclTCPEstablished
+			return st.timeouts[ACLTCPIdle]
 		}
-		return aclTCPTransient
+		return st.timeouts[ACLTCPTransient]
 	default:
-		return aclUDPOther
+		return st.timeouts[ACLUDPIdle]
 	}
 }
 
@@ -71,7 +72,7 @@ func (s *aclState) check(c *pktCtx, ifc *iface, input bool) {
 	now := c.v.now()
 	k := aclKey(ifc.index, input, p)
 	if sess := s.sessions[k]; sess != nil {
-		if now-sess.lastSeen >= sess.timeout() {
+		if now-sess.lastSeen >= sess.timeout(s) {
 			delete(s.sessions, sess.fwd)
 			delete(s.sessions, sess.rev)
 		} else {
