@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/fib_types"
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
@@ -217,5 +218,31 @@ func TestDiffVRFSessionLimit(t *testing.T) {
 		rc, err := nat.Nat44ShowRunningConfig(d.Ctx, &nat44_ed.Nat44ShowRunningConfig{})
 		d.Retval("running config", err)
 		d.Record("running config sessions (the enable-time limit)", rc.Sessions)
+	})
+}
+
+func TestDiffVRFCnat(t *testing.T) {
+	runDifferential(t, "vrf/cnat-vip-from-a-vrf", func(d *diffCase) {
+		podVRF(d, true)
+		d.Must(d.Node.AddInterface("tap2"))
+		d.Must(d.Node.SetUnnumbered("tap2", "uplink0"))
+		d.Must(d.Node.AddRoute(pfx("10.1.1.2/32"), "tap2"))
+		d.Must(d.Node.AddInterface("tap6"))
+		d.Must(d.Node.AddTable(20, false))
+		d.Must(d.Node.SetTable("tap6", 20, false))
+		d.Must(d.Node.AddAddress("tap6", pfx("10.20.0.1/24")))
+		d.Must(d.Node.AddNeighbour("tap6", netip.MustParseAddr("10.20.0.6")))
+		c := cnat.NewServiceClient(d.Conn)
+		_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+			Vip: cnatEndpoint("10.96.0.10:80"), IPProto: ip_types.IP_API_PROTO_TCP,
+			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint("10.1.1.2:8080"), SrcEp: cnatEndpoint("0.0.0.0:0")}}}})
+		d.Retval("VIP 10.96.0.10:80", err)
+		// cnat's VIP entries are in table 0: a pod VRF meets them through
+		// its default route into table 0, a VRF without one does not.
+		d.Trace("from table 0", tcp("uplink0", "192.168.16.7:1234", "10.96.0.10:80"))
+		d.Trace("from the pod VRF, default route into table 0", tcp("tap5", "10.10.0.5:40000", "10.96.0.10:80"))
+		d.Trace("from table 20, no route", tcp("tap6", "10.20.0.6:40000", "10.96.0.10:80"))
+		d.Must(d.Node.AddRouteIn(10, pfx("10.96.0.0/12"), "tap5"))
+		d.Trace("from the pod VRF, a VRF route covers the VIP", tcp("tap5", "10.10.0.5:40001", "10.96.0.10:80"))
 	})
 }

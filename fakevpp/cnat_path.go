@@ -45,7 +45,8 @@ func cnatVIPNode(c *pktCtx) {
 	defer v.cnatViolations()
 	eng := v.cnat()
 	node := c.family() + "-cnat-tx"
-	for i := 0; eng.Routes(c.pkt.dst.Addr()); i++ {
+	fib := v.fibs().cur[famIdx(!c.pkt.is4())]
+	for i := 0; v.reachesTable0(fib, c.pkt.dst.Addr()) && eng.Routes(c.pkt.dst.Addr()); i++ {
 		if i == cnatMaxLookups {
 			v.violate("cnat lookup loop", fmt.Sprintf("%s still hits a cnat entry after %d lookups", c.pkt, cnatMaxLookups))
 			c.drop(node, "lookup loop")

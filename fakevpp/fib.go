@@ -63,6 +63,21 @@ func (v *VPP) lookupIn(fib uint32, dst netip.Addr) fibResult {
 }
 
 func (v *VPP) lookupDepth(fib uint32, dst netip.Addr, depth int) fibResult {
+	best, via := v.bestIn(fib, dst)
+	if via != nil && depth < 8 {
+		// A deaggregation path: look the destination up again in the next
+		// table (VPP's lookup DPO); a loop ends in a drop.
+		return v.lookupDepth(via.next, dst, depth+1)
+	}
+	if via != nil {
+		return fibResult{}
+	}
+	return best
+}
+
+// bestIn is the longest-prefix match in table fib alone: an entry with an
+// interface, or (via set) a route that continues in another table.
+func (v *VPP) bestIn(fib uint32, dst netip.Addr) (fibResult, *tableRoute) {
 	var best fibResult
 	bestLen := -1
 	fam := famIdx(dst.Is6())
@@ -83,7 +98,7 @@ func (v *VPP) lookupDepth(fib uint32, dst netip.Addr, depth int) fibResult {
 		return true
 	})
 	if best.local != nil {
-		return best
+		return best, nil
 	}
 	if fib == 0 {
 		for _, r := range v.routes {
@@ -109,12 +124,25 @@ func (v *VPP) lookupDepth(fib uint32, dst netip.Addr, depth int) fibResult {
 			best, bestLen = fibResult{egress: ifc, prefix: k.dst}, k.dst.Bits()
 		}
 	}
-	if via != nil && depth < 8 {
-		// A deaggregation path: look the destination up again in the next
-		// table (VPP's lookup DPO); a loop ends in a drop.
-		return v.lookupDepth(via.next, dst, depth+1)
+	return best, via
+}
+
+// reachesTable0 tells whether a lookup of dst in table fib gets to table 0
+// (fib is 0, or its best match continues there): where cnat's VIP entries
+// live (cnat installs them in table 0 only), so a packet in a VRF meets a
+// VIP only through a route into table 0.
+func (v *VPP) reachesTable0(fib uint32, dst netip.Addr) bool {
+	for i := 0; i < 8; i++ {
+		if fib == 0 {
+			return true
+		}
+		_, via := v.bestIn(fib, dst)
+		if via == nil {
+			return false
+		}
+		fib = via.next
 	}
-	return best
+	return false
 }
 
 // lockTable creates FIB table vrf if needed and takes a reference on it, as
