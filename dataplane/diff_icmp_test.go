@@ -22,9 +22,16 @@ import (
 func addr(s string) netip.Addr { return netip.MustParseAddr(s) }
 
 // icmpError is the error from sends, entering on ingress, about a packet
-// as the sender saw it.
+// as the sender saw it, quoting its IP header and 8 bytes.
 func icmpError(ingress, from string, typ, code uint8, about fakevpp.Packet) fakevpp.Packet {
 	return fakevpp.ICMPErrorAbout(ingress, addr(from), typ, code, about)
+}
+
+// icmpErrorFull is icmpError quoting the whole packet, as Linux does.
+func icmpErrorFull(ingress, from string, typ, code uint8, about fakevpp.Packet) fakevpp.Packet {
+	p := icmpError(ingress, from, typ, code, about)
+	p.Error.Full = true
+	return p
 }
 
 func TestDiffICMP(t *testing.T) {
@@ -38,11 +45,13 @@ func TestDiffICMP(t *testing.T) {
 		first := d.Trace("TCP SYN from the pod", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
 		d.Trace("TTL exceeded from a router about it", icmpError("uplink0", "192.168.16.254", ttl, 0, first.Out))
 		d.Trace("host unreachable from the destination about it", icmpError("uplink0", "8.8.8.8", unreach, fakevpp.ICMP4HostUnreachable, first.Out))
+		d.Trace("TTL exceeded quoting the whole SYN", icmpErrorFull("uplink0", "192.168.16.254", ttl, 0, first.Out))
 		udp := d.Trace("UDP from the pod", fakevpp.Packet{Ingress: "tap2", Protocol: 17, Src: ap("10.1.1.2:5353"), Dst: ap("8.8.4.4:53")})
 		d.Trace("port unreachable from the destination", icmpError("uplink0", "8.8.4.4", unreach, fakevpp.ICMP4PortUnreachable, udp.Out))
 		echo := d.Trace("echo from the pod", fakevpp.Packet{Ingress: "tap2", Protocol: 1, Src: ap("10.1.1.2:4000"), Dst: ap("8.8.8.8:4000")})
 		d.Trace("TTL exceeded about the echo", icmpError("uplink0", "192.168.16.254", ttl, 0, echo.Out))
 		reply := fakevpp.Packet{Ingress: "uplink0", Protocol: 6, Src: ap("8.8.8.8:443"), Dst: ap("10.1.1.2:40000"), TCPFlags: syn | ack}
+		d.Trace("the pod's port unreachable quoting the whole SYN|ACK", icmpErrorFull("tap2", "10.1.1.2", unreach, fakevpp.ICMP4PortUnreachable, reply))
 		d.Trace("the pod's port unreachable about the SYN|ACK it got", icmpError("tap2", "10.1.1.2", unreach, fakevpp.ICMP4PortUnreachable, reply))
 		d.Trace("TTL exceeded about a flow without session", icmpError("uplink0", "192.168.16.254", ttl, 0, tcp("tap2", "192.168.16.1:40001", "8.8.8.8:443")))
 		d.Trace("error about a flow without session to the uplink's own address",

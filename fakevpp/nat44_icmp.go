@@ -52,12 +52,11 @@ func (f *flow) rewriteOf() (saddr, daddr netip.Addr, sport, dport uint16) {
 // from the session's remote end); the quoted header is rewritten with the
 // flow reversed (its source gets the flow's destination and port).
 func (n *natState) translateError(c *pktCtx, node string, s *session, f *flow, i2o bool) {
-	if c.pkt.inner.proto == protoTCP {
+	if c.pkt.inner.proto == protoTCP && !c.pkt.errFull {
 		// nat_6t_flow_icmp_translate wants the whole quoted TCP header
-		// (it_fits with sizeof (tcp_header_t), 20 bytes); the fake's
-		// errors quote 8 bytes, the RFC 792 minimum. The in2out fast
-		// path deletes the session on a failed translation; out2in
-		// only drops.
+		// (it_fits with sizeof (tcp_header_t), 20 bytes), more than the
+		// 8 bytes of the RFC 792 minimum. The in2out fast path deletes
+		// the session on a failed translation; out2in only drops.
 		if i2o {
 			c.step("%s: session %s deleted", node, s.describe())
 			n.deleteSession(c.v, s)

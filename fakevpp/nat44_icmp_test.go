@@ -79,6 +79,12 @@ func TestICMPErrorQuotingTCPFails(t *testing.T) {
 	requireDrop(t, e.v.Trace(ICMPErrorAbout("eth0", addr("192.168.0.254"), ICMP4TimeExceeded, 0, tr.Out)), "translation failed")
 	require.Len(t, e.sessions("10.1.1.5"), 1)
 	reply := Packet{Ingress: "eth0", Protocol: tcp, Src: ap("8.8.8.8:443"), Dst: ap("10.1.1.5:40000"), TCPFlags: tcpSYN | tcpACK}
+	full := ICMPErrorAbout("tap0", addr("10.1.1.5"), ICMP4DestUnreach, ICMP4PortUnreachable, reply)
+	full.Error.Full = true
+	got := e.v.Trace(full)
+	require.Equal(t, Forward, got.Verdict, "quoting the whole packet: translated\n%s", steps(got))
+	assert.Equal(t, "1.1.1.1:40000", got.Out.Error.Inner.Dst.String())
+	assert.Equal(t, uint8(tcpSYN|tcpACK), got.Out.Error.Inner.TCPFlags)
 	requireDrop(t, e.v.Trace(ICMPErrorAbout("tap0", addr("10.1.1.5"), ICMP4DestUnreach, ICMP4PortUnreachable, reply)), "translation failed")
 	assert.Empty(t, e.sessions("10.1.1.5"))
 }

@@ -34,14 +34,17 @@ type Packet struct {
 // ICMPError is the body of an ICMP or ICMPv6 error message: its type and
 // code, and the IP header plus first 8 bytes (ports, or the echo
 // identifier) of the offending packet, as it was when the sender saw it.
+// With Full the error quotes the whole offending packet (as Linux does,
+// up to 576 bytes), so a quoted TCP header is complete.
 type ICMPError struct {
 	Type, Code uint8
 	Inner      Header
+	Full       bool
 }
 
 // Header is the offending packet an ICMP error quotes: the fields of a
 // Packet that its IP header and first 8 bytes carry (TCP flags are not
-// among them: Trace clears them).
+// among them: Trace clears them unless the error is Full).
 type Header struct {
 	Protocol  uint8
 	Src, Dst  netip.AddrPort
@@ -81,7 +84,7 @@ func (p Packet) String() string { return p.internal().String() }
 func (p Packet) internal() pkt {
 	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply}
 	if p.Error != nil && (p.Protocol == protoICMP || p.Protocol == protoICMP6) {
-		q.isErr, q.errType, q.errCode = true, p.Error.Type, p.Error.Code
+		q.isErr, q.errType, q.errCode, q.errFull = true, p.Error.Type, p.Error.Code, p.Error.Full
 		i := p.Error.Inner
 		q.inner = innerHdr{proto: i.Protocol, src: i.Src, dst: i.Dst, tcpFlags: i.TCPFlags, echoReply: i.EchoReply}
 	}
@@ -92,7 +95,7 @@ func (p Packet) internal() pkt {
 func (p pkt) public(ingress string) Packet {
 	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
 	if p.isErr {
-		q.Error = &ICMPError{Type: p.errType, Code: p.errCode,
+		q.Error = &ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
 			Inner: Header{Protocol: p.inner.proto, Src: p.inner.src, Dst: p.inner.dst, TCPFlags: p.inner.tcpFlags, EchoReply: p.inner.echoReply}}
 	}
 	return q
@@ -134,6 +137,7 @@ type pkt struct {
 	isErr     bool
 	errType   uint8
 	errCode   uint8
+	errFull   bool // the error quotes the whole packet, not 8 bytes
 	inner     innerHdr
 }
 
@@ -301,8 +305,10 @@ func normalise(p Packet) Packet {
 	case p.Error != nil:
 		e := *p.Error
 		in := normalise(Packet{Protocol: e.Inner.Protocol, Src: e.Inner.Src, Dst: e.Inner.Dst, TCPFlags: e.Inner.TCPFlags, EchoReply: e.Inner.EchoReply})
-		// The quoted 8 bytes of TCP end before its flags.
-		e.Inner = Header{Protocol: in.Protocol, Src: in.Src, Dst: in.Dst, EchoReply: in.EchoReply}
+		e.Inner = Header{Protocol: in.Protocol, Src: in.Src, Dst: in.Dst, TCPFlags: in.TCPFlags, EchoReply: in.EchoReply}
+		if !e.Full {
+			e.Inner.TCPFlags = 0 // the quoted 8 bytes of TCP end before its flags
+		}
 		p.Error = &e
 		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
 		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)

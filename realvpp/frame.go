@@ -52,6 +52,7 @@ type packet struct {
 	// quoted IP header and first 8 bytes of L4).
 	isErr            bool
 	errType, errCode uint8
+	errFull          bool // the whole offending packet is quoted
 	inner            *packet
 }
 
@@ -61,7 +62,7 @@ func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoI
 func packetOf(in fakevpp.Packet) packet {
 	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}
 	if e := in.Error; e != nil && p.isICMP() {
-		p.isErr, p.errType, p.errCode = true, e.Type, e.Code
+		p.isErr, p.errType, p.errCode, p.errFull = true, e.Type, e.Code, e.Full
 		p.inner = &packet{proto: e.Inner.Protocol, src: e.Inner.Src, dst: e.Inner.Dst, tcpFlags: e.Inner.TCPFlags, echoReply: e.Inner.EchoReply}
 	}
 	return p
@@ -72,7 +73,7 @@ func (p packet) public(ingress string) fakevpp.Packet {
 	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
 	if p.isErr && p.inner != nil {
 		i := p.inner
-		q.Error = &fakevpp.ICMPError{Type: p.errType, Code: p.errCode,
+		q.Error = &fakevpp.ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
 			Inner: fakevpp.Header{Protocol: i.proto, Src: i.src, Dst: i.dst, TCPFlags: i.tcpFlags, EchoReply: i.echoReply}}
 	}
 	return q
@@ -125,9 +126,12 @@ func encodeIP(p packet) []byte {
 
 // quoted is what an ICMP error carries of the packet it is about: the IP
 // header (its length and checksums as the original had them) and the first
-// 8 bytes after it.
-func quoted(inner packet) []byte {
+// 8 bytes after it, or with full the whole packet.
+func quoted(inner packet, full bool) []byte {
 	b := encodeIP(inner)
+	if full {
+		return b
+	}
 	hl := 40
 	if inner.src.Addr().Is4() {
 		hl = 20
@@ -165,7 +169,7 @@ func encodeL4(p packet) []byte {
 		h := make([]byte, 8)
 		if p.isErr && p.inner != nil {
 			h[0], h[1] = p.errType, p.errCode
-			return append(h, quoted(*p.inner)...)
+			return append(h, quoted(*p.inner, p.errFull)...)
 		}
 		h[0] = echoType(p.proto, p.echoReply)
 		binary.BigEndian.PutUint16(h[4:], p.src.Port()) // identifier
@@ -298,6 +302,14 @@ func decodeFrame(frame []byte) (packet, error) {
 			p.isErr, p.errType, p.errCode = true, l4[0], l4[1]
 			if in, ok := decodeQuoted(p.proto, l4[8:]); ok {
 				p.inner = &in
+				hl := 40
+				if p.proto == protoICMP {
+					hl = 20
+				}
+				p.errFull = len(l4[8:]) > hl+8
+				if !p.errFull {
+					in.tcpFlags = 0
+				}
 			}
 			return p, nil
 		}

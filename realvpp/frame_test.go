@@ -130,6 +130,8 @@ func TestFrameICMPErrorRoundTrip(t *testing.T) {
 	inner := packet{proto: protoTCP, src: netip.MustParseAddrPort("192.168.16.1:40000"), dst: netip.MustParseAddrPort("8.8.8.8:443")} // the quoted 8 bytes end before the flags
 	for _, p := range []packet{
 		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, errType: 11, inner: &inner},
+		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, errType: 11, errFull: true,
+			inner: &packet{proto: protoTCP, src: netip.MustParseAddrPort("192.168.16.1:40000"), dst: netip.MustParseAddrPort("8.8.8.8:443"), tcpFlags: tcpSYN}},
 		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:16::fe]:0"), dst: netip.MustParseAddrPort("[fd00:16::1]:0"), isErr: true, errType: 1, errCode: 4,
 			inner: &packet{proto: protoUDP, src: netip.MustParseAddrPort("[fd00:16::1]:5353"), dst: netip.MustParseAddrPort("[2001:db8::8]:53")}},
 	} {
