@@ -124,6 +124,14 @@ func TestDiffICMP(t *testing.T) {
 			d.Trace("the backend's port unreachable", icmpError(in.Egress, in.Out.Dst.Addr().String(), f.unreach, f.port, in.Out))
 			d.Trace("a router's TTL exceeded", icmpError(in.Egress, f.router, f.ttl, 0, in.Out))
 		}
+		// TCP: the quoted header of 8 bytes, and the whole packet.
+		_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+			Vip: cnatEndpoint("10.96.0.11:80"), IPProto: ip_types.IP_API_PROTO_TCP,
+			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint("10.1.1.2:8080"), SrcEp: cnatEndpoint("0.0.0.0:0")}}}})
+		d.Retval("translation 10.96.0.11:80 → 10.1.1.2:8080/TCP", err)
+		syn := d.Trace("TCP SYN from a client to the VIP", tcp("uplink0", "198.51.100.7:1235", "10.96.0.11:80"))
+		d.Trace("the backend's port unreachable about the SYN, 8 bytes", icmpError(syn.Egress, "10.1.1.2", fakevpp.ICMP4DestUnreach, fakevpp.ICMP4PortUnreachable, syn.Out))
+		d.Trace("the same, quoting the whole SYN", icmpErrorFull(syn.Egress, "10.1.1.2", fakevpp.ICMP4DestUnreach, fakevpp.ICMP4PortUnreachable, syn.Out))
 	})
 }
 
