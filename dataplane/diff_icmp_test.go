@@ -78,6 +78,41 @@ func TestDiffICMP(t *testing.T) {
 		sessions(d, "sessions", "10.1.1.2")
 	})
 
+	// The same through the output feature on the uplink (how vppsvc's
+	// driver configures SNAT): errors about UDP and a whole TCP packet
+	// come back to the pod, the pod's own error about a reply leaves
+	// translated, and GRE takes the address-only path on output too.
+	runDifferential(t, "icmp/nat44-output-feature", func(d *diffCase) {
+		n := d.Node
+		for _, err := range []error{
+			n.AddInterface("uplink0", pfx("192.168.16.1/24")),
+			n.AddInterface("host0", pfx("172.30.1.1/24")),
+			n.AddInterface("tap2"),
+			n.SetUnnumbered("tap2", "host0"),
+			n.AddRoute(pfx("10.1.1.0/24"), "tap2"),
+			n.AddRoute(pfx("0.0.0.0/0"), "uplink0"),
+		} {
+			d.Must(err)
+		}
+		nat := nat44_ed.NewServiceClient(d.Conn)
+		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
+		d.Must(err)
+		_, err = nat.Nat44EdAddDelOutputInterface(d.Ctx, &nat44_ed.Nat44EdAddDelOutputInterface{IsAdd: true, SwIfIndex: d.Sw("uplink0")})
+		d.Retval("output feature on uplink0", err)
+		_, err = nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, VrfID: ^uint32(0),
+			FirstIPAddress: ip_types.IP4Address{192, 168, 16, 1}, LastIPAddress: ip_types.IP4Address{192, 168, 16, 1}})
+		d.Must(err)
+		unreach := fakevpp.ICMP4DestUnreach
+		u := d.Trace("UDP from the pod", fakevpp.Packet{Ingress: "tap2", Protocol: 17, Src: ap("10.1.1.2:5353"), Dst: ap("8.8.4.4:53")})
+		d.Trace("port unreachable from the destination", icmpError("uplink0", "8.8.4.4", unreach, fakevpp.ICMP4PortUnreachable, u.Out))
+		syn := d.Trace("TCP SYN from the pod", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
+		d.Trace("TTL exceeded quoting the whole SYN", icmpErrorFull("uplink0", "192.168.16.254", fakevpp.ICMP4TimeExceeded, 0, syn.Out))
+		reply := fakevpp.Packet{Protocol: 17, Src: ap("8.8.4.4:53"), Dst: ap("10.1.1.2:5353")}
+		d.Trace("the pod's port unreachable about a UDP reply", icmpError("tap2", "10.1.1.2", unreach, fakevpp.ICMP4PortUnreachable, reply))
+		d.Trace("GRE from the pod", fakevpp.Packet{Ingress: "tap2", Protocol: 47, Src: ap("10.1.1.2:0"), Dst: ap("8.8.8.8:0")})
+		sessions(d, "sessions", "10.1.1.2")
+	})
+
 	// Echo identifiers are allocated like source ports: kept from 1024 up
 	// when free, replaced below 1024 and when another inside host holds
 	// the same identifier towards the same host.
