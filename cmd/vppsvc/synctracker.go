@@ -139,9 +139,6 @@ func (t *syncTracker) End(renderer string, err error) {
 	}
 }
 
-// LastSync is when a change was last applied (zero before the first).
-func (t *syncTracker) LastSync() time.Time { return t.health.LastUpdated() }
-
 // run checks for applied changes until ctx ends.
 func (t *syncTracker) run(ctx context.Context) {
 	tick := time.NewTicker(t.poll)
