@@ -55,7 +55,9 @@ health-check server on the healthCheckNodePort of every LoadBalancer service
 with externalTrafficPolicy Local.
 
 Without --kubeconfig it uses the in-cluster configuration (the pod's service
-account). SIGTERM or SIGINT stops it; VPP keeps its configuration, and the
+account). It logs at info level unless --log-level says otherwise: every wait
+for VPP's socket, every connection and loss of it, every change of /healthz's
+verdict. SIGTERM or SIGINT stops it; VPP keeps its configuration, and the
 next start compares it with the cluster and changes only what differs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -89,6 +91,11 @@ func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error 
 	}
 	if f.fakeVPP && cmd.Flags().Changed("vpp-socket") {
 		return errors.New("--vpp-socket and --fake-vpp are exclusive")
+	}
+	if !cmd.Flags().Changed("log-level") && log.GetLevel() < logrus.InfoLevel {
+		// A daemon says what it waits for: the agent logs at info level
+		// unless told otherwise (render and trace keep warning).
+		log.SetLevel(logrus.InfoLevel)
 	}
 	client, err := kubeClient(f.kubeconfig)
 	if err != nil {
