@@ -246,3 +246,55 @@ func TestDiffVRFCnat(t *testing.T) {
 		d.Trace("from the pod VRF, a VRF route covers the VIP", tcp("tap5", "10.10.0.5:40001", "10.96.0.10:80"))
 	})
 }
+
+func TestDiffVRFNATTables(t *testing.T) {
+	runDifferential(t, "vrf/nat44-vrf-table", func(d *diffCase) {
+		podVRF(d, true)
+		// A second uplink in table 30 with its own default route.
+		d.Must(d.Node.AddInterface("uplink2"))
+		d.Must(d.Node.AddTable(30, false))
+		d.Must(d.Node.SetTable("uplink2", 30, false))
+		d.Must(d.Node.AddAddress("uplink2", pfx("203.0.113.1/24")))
+		d.Must(d.Node.AddRouteIn(30, pfx("0.0.0.0/0"), "uplink2"))
+		d.Must(d.Node.AddRouteToTable(30, pfx("10.10.0.0/24"), 10))
+		nat := nat44_ed.NewServiceClient(d.Conn)
+		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
+		d.Must(err)
+		for _, f := range []struct {
+			name  string
+			flags nat_types.NatConfigFlags
+		}{{"uplink0", 0}, {"uplink2", 0}, {"tap5", nat_types.NAT_IS_INSIDE}} {
+			_, err := nat.Nat44InterfaceAddDelFeature(d.Ctx, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: f.flags, SwIfIndex: d.Sw(f.name)})
+			d.Must(err)
+		}
+		_, err = nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, FirstIPAddress: ip4a("192.168.16.100"), LastIPAddress: ip4a("192.168.16.100"), VrfID: ^uint32(0)})
+		d.Must(err)
+		d.Trace("pod out without a NAT VRF table: the first outside FIB that resolves (table 0)", tcp("tap5", "10.10.0.5:40000", "8.8.8.8:443"))
+		table := func(label string, vrf uint32, add bool) {
+			_, err := nat.Nat44EdAddDelVrfTable(d.Ctx, &nat44_ed.Nat44EdAddDelVrfTable{TableVrfID: vrf, IsAdd: add})
+			d.Retval(label, err)
+		}
+		route := func(label string, table, vrf uint32, add bool) {
+			_, err := nat.Nat44EdAddDelVrfRoute(d.Ctx, &nat44_ed.Nat44EdAddDelVrfRoute{TableVrfID: table, VrfID: vrf, IsAdd: add})
+			d.Retval(label, err)
+		}
+		route("route in a missing NAT VRF table", 10, 30, true)
+		table("NAT VRF table 10", 10, true)
+		table("NAT VRF table 10 again", 10, true)
+		d.Trace("pod out, NAT VRF table without routes: stays in table 10", tcp("tap5", "10.10.0.5:40001", "8.8.8.8:443"))
+		route("route 10 → 30", 10, 30, true)
+		route("route 10 → 0", 10, 0, true)
+		route("route 10 → 30 again", 10, 30, true)
+		// VPP 25.10 answers the v2 dump with v1 details; the v1 dump
+		// leaves the table ID 0 and sends the route IDs unswapped.
+		Dump[*nat44_ed.Nat44EdVrfTablesDetails](d, "NAT VRF tables (v2 dump)", &nat44_ed.Nat44EdVrfTablesV2Dump{})
+		Dump[*nat44_ed.Nat44EdVrfTablesDetails](d, "NAT VRF tables (v1 dump)", &nat44_ed.Nat44EdVrfTablesDump{})
+		d.Trace("pod out: the first route FIB that resolves (table 30)", tcp("tap5", "10.10.0.5:40002", "8.8.8.8:443"))
+		route("route 10 → 30 removed", 10, 30, false)
+		route("route 10 → 30 removed again", 10, 30, false)
+		d.Trace("pod out: table 0 now", tcp("tap5", "10.10.0.5:40003", "8.8.8.8:443"))
+		table("NAT VRF table 10 removed", 10, false)
+		table("NAT VRF table 10 removed again", 10, false)
+		Dump[*nat44_ed.Nat44EdVrfTablesDetails](d, "NAT VRF tables at the end", &nat44_ed.Nat44EdVrfTablesV2Dump{})
+	})
+}

@@ -47,6 +47,7 @@ type natState struct {
 	timeouts              natTimeouts
 	buckets               uint32            // translation_buckets: set by enable, kept by disable
 	vrfLimits             map[uint32]uint32 // nat44_set_session_limit, by VRF
+	vrfTables             pool[natVrfTable] // nat44_ed_add_del_vrf_table (nat44_vrf.go)
 	ifaces                pool[natIface]
 	outputs               pool[natIface]
 	fibRefs               map[uint32]int // NAT interfaces per FIB; 0 expires its sessions
@@ -121,6 +122,10 @@ func init() {
 			handle(natInterfaceAddr),
 			handle(natInterfaceAddrDump),
 			handle(natSetSessionLimit),
+			handle(natVrfTableAddDel),
+			handle(natVrfRouteAddDel),
+			handle(natVrfTablesDump),
+			handle(natVrfTablesV2Dump),
 			handle(natStaticMappingV2),
 			handle(natStaticMappingLegacy),
 			handle(natStaticMappingDump),

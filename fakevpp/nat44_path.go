@@ -140,10 +140,19 @@ func (n *natState) hasOutside() bool {
 	return r != nil
 }
 
-// txFib is get_tx_fib_index without NAT VRF tables: the enable-time outside
-// VRF, unless dst resolves in the FIB of an outside interface (the first
-// such FIB in the order the outside interfaces were added).
+// txFib is get_tx_fib_index: with a NAT VRF table for the packet's FIB,
+// the first of its route FIBs where dst resolves, else the packet's FIB
+// (nat44_vrf.go); without one, the enable-time outside VRF unless dst
+// resolves in the FIB of an outside interface (the first such FIB in the
+// order the outside interfaces were added).
 func (n *natState) txFib(v *VPP, dst netip.Addr) uint32 {
+	rxFib := v.fibs().cur[0] // the packet's FIB, before any translation
+	if fib, found, managed := n.vrfRouteFib(v, rxFib, dst); managed {
+		if found {
+			return fib
+		}
+		return rxFib
+	}
 	for _, f := range n.outsideFibs(v) {
 		if v.lookupIn(f, dst).found() {
 			return f
@@ -271,8 +280,15 @@ func (n *natState) notTranslate(c *pktCtx) string {
 	if c.rx.hasAddr(p.dst.Addr()) {
 		return "destination is an address of " + c.rx.name
 	}
-	// is_destination_resolvable: the destination resolves, in one of the
-	// outside FIBs, through an outside interface.
+	// is_destination_resolvable: with a NAT VRF table for the packet's
+	// FIB, the destination resolves in one of its route FIBs; otherwise in
+	// one of the outside FIBs through an outside interface.
+	if _, found, managed := n.vrfRouteFib(v, fibOf(c.rx), p.dst.Addr()); managed {
+		if found {
+			return ""
+		}
+		return "destination not resolvable in the NAT VRF table's routes"
+	}
 	for _, f := range n.outsideFibs(v) {
 		res := v.lookupIn(f, p.dst.Addr())
 		out := res.egress
