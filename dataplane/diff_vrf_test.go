@@ -298,3 +298,39 @@ func TestDiffVRFNATTables(t *testing.T) {
 		Dump[*nat44_ed.Nat44EdVrfTablesDetails](d, "NAT VRF tables at the end", &nat44_ed.Nat44EdVrfTablesV2Dump{})
 	})
 }
+
+func TestDiffVRFNATEnableVRFs(t *testing.T) {
+	runDifferential(t, "vrf/nat44-enable-vrfs", func(d *diffCase) {
+		podVRF(d, false)
+		// The only outside interface is uplink2 in table 30.
+		d.Must(d.Node.AddInterface("uplink2"))
+		d.Must(d.Node.AddTable(30, false))
+		d.Must(d.Node.SetTable("uplink2", 30, false))
+		d.Must(d.Node.AddAddress("uplink2", pfx("203.0.113.1/24")))
+		d.Must(d.Node.AddRouteIn(30, pfx("0.0.0.0/0"), "uplink2"))
+		nat := nat44_ed.NewServiceClient(d.Conn)
+		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true, InsideVrf: 10, OutsideVrf: 30})
+		d.Retval("enable with inside VRF 10, outside VRF 30", err)
+		rc, err := nat.Nat44ShowRunningConfig(d.Ctx, &nat44_ed.Nat44ShowRunningConfig{})
+		d.Must(err)
+		d.Record("running config VRFs", []uint32{rc.InsideVrf, rc.OutsideVrf})
+		for _, f := range []struct {
+			name  string
+			flags nat_types.NatConfigFlags
+		}{{"uplink2", 0}, {"tap5", nat_types.NAT_IS_INSIDE}} {
+			_, err := nat.Nat44InterfaceAddDelFeature(d.Ctx, &nat44_ed.Nat44InterfaceAddDelFeature{IsAdd: true, Flags: f.flags, SwIfIndex: d.Sw(f.name)})
+			d.Must(err)
+		}
+		_, err = nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, FirstIPAddress: ip4a("203.0.113.100"), LastIPAddress: ip4a("203.0.113.100"), VrfID: ^uint32(0)})
+		d.Must(err)
+		// VrfID ~0: the mapping's local is in the enable-time inside VRF.
+		_, err = nat.Nat44AddDelStaticMappingV2(d.Ctx, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_OUT2IN_ONLY,
+			LocalIPAddress: ip4a("10.10.0.5"), ExternalIPAddress: ip4a("203.0.113.1"), Protocol: 6, LocalPort: 8080, ExternalPort: 30000,
+			ExternalSwIfIndex: ^interface_types.InterfaceIndex(0), VrfID: ^uint32(0)})
+		d.Retval("static mapping with VRF ~0", err)
+		Dump[*nat44_ed.Nat44StaticMappingDetails](d, "static mappings", &nat44_ed.Nat44StaticMappingDump{})
+		d.Trace("pod out: the outside FIB is table 30", tcp("tap5", "10.10.0.5:40000", "8.8.8.8:443"))
+		d.Trace("outside in on uplink2 to the mapping: into table 10", tcp("uplink2", "198.51.100.7:1234", "203.0.113.1:30000"))
+		Dump[*nat44_ed.Nat44UserDetails](d, "users", &nat44_ed.Nat44UserDump{})
+	})
+}
