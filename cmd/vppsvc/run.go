@@ -208,11 +208,12 @@ func (s *agentHTTP) Shutdown(ctx context.Context) error {
 }
 
 // socketWaitLogger wraps the VPP adapter so that waiting for VPP is never
-// silent: govpp retries Connect every second while VPP's API socket is
-// missing or refuses, and logs nothing; this logs, at info level, the socket
-// and how long the agent has waited, throttled (after 0 s, 1 s, 2 s, 4 s, …,
-// then every 30 s), and when the socket answers again. The driver logs the
-// connection itself and every loss of it.
+// silent: govpp's connect loop waits up to 3 s for the socket file
+// (WaitReady), tries Connect, sleeps a second and starts again, logging
+// nothing. This logs, at info level, the first attempt, then every failed
+// one with the socket and how long the agent has waited, throttled (after
+// doubling intervals, then every 30 s), and the end of the wait. The driver
+// logs the connection itself and every loss of it.
 type socketWaitLogger struct {
 	adapter.VppAPI
 	socket string
@@ -220,8 +221,9 @@ type socketWaitLogger struct {
 	now    func() time.Time
 
 	mu       sync.Mutex
-	since    time.Time // zero while connected
-	next     time.Time
+	tried    bool
+	since    time.Time // start of the current wait; zero while connected
+	next     time.Time // when a failure is logged again
 	attempts int
 }
 
@@ -232,22 +234,39 @@ func newSocketWaitLogger(a adapter.VppAPI, socket string, log logrus.FieldLogger
 // maxWaitLogInterval is the longest silence while waiting for VPP.
 const maxWaitLogInterval = 30 * time.Second
 
+// begin marks the start of an attempt. Called with mu held.
+func (a *socketWaitLogger) begin(now time.Time) {
+	if !a.tried {
+		a.tried = true
+		a.log.Info("connecting to VPP's API socket")
+	}
+	if a.since.IsZero() {
+		a.since, a.next = now, now
+	}
+}
+
+// WaitReady implements adapter.VppAPI.
+func (a *socketWaitLogger) WaitReady() error {
+	a.mu.Lock()
+	a.begin(a.now())
+	a.mu.Unlock()
+	return a.VppAPI.WaitReady()
+}
+
 // Connect implements adapter.VppAPI.
 func (a *socketWaitLogger) Connect() error {
 	err := a.VppAPI.Connect()
 	now := a.now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.begin(now)
 	if err == nil {
-		if !a.since.IsZero() {
-			a.log.WithFields(logrus.Fields{"waited": now.Sub(a.since).Round(time.Millisecond).String(), "attempts": a.attempts}).
+		if a.attempts > 0 {
+			a.log.WithFields(logrus.Fields{"waited": now.Sub(a.since).Round(time.Millisecond).String(), "attempts": a.attempts + 1}).
 				Info("VPP's API socket answers")
 		}
 		a.since, a.attempts = time.Time{}, 0
 		return nil
-	}
-	if a.since.IsZero() {
-		a.since, a.next = now, now
 	}
 	a.attempts++
 	if !now.Before(a.next) {

@@ -414,6 +414,8 @@ type flakyVPP struct {
 	up bool
 }
 
+func (f *flakyVPP) WaitReady() error { return nil }
+
 func (f *flakyVPP) Connect() error {
 	if !f.up {
 		return errors.New("VPP API socket file /run/vpp/api.sock does not exist")
@@ -423,26 +425,35 @@ func (f *flakyVPP) Connect() error {
 
 // Waiting for VPP's socket is logged at info level with the socket and the
 // time waited, throttled to doubling intervals up to 30 s, and the end of
-// the wait too.
+// the wait too. Each attempt is govpp's: WaitReady, Connect, a second's
+// pause.
 func TestSocketWaitsAreLogged(t *testing.T) {
 	log, hook := logtest.NewNullLogger()
 	f := &flakyVPP{}
 	a := newSocketWaitLogger(f, "/run/vpp/api.sock", log)
 	now := time.Unix(0, 0)
 	a.now = func() time.Time { return now }
-	for range 70 { // govpp retries every second
+	for range 70 {
+		require.NoError(t, a.WaitReady())
 		assert.Error(t, a.Connect())
 		now = now.Add(time.Second)
 	}
 	f.up = true
+	require.NoError(t, a.WaitReady())
 	require.NoError(t, a.Connect())
+	require.NoError(t, a.Connect(), "a connection without a wait logs nothing")
 	var lines []string
 	for _, e := range hook.AllEntries() {
 		assert.Equal(t, logrus.InfoLevel, e.Level)
 		assert.Equal(t, "/run/vpp/api.sock", e.Data["vpp_socket"])
-		lines = append(lines, fmt.Sprintf("%s %s", e.Message, e.Data["waited"]))
+		line := e.Message
+		if w, ok := e.Data["waited"]; ok {
+			line += fmt.Sprint(" ", w)
+		}
+		lines = append(lines, line)
 	}
 	assert.Equal(t, []string{
+		"connecting to VPP's API socket",
 		"waiting for VPP's API socket 0s", "waiting for VPP's API socket 1s", "waiting for VPP's API socket 2s",
 		"waiting for VPP's API socket 4s", "waiting for VPP's API socket 8s", "waiting for VPP's API socket 16s",
 		"waiting for VPP's API socket 32s", "waiting for VPP's API socket 1m2s", "VPP's API socket answers 1m10s",
