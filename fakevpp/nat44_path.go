@@ -10,7 +10,8 @@ import (
 
 // This file holds NAT44-ED's packet algorithms (semantics §1.3–§1.4), read
 // against nat44_ed_in2out.c, nat44_ed_out2in.c and nat44_ed_classify.c of
-// VPP 25.10. Every interface is in FIB 0, so rx and tx FIB indices are 0.
+// VPP 25.10. The rx FIB is the ingress interface's table (vrf.go), the tx
+// FIB get_tx_fib_index's choice (txFib).
 
 const (
 	nodeClassify = "nat44-ed-classify"
