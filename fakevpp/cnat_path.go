@@ -16,8 +16,8 @@ import (
 //     destination is a cnat entry (a VIP or a learned client): after all
 //     ingress features, before all egress features.
 //
-// The cnat-input/cnat-output feature-arc nodes are not modelled (the engine
-// has no such nodes).
+// The third place, the feature-arc nodes cnat-input/cnat-output, is in
+// cnat_feature.go.
 
 // cnatMaxLookups bounds the lookup → cnat-tx → lookup loop of return traffic
 // of source-NATed flows. Each pass needs another matching session, so real

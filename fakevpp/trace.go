@@ -3,6 +3,7 @@ package fakevpp
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -396,6 +397,11 @@ func (v *VPP) trace(p Packet) (t Trace) {
 		}
 		if c.verdict != Drop {
 			t.Endpoints = c.endpoints
+			// Candidates drawn by one node and rewritten again by a later
+			// one (cnat-input to a ClusterIP, then NAT44-ED) are stale.
+			if !slices.Contains(t.Endpoints, t.Out.Dst) {
+				t.Endpoints = nil
+			}
 			if t.Endpoints == nil {
 				t.Endpoints = []netip.AddrPort{t.Out.Dst}
 			}

@@ -1,0 +1,151 @@
+package cnat
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"go.fd.io/govpp/binapi/cnat"
+)
+
+// Session locations of the feature-arc nodes (cnat_session_location_t):
+// cnat-input keys its entries at INPUT, their return entries at OUTPUT, so
+// each is found only by the node of its own location.
+const (
+	locInput  = 0
+	locOutput = 1
+)
+
+// InputFeature is cnat-input-ip4 / cnat-input-ip6 (cnat_input_feature_fn in
+// cnat_node_feature.c), a feature of the ingress interface's unicast arc that
+// VPP orders before acl-plugin-in and so before NAT44-ED. It differs from the
+// VIP path (VIP) in four ways:
+//
+//   - it sees only packets of interfaces it is enabled on, before the FIB;
+//   - it never source-NATs (a path's source endpoint is ignored);
+//   - its entries live at the INPUT location and their return entries at
+//     OUTPUT: replies are translated back by OutputFeature on the interface
+//     they leave through, not by the VIP path;
+//   - its return entries learn no client (CNAT_SESSION_FLAG_NO_CLIENT).
+//
+// A packet whose destination is no cnat address, or matches no translation
+// or no active path, passes untranslated (VPP: "don't translate").
+func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f = f.normalized()
+	r := Result{Verdict: Pass, Flow: f, TranslationID: invalidIndex}
+	key, ok := sessionKeyOf(f)
+	if !ok {
+		return r
+	}
+	key.loc = locInput
+	if s := p.sessions[key]; s != nil {
+		return hitResult(s, f, now, r, "cnat-input")
+	}
+	c := p.clients[f.Dst.Addr()]
+	if c == nil {
+		return r // not a cnat address: silent, as most traffic on the interface
+	}
+	var why string
+	id, found := p.byKey[trKey{c.addr, f.Dst.Port(), f.Proto}]
+	var t *translation
+	pi := 0
+	switch {
+	case !f.hasPorts():
+		why = fmt.Sprintf("%s does not match translations", describeProto(f))
+	case !found:
+		why = fmt.Sprintf("no translation for port %d/%s", f.Dst.Port(), protoName(f.Proto))
+	default:
+		t = p.translations[id]
+		if pi, ok = t.choose(f); !ok {
+			why = fmt.Sprintf("translation %d has no active path", t.id)
+		}
+	}
+	if why != "" {
+		r.step("cnat-input: %s, not translated", why)
+		return r
+	}
+	r.Matched = true
+	r.TranslationID = t.id
+	for _, ai := range t.active {
+		r.Candidates = append(r.Candidates, netip.AddrPortFrom(t.paths[ai].dst.addr, t.paths[ai].dst.port))
+	}
+	pa := t.paths[pi]
+	fwd := &session{
+		key:     key,
+		newSrc:  f.Src,
+		newDst:  netip.AddrPortFrom(pa.dst.addr, pa.dst.port),
+		viaLB:   true,
+		tr:      t,
+		trStack: t.stack,
+	}
+	c.sessRef++ // cnat_client_cnt_session
+	withReturn := t.flags&flagNoReturnSession == 0
+	p.createFeatureSessions(fwd, now, withReturn)
+	r.Verdict = Forward
+	r.NewSession = true
+	r.Flow = fwd.rewrite(f)
+	fwd.updateLifetime(f)
+	r.step("cnat-input: %s → %s (new session; replies translated back by cnat-output)", f.Dst, fwd.newDst)
+	if !withReturn {
+		r.step("cnat-input: no return session (NO_RETURN_SESSION): replies are not translated")
+	}
+	return r
+}
+
+// createFeatureSessions stores the forward entry of cnat-input and, with
+// withReturn, its return entry at the OUTPUT location, which learns no client.
+// An existing return entry with the same key is kept, as createSessions does.
+func (p *Plugin) createFeatureSessions(fwd *session, now time.Time, withReturn bool) {
+	p.createSessions(fwd, now, false, 0)
+	if !withReturn {
+		return
+	}
+	r := &session{
+		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: locOutput},
+		newSrc: fwd.key.dst,
+		newDst: fwd.key.src,
+		flags:  sessNoClient | sessIsReturn,
+		ts:     fwd.ts,
+	}
+	if p.sessions[r.key] == nil {
+		p.insertSession(r)
+	}
+}
+
+// OutputFeature is cnat-output-ip4 / cnat-output-ip6 (cnat_output_feature_fn),
+// a feature of the egress interface's output arc after acl-plugin-out: it
+// translates packets that match an OUTPUT entry, the replies of flows
+// cnat-input translated. Its other role, source-NAT by the SNAT policy for
+// new flows, is taken only when a policy is set and the family's SNAT address
+// is not zero; the fake does not model it and records a violation instead.
+func (p *Plugin) OutputFeature(f Flow, now time.Time) Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f = f.normalized()
+	r := Result{Verdict: Pass, Flow: f, TranslationID: invalidIndex}
+	key, ok := sessionKeyOf(f)
+	if !ok {
+		return r
+	}
+	key.loc = locOutput
+	if s := p.sessions[key]; s != nil {
+		return hitResult(s, f, now, r, "cnat-output")
+	}
+	if p.outputFeatureWouldSnat(f) {
+		p.violate("unmodelled cnat-output SNAT", fmt.Sprintf("%s: with a SNAT policy and a %s SNAT address, cnat-output source-NATs new flows; the fake passes them untranslated", f, familyName(f.is6())))
+	}
+	return r
+}
+
+// outputFeatureWouldSnat tells whether VPP's cnat-output could source-NAT a
+// new flow of f's family: a policy is set and the family's SNAT address is a
+// real address (cnat_output_feature_fn skips a zero address).
+func (p *Plugin) outputFeatureWouldSnat(f Flow) bool {
+	ep := p.snat.ip4
+	if f.is6() {
+		ep = p.snat.ip6
+	}
+	return p.snat.policy != cnat.CNAT_POLICY_NONE && ep.resolved && !ep.addr.IsUnspecified()
+}
