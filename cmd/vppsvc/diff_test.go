@@ -35,7 +35,7 @@ func liveNode(t *testing.T) (*fakevpp.VPP, []vppcfg.OwnedItem) {
 }
 
 // readMessage tells a VPP request that changes VPP from one that reads it.
-var readMessage = regexp.MustCompile(`(_dump$|(^|_)show_|(^|_)get_|_get$|^want_interface_events$|^control_ping$)`)
+var readMessage = regexp.MustCompile(`(_dump$|(^|_)show_|(^|_)get_|_get$|^want_interface_events$|^control_ping$|^feature_is_enabled$)`)
 
 // diffLive runs the diff of the sample against vpp and checks that it sent
 // VPP nothing but reads.

@@ -461,12 +461,16 @@ func TestCompatibilityCheck(t *testing.T) {
 	assert.True(t, strings.HasPrefix(fmt.Sprint(d.CallStats()), "["))
 }
 
+// TestFeatureEnableIsIdempotent: a feature Dump cannot read back is enabled
+// as disable + enable, so re-asserting it after a reconnect leaves it enabled
+// once.
 func TestFeatureEnableIsIdempotent(t *testing.T) {
-	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip6-unicast", Feature: "cnat-snat-ip6"}
+	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip6-unicast", Feature: "cnat-input-ip6"}
+	require.False(t, isProbed(f))
 	calls := featureCalls(true, f, 3)
 	require.Len(t, calls, 2)
-	assert.Equal(t, "&{SwIfIndex:3 Enable:false ArcName:ip6-unicast FeatureName:cnat-snat-ip6}", fmt.Sprintf("%+v", calls[0].req))
-	assert.Equal(t, "&{SwIfIndex:3 Enable:true ArcName:ip6-unicast FeatureName:cnat-snat-ip6}", fmt.Sprintf("%+v", calls[1].req))
+	assert.Equal(t, "&{SwIfIndex:3 Enable:false ArcName:ip6-unicast FeatureName:cnat-input-ip6}", fmt.Sprintf("%+v", calls[0].req))
+	assert.Equal(t, "&{SwIfIndex:3 Enable:true ArcName:ip6-unicast FeatureName:cnat-input-ip6}", fmt.Sprintf("%+v", calls[1].req))
 
 	v := newNode(t)
 	d := connectNode(t, v)
@@ -479,8 +483,26 @@ func TestFeatureEnableIsIdempotent(t *testing.T) {
 	for _, x := range nonCNATViolations(v) {
 		assert.NotContains(t, fmt.Sprint(x), "enabled twice")
 	}
-	assert.True(t, dump(t, d).Unobservable[vppcfg.KindInterfaceFeature])
+	assert.NotContains(t, itemStrings(dump(t, d)), f.String(), "not probed: not read back")
 	mustApply(t, d, withIf(del(f), v, "tap0"))
+}
+
+// TestProbedFeatureIsReadBack: the features vppsvc uses are read back by
+// Dump (feature_is_enabled), so the layer never re-asserts them and enables
+// them with one request.
+func TestProbedFeatureIsReadBack(t *testing.T) {
+	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip4-unicast", Feature: "cnat-input-ip4"}
+	require.True(t, isProbed(f))
+	require.Len(t, featureCalls(true, f, 3), 1)
+
+	v := newNode(t)
+	d := connectNode(t, v)
+	mustApply(t, d, withIf(create(f, ""), v, "tap0"))
+	st := dump(t, d)
+	assert.False(t, st.Unobservable[vppcfg.KindInterfaceFeature], "probed with feature_is_enabled")
+	assert.Contains(t, itemStrings(st), f.String(), "the enabled feature is read back")
+	mustApply(t, d, withIf(del(f), v, "tap0"))
+	assert.NotContains(t, itemStrings(dump(t, d)), f.String(), "the disabled feature is gone")
 }
 
 // TestCallsEndWithTheConnection: a request whose reply is lost with the
@@ -498,4 +520,13 @@ func TestCallsEndWithTheConnection(t *testing.T) {
 	res := apply(t, d, create(&vppcfg.NAT44Global{}, ""))
 	require.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
 	assert.Less(t, time.Since(start), 10*time.Second, "the call waited for the reply timeout, not for the connection")
+}
+
+// itemStrings lists the items of a dump.
+func itemStrings(st *vppcfg.State) []string {
+	out := make([]string, len(st.Objects))
+	for i, o := range st.Objects {
+		out[i] = fmt.Sprint(o.Item)
+	}
+	return out
 }

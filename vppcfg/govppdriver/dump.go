@@ -59,6 +59,10 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 		if err := d.dumpCNAT(ctx, st); err != nil {
 			return nil, err
 		}
+		if err := d.dumpFeatures(ctx, st); err != nil {
+			return nil, err
+		}
+		delete(st.Unobservable, vppcfg.KindInterfaceFeature)
 	}
 	return st, nil
 }

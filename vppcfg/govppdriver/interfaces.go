@@ -136,13 +136,16 @@ func (d *Driver) interfaceEvents(w api.Watcher) {
 }
 
 // featureCalls enables or disables a feature. VPP counts enables (a second
-// one runs the node twice per packet) and its state cannot be read back (see
-// Dump), so an enable is sent as disable + enable: the result is "enabled
-// once" whatever VPP held, which lets the layer re-assert features after a
-// reconnect. Disabling a feature that is off is accepted by VPP.
+// one runs the node twice per packet). A probed feature (probedFeatures) is
+// read back by Dump, so the layer creates it only when VPP does not hold
+// it: one enable. Any other feature cannot be read back and is re-asserted
+// after a reconnect, so its enable is sent as disable + enable, "enabled
+// once" whatever VPP held. (That pair is not atomic: a disable that fails
+// while the enable succeeds leaves a second copy, which is why the features
+// vppsvc uses are probed.) Disabling a feature that is off is accepted by VPP.
 func featureCalls(enable bool, f *vppcfg.InterfaceFeature, swIfIndex uint32) []*call {
-	if !enable {
-		return []*call{enableDisableFeature(false, f, swIfIndex)}
+	if !enable || isProbed(f) {
+		return []*call{enableDisableFeature(enable, f, swIfIndex)}
 	}
 	return []*call{enableDisableFeature(false, f, swIfIndex), enableDisableFeature(true, f, swIfIndex)}
 }
