@@ -54,6 +54,9 @@ func checkExtraRenderers(extra map[string]ExtraRenderer) error {
 // the extra renderers'.
 func claims(opts Options) map[string]vppcfg.ClaimFunc {
 	out := map[string]vppcfg.ClaimFunc{}
+	if !opts.Config.DisableIPv4 {
+		maps.Copy(out, nat44.Claims())
+	}
 	if !opts.Config.DisableIPv6 {
 		maps.Copy(out, ipv6.Claims())
 	}

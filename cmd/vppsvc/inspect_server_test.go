@@ -140,7 +140,7 @@ func TestRunServesStatus(t *testing.T) {
 	assert.Regexp(t, `default/web +10.96.0.10:80/TCP +ClusterIP +nat44: 1 failed +1\) 10.1.1.2:8080`, out)
 	assert.Contains(t, out, "10.1.1.2:8080 (active, local on tap-default-web-a1)")
 	assert.Regexp(t, `nat44-lb-mapping/10.96.0.10:80/tcp +failed: .*VPPApiError.* \(retval -1\).*next retry in `, out)
-	assert.Regexp(t, `default/web +interface tap-default-web-a1 +pending: 67 node items for a local backend wait for it \(acl-binding 65, nat44-interface 2\)`, out)
+	assert.Regexp(t, `default/web +interface tap-default-web-a1 +pending: 69 node items for a local backend wait for it \(acl-binding 65, interface-feature 2, nat44-interface 2\)`, out)
 	assert.NotContains(t, out, "default/web-lb", "filtered to one service")
 
 	all, err := status()

@@ -324,7 +324,7 @@ func TestTraceDualStack(t *testing.T) {
 	ext4 := client{Name: "external client (IPv4)", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.1.5")}
 
 	tr := e.Trace(pod4, protoTCP, "10.96.0.28:80")
-	if tr.Verdict != fakevpp.Forward || !tr.ReplyOK || !strings.Contains(strings.Join(tr.Steps, "\n"), "nat44") || strings.Contains(strings.Join(tr.Steps, "\n"), "cnat") {
+	if tr.Verdict != fakevpp.Forward || !tr.ReplyOK || !strings.Contains(strings.Join(tr.Steps, "\n"), "nat44") || cnatTranslated(tr.Steps) {
 		t.Fatalf("IPv4 ClusterIP flow not translated by NAT44-ED alone: %s to %s\n%s", tr.Verdict, tr.Out.Dst, strings.Join(tr.Steps, "\n"))
 	}
 	tr = e.Check(localPod, protoTCP, "[fd00:96::28]:80", reaches(pod2, remote2).SNATTo(pod2))
@@ -597,4 +597,17 @@ func TestTraceVPPRestartReappliesEverything(t *testing.T) {
 	dataplane.Restart(t, e.Node)
 	e.agent.WaitReapplied(t, resyncs, 30*time.Second)
 	check()
+}
+
+// cnatTranslated tells whether a cnat node rewrote the packet: on fakevpp a
+// cnat step with an arrow, on a real VPP a cnat node that created or found a
+// session (the NAT44 renderer's cnat-input-ip4 runs on pod interfaces and
+// passes what is no cnat address).
+func cnatTranslated(steps []string) bool {
+	for _, s := range steps {
+		if strings.Contains(s, "cnat") && (strings.Contains(s, "→") || strings.Contains(s, "created session") || strings.Contains(s, "found session")) {
+			return true
+		}
+	}
+	return false
 }

@@ -50,6 +50,15 @@ type Config struct {
 	// renderer's filter rules, each service's rules in the shard its ID
 	// hashes to. Default 64. See docs/renderer-nat44.md, "Filtering".
 	ACLShards int `json:"aclShards" yaml:"aclShards"`
+	// UplinkInterfaces are the frontend interfaces through which clients
+	// outside the cluster arrive; every other frontend interface (this
+	// node's pods, the host) carries internal clients, which reach the
+	// external frontends of an externalTrafficPolicy Local service through
+	// its ClusterIP, as kube-proxy short-circuits them (docs/renderer-nat44.md,
+	// "Internal clients of externalTrafficPolicy Local"). Default
+	// ["uplink0"]; the egress SNAT interface counts as an uplink. Empty
+	// turns the short-circuit off.
+	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
 }
 
 // Timeouts are NAT44-ED session timeouts in seconds; 0 keeps VPP's default
@@ -110,6 +119,7 @@ func DefaultConfig() Config {
 		LocalEndpointWeight:  1,
 		RemoteEndpointWeight: 1,
 		ACLShards:            renderer.DefaultACLShards,
+		UplinkInterfaces:     []string{"uplink0"},
 		EgressSNAT: EgressSNAT{
 			IdentityPorts: []PortProtocol{{Port: 4789, Protocol: "udp"}},
 		},

@@ -98,6 +98,7 @@ func topology(overlay bool) tracetest.Topology {
 	t.Routes = append(t.Routes,
 		tracetest.Route{Dst: netip.MustParsePrefix("10.1.2.0/24"), Interface: remotePods},
 		tracetest.Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Interface: "uplink0"})
+	t.Neighbours = append(t.Neighbours, tracetest.Neighbour{Interface: "uplink0", Addr: otherNodeIP})
 	return t
 }
 
@@ -124,7 +125,7 @@ func startAgentWith(t testing.TB, node dataplane.Node, cfg nat44.Config, fronten
 	t.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: frontendIfs, Logger: log})
-	layer := tracetest.StartLayerOn(t, node.Adapter(), nil, func(rec *vppcfg.Reconciler) {
+	layer := tracetest.StartLayerOn(t, node.Adapter(), nat44.Claims(), func(rec *vppcfg.Reconciler) {
 		r, err := nat44.New(rec.Client(nat44.Name), cfg, log)
 		if err != nil {
 			t.Fatal(err)
@@ -182,6 +183,7 @@ var (
 	nodePortType = tracetest.NodePort
 	loadBalancer = tracetest.LoadBalancer
 	etpLocal     = tracetest.ETPLocal
+	externalIPs  = tracetest.ExternalIPs
 	itpLocal     = tracetest.ITPLocal
 	local        = tracetest.Local
 	remote       = tracetest.Remote

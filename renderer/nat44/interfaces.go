@@ -65,6 +65,9 @@ func RenderNode(node Node, cfg *Config) []vppcfg.Item {
 			items = append(items, &vppcfg.NAT44Interface{Interface: ifName, Role: vppcfg.NAT44Inside})
 		}
 	}
+	for _, ifName := range internalFrontendIfs(node, cfg) {
+		items = append(items, shortCircuitFeatures(ifName)...)
+	}
 	return renderer.SortItems(dedupItems(items))
 }
 

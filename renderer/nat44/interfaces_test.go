@@ -19,6 +19,12 @@ func TestRenderNode(t *testing.T) {
 		role("host0", vppcfg.NAT44Outside), role("tap1", vppcfg.NAT44Outside), role("tap2", vppcfg.NAT44Outside),
 		role("tap1", vppcfg.NAT44Inside),
 	}
+	// The short-circuit of internal clients: cnat's feature nodes on every
+	// frontend interface but the uplink.
+	var internal []vppcfg.Item
+	for _, ifName := range []string{"host0", "tap1", "tap2"} {
+		internal = append(internal, shortCircuitFeatures(ifName)...)
+	}
 	egress := func(c *Config) {
 		c.EgressSNAT = EgressSNAT{
 			Enabled: true, Interface: "uplink0", Address: nodeIP,
@@ -34,7 +40,19 @@ func TestRenderNode(t *testing.T) {
 		{
 			name: "defaults: forwarding on, twice-NAT pool, outside on frontends, inside on backends",
 			node: testNode(),
-			want: append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
+			want: append(append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...), internal...),
+		},
+		{
+			name:   "short-circuit off: no uplink interfaces configured",
+			mutate: func(c *Config) { c.UplinkInterfaces = nil },
+			node:   testNode(),
+			want:   append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
+		},
+		{
+			name:   "short-circuit off: the configured uplink is not a frontend (a wrong name must not make external clients internal)",
+			mutate: func(c *Config) { c.UplinkInterfaces = []string{"eth0"} },
+			node:   testNode(),
+			want:   append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
 		},
 		{
 			name: "VRFs, session limit and timeouts from the config",
@@ -59,7 +77,22 @@ func TestRenderNode(t *testing.T) {
 				role("uplink0", vppcfg.NAT44Output),
 				&vppcfg.NAT44IdentityMapping{Addr: nodeIP, Port: 4789, Protocol: vppcfg.ProtoUDP, Label: egressLabel},
 				&vppcfg.NAT44IdentityMapping{Addr: nodeIP, Port: 179, Protocol: vppcfg.ProtoTCP, Label: egressLabel},
-			}, roles...),
+			}, append(roles, internal...)...),
+		},
+		{
+			name: "egress SNAT: its interface is an uplink even when not listed",
+			mutate: func(c *Config) {
+				egress(c)
+				c.UplinkInterfaces = []string{"other0"}
+			},
+			node: Node{FrontendIfs: model.NewInterfaces("uplink0", "tap1")},
+			want: append([]vppcfg.Item{
+				global, twicePool,
+				&vppcfg.NAT44Address{Addr: nodeIP, VRF: vppcfg.AnyVRF},
+				role("uplink0", vppcfg.NAT44Output), role("tap1", vppcfg.NAT44Outside),
+				&vppcfg.NAT44IdentityMapping{Addr: nodeIP, Port: 4789, Protocol: vppcfg.ProtoUDP, Label: egressLabel},
+				&vppcfg.NAT44IdentityMapping{Addr: nodeIP, Port: 179, Protocol: vppcfg.ProtoTCP, Label: egressLabel},
+			}, shortCircuitFeatures("tap1")...),
 		},
 		{
 			name:   "egress SNAT: the uplink never gets the inside role either",

@@ -284,15 +284,21 @@ func TestUpdateLocalInterfaces(t *testing.T) {
 		return keys
 	}
 
+	// A new pod's interface: the filter ACLs, the outside role and the
+	// short-circuit's cnat features (an internal client's interface).
+	tap3 := append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))
+	for _, it := range shortCircuitFeatures("tap3") {
+		tap3 = append(tap3, it.Key())
+	}
 	newFront := model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)
 	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, newFront))
-	mustCommits(t, c, "txn put="+keyList(append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))...)+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(tap3...)+" del=[]")
 
 	must(t, r.UpdateLocalBackendIfs(node.BackendIfs, model.NewInterfaces("tap1", "tap3")))
 	mustCommits(t, c, "txn put="+keyList(vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Inside))+" del=[]")
 
 	must(t, r.UpdateLocalFrontendIfs(newFront, node.FrontendIfs))
-	mustCommits(t, c, "txn put=[] del="+keyList(append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))...))
+	mustCommits(t, c, "txn put=[] del="+keyList(tap3...))
 }
 
 func TestCommitFailureRollsBack(t *testing.T) {

@@ -138,35 +138,58 @@ func TestTraceLoadBalancerIngress(t *testing.T) {
 	}
 }
 
+// TestTraceExternalTrafficPolicyLocal: externalTrafficPolicy Local applies
+// to clients outside the cluster only. Clients arriving on the uplink (a
+// remote pod, an external client) reach only this node's endpoints and keep
+// their address; this node's pods and the node itself are short-circuited,
+// as kube-proxy does, to every endpoint through the ClusterIP (the
+// ClusterIP's own source NAT), also when no endpoint is local.
 func TestTraceExternalTrafficPolicyLocal(t *testing.T) {
 	e := newEnv(t, cluster{
 		services: []*corev1.Service{
 			k8sService("with-local", "10.96.0.16", loadBalancer(30082, "198.51.100.16"), etpLocal),
-			k8sService("no-local", "10.96.0.17", loadBalancer(30083, "198.51.100.17"), etpLocal),
+			k8sService("no-local", "10.96.0.17", loadBalancer(30083, "198.51.100.17"), etpLocal, externalIPs("203.0.113.17")),
 		},
 		slices: []*discoveryv1.EndpointSlice{
 			k8sSlice("with-local", local("10.1.1.2"), local("10.1.1.3"), remote("10.1.2.2")),
 			k8sSlice("no-local", remote("10.1.2.2"), remote("10.1.2.3")),
 		},
 	})
-	t.Run("with local endpoints: only those, client IP kept", func(t *testing.T) {
+	outside := []client{remotePod, external}
+	inside := []client{localPod, theNode}
+	t.Run("clients outside the cluster: local endpoints only, client IP kept", func(t *testing.T) {
 		e.T = t
-		for _, cl := range allClients {
+		for _, cl := range outside {
 			e.Check(cl, protoTCP, "198.51.100.16:80", reaches(false, "10.1.1.2:8080", "10.1.1.3:8080"))
 			e.Check(cl, protoTCP, "192.168.16.1:30082", reaches(false, "10.1.1.2:8080", "10.1.1.3:8080"))
 			// Another node's IP: that node answers under its own endpoints.
 			e.CheckPasses(cl, protoTCP, "192.168.16.2:30082")
-		}
-		// The ClusterIP keeps every endpoint.
-		e.Check(localPod, protoTCP, "10.96.0.16:80", reaches(false, "10.1.1.2:8080", "10.1.1.3:8080", "10.1.2.2:8080"))
-	})
-	t.Run("without local endpoints: external frontends drop, ClusterIP serves", func(t *testing.T) {
-		e.T = t
-		for _, cl := range allClients {
 			e.Check(cl, protoTCP, "198.51.100.17:80", dropped)
 			e.Check(cl, protoTCP, "192.168.16.1:30083", dropped)
+			e.Check(cl, protoTCP, "203.0.113.17:80", dropped)
 		}
+	})
+	t.Run("this node's pods and the node: every endpoint, as through the ClusterIP", func(t *testing.T) {
+		e.T = t
+		all := []string{"10.1.1.2:8080", "10.1.1.3:8080", "10.1.2.2:8080"}
+		remotes := []string{"10.1.2.2:8080", "10.1.2.3:8080"}
+		for _, cl := range inside {
+			e.Check(cl, protoTCP, "198.51.100.16:80", reaches(false, all...))
+			e.Check(cl, protoTCP, "192.168.16.1:30082", reaches(false, all...))
+			e.Check(cl, protoTCP, "198.51.100.17:80", reaches(false, remotes...))
+			e.Check(cl, protoTCP, "192.168.16.1:30083", reaches(false, remotes...))
+			e.Check(cl, protoTCP, "203.0.113.17:80", reaches(false, remotes...))
+			e.CheckPasses(cl, protoTCP, "192.168.16.2:30082")
+		}
+	})
+	t.Run("the ClusterIP keeps every endpoint", func(t *testing.T) {
+		e.T = t
+		e.Check(localPod, protoTCP, "10.96.0.16:80", reaches(false, "10.1.1.2:8080", "10.1.1.3:8080", "10.1.2.2:8080"))
 		e.Check(localPod, protoTCP, "10.96.0.17:80", reaches(false, "10.1.2.2:8080", "10.1.2.3:8080"))
+	})
+	t.Run("a pod that is an endpoint reaches the service through its LoadBalancer IP", func(t *testing.T) {
+		e.T = t
+		e.Check(podClient(2), protoTCP, "198.51.100.16:80", reaches(false, "10.1.1.2:8080", "10.1.1.3:8080", "10.1.2.2:8080").SNATTo("10.1.1.2:8080"))
 	})
 }
 
@@ -222,8 +245,15 @@ func TestTraceLocalTerminatingFallback(t *testing.T) {
 	for _, cl := range allClients {
 		t.Run(cl.Name, func(t *testing.T) {
 			e.T = t
-			e.Check(cl, protoTCP, "192.168.16.1:30091", reaches(false, "10.1.1.2:8080"))
-			e.Check(cl, protoTCP, "198.51.100.29:80", reaches(false, "10.1.1.2:8080"))
+			// External frontends: the local terminating endpoint for clients
+			// outside the cluster; internal clients get the ClusterIP's
+			// choice, the ready remote endpoint.
+			want := reaches(false, "10.1.1.2:8080")
+			if cl == localPod || cl == theNode {
+				want = reaches(false, "10.1.2.2:8080")
+			}
+			e.Check(cl, protoTCP, "192.168.16.1:30091", want)
+			e.Check(cl, protoTCP, "198.51.100.29:80", want)
 			e.Check(cl, protoTCP, "10.96.0.29:80", reaches(false, "10.1.2.2:8080"))
 		})
 	}

@@ -11,7 +11,9 @@ import (
 //
 //   - Items: one out2in-only mapping per frontend that has a usable backend
 //     (mappingFor), load-balancing over the backends its traffic policy
-//     allows (renderer.Backends), sorted by key;
+//     allows (renderer.Backends), and, for externalTrafficPolicy Local, the
+//     cnat translations that short-circuit internal clients to the ClusterIP
+//     (shortCircuits), sorted by key;
 //   - Rules: the service's filter rules (renderer.FilterRules): a deny for
 //     every frontend without a usable backend, which NAT44-ED (forwarding
 //     on) would otherwise pass untranslated (a packet to a ClusterIP would
@@ -25,7 +27,8 @@ import (
 func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	var r renderer.Rendering
 	var denied, served []renderer.Frontend
-	for _, fe := range renderer.Frontends(svc, node.IPs, renderer.IPv4) {
+	frontends := renderer.Frontends(svc, node.IPs, renderer.IPv4)
+	for _, fe := range frontends {
 		if m := mappingFor(svc, fe, renderer.Backends(svc, fe, renderer.IPv4), cfg); m != nil {
 			r.Items = append(r.Items, m)
 			served = append(served, fe)
@@ -33,6 +36,7 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 			denied = append(denied, fe)
 		}
 	}
+	r.Items = append(r.Items, shortCircuits(svc, frontends, cfg)...)
 	r.Items = renderer.SortItems(r.Items)
 	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4)
 	return r

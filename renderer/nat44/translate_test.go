@@ -23,6 +23,12 @@ func loc(addr string, prob uint8) vppcfg.NAT44LBLocal {
 	return vppcfg.NAT44LBLocal{Addr: ap(addr), Probability: prob}
 }
 
+// shortCircuit is the cnat translation that sends internal clients of an
+// external frontend to the ClusterIP (shortCircuits).
+func shortCircuit(ext, clusterIP string) *vppcfg.CNATTranslation {
+	return &vppcfg.CNATTranslation{VIP: ap(ext), Protocol: vppcfg.ProtoTCP, IsRealIP: true, Paths: []vppcfg.CNATPath{{Dst: ap(clusterIP)}}}
+}
+
 func staticMap(name, ext string, proto vppcfg.Protocol, local string, vrf uint32, twice vppcfg.TwiceNATMode) *vppcfg.NAT44StaticMapping {
 	m := &vppcfg.NAT44StaticMapping{
 		External: ap(ext), Protocol: proto, Local: ap(local), VRF: vrf,
@@ -133,6 +139,10 @@ func TestRenderService(t *testing.T) {
 				lbMap("etp", "192.168.16.1:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
 				lbMap("etp", "192.168.16.2:30080", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
 				lbMap("etp", "198.51.100.10:80", tcp, noTwice, 0, loc("10.1.1.2:8080", localProb), loc("10.1.1.3:8080", localProb)),
+				// Internal clients (this node's pods and host) go to the ClusterIP.
+				shortCircuit("192.168.16.1:30080", "10.96.0.16:80"),
+				shortCircuit("192.168.16.2:30080", "10.96.0.16:80"),
+				shortCircuit("198.51.100.10:80", "10.96.0.16:80"),
 			},
 		},
 		{
@@ -140,6 +150,9 @@ func TestRenderService(t *testing.T) {
 			svc:  service("etp-none", "10.96.0.17", nodePortSvc, externalIP, etpLocal, withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080"))),
 			want: []vppcfg.Item{
 				lbMap("etp-none", "10.96.0.17:80", tcp, self, 0, loc("10.1.2.2:8080", remoteProb), loc("10.1.2.3:8080", remoteProb)),
+				shortCircuit("192.168.16.1:30080", "10.96.0.17:80"),
+				shortCircuit("192.168.16.2:30080", "10.96.0.17:80"),
+				shortCircuit("203.0.113.10:80", "10.96.0.17:80"),
 			},
 			rules: []vppcfg.ACLRule{
 				deny("203.0.113.10", tcp, 80),
@@ -169,6 +182,26 @@ func TestRenderService(t *testing.T) {
 				staticMap("term-local", "10.96.0.33:80", tcp, "10.1.2.2:8080", 0, self),
 				staticMap("term-local", "192.168.16.1:30080", tcp, "10.1.1.2:8080", 0, noTwice),
 				staticMap("term-local", "192.168.16.2:30080", tcp, "10.1.1.2:8080", 0, noTwice),
+				shortCircuit("192.168.16.1:30080", "10.96.0.33:80"),
+				shortCircuit("192.168.16.2:30080", "10.96.0.33:80"),
+			},
+		},
+		{
+			name: "externalTrafficPolicy Local with source ranges: the LoadBalancer IP keeps its ranges for pods too, not short-circuited",
+			svc: service("etp-ranges", "10.96.0.34", nodePortSvc, lbIP, etpLocal, withBackends("", be("10.1.1.2:8080", "local")), func(s *model.ContivService) {
+				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
+			}),
+			want: []vppcfg.Item{
+				staticMap("etp-ranges", "10.96.0.34:80", tcp, "10.1.1.2:8080", 0, self),
+				staticMap("etp-ranges", "192.168.16.1:30080", tcp, "10.1.1.2:8080", 0, noTwice),
+				staticMap("etp-ranges", "192.168.16.2:30080", tcp, "10.1.1.2:8080", 0, noTwice),
+				staticMap("etp-ranges", "198.51.100.10:80", tcp, "10.1.1.2:8080", 0, noTwice),
+				shortCircuit("192.168.16.1:30080", "10.96.0.34:80"),
+				shortCircuit("192.168.16.2:30080", "10.96.0.34:80"),
+			},
+			rules: []vppcfg.ACLRule{
+				rule(vppcfg.ACLPermit, "100.64.1.0/24", "198.51.100.10", tcp, 80),
+				deny("198.51.100.10", tcp, 80),
 			},
 		},
 		{

@@ -19,6 +19,16 @@ var LocalPods = []int{2, 3, 4, 9}
 type Topology struct {
 	Interfaces []Interface
 	Routes     []Route
+	// Neighbours are hosts of a connected subnet that packets are sent to
+	// (another node's IP): a real VPP would otherwise drop them in glean
+	// while it resolves the address.
+	Neighbours []Neighbour
+}
+
+// Neighbour is a host Addr on Interface's subnet.
+type Neighbour struct {
+	Interface string
+	Addr      netip.Addr
 }
 
 // Interface is one interface of a Topology.
@@ -64,6 +74,11 @@ func (t Topology) BuildIn(node dataplane.Node) error {
 			return err
 		}
 	}
+	for _, n := range t.Neighbours {
+		if err := node.AddNeighbour(n.Interface, n.Addr); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -88,13 +103,15 @@ func PodTaps(v4, v6 bool) Topology {
 func (t Topology) Then(u Topology) Topology {
 	t.Interfaces = append(t.Interfaces, u.Interfaces...)
 	t.Routes = append(t.Routes, u.Routes...)
+	t.Neighbours = append(t.Neighbours, u.Neighbours...)
 	return t
 }
 
 // DualStackTopology is ThisNode with both families: uplink0
 // (192.168.16.1/24, fd00:16::1/64; remote pods 10.1.2.0/24 and
-// fd00:1:2::/64 and the default routes), host0 (172.30.1.1/24,
-// fd00:30::1/64) and a tap per LocalPods.
+// fd00:1:2::/64 and the default routes; OtherNode's 192.168.16.2 and
+// fd00:16::2 as neighbours), host0 (172.30.1.1/24, fd00:30::1/64) and a tap
+// per LocalPods.
 func DualStackTopology() Topology {
 	t := Topology{Interfaces: []Interface{
 		{Name: "uplink0", Addrs: []netip.Prefix{netip.MustParsePrefix("fd00:16::1/64"), netip.MustParsePrefix("192.168.16.1/24")}},
@@ -102,6 +119,10 @@ func DualStackTopology() Topology {
 	}}.Then(PodTaps(true, true))
 	for _, p := range []string{"fd00:1:2::/64", "::/0", "10.1.2.0/24", "0.0.0.0/0"} {
 		t.Routes = append(t.Routes, Route{netip.MustParsePrefix(p), "uplink0"})
+	}
+	// OtherNode's addresses on the uplink's subnets.
+	for _, a := range []string{"fd00:16::2", "192.168.16.2"} {
+		t.Neighbours = append(t.Neighbours, Neighbour{"uplink0", netip.MustParseAddr(a)})
 	}
 	return t
 }

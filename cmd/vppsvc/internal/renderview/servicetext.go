@@ -193,10 +193,22 @@ func objectSummary(o Object, familyBackends int, policy model.TrafficPolicy) str
 		s += " " + strings.Join(flags, ",")
 	}
 	s += " → " + backendsSummary(o.Backends(), familyBackends)
-	if policy == model.TrafficPolicyLocal {
+	switch {
+	case isShortCircuit(o):
+		s += " (internal clients)"
+	case policy == model.TrafficPolicyLocal:
 		s += " (Local)"
 	}
 	return s
+}
+
+// isShortCircuit tells the NAT44 renderer's cnat translation that sends this
+// node's pods and host, reaching an external frontend of an
+// externalTrafficPolicy Local service, to the ClusterIP
+// (docs/renderer-nat44.md, "Internal clients of externalTrafficPolicy Local").
+func isShortCircuit(o Object) bool {
+	t, ok := o.Item.(*vppcfg.CNATTranslation)
+	return ok && o.Renderer == "nat44" && t.VIP.Addr().Is4()
 }
 
 func mappingFlags(t vppcfg.TwiceNATMode, out2inOnly bool) []string {
