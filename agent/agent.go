@@ -82,6 +82,7 @@ func New(opts Options) (*Agent, error) {
 	proc := processor.New(processor.Config{
 		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,
 		RetryMin: opts.RetryMin, RetryMax: opts.RetryMax,
+		NodePortAddresses: opts.Config.nodePortAddresses(),
 	})
 	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{},
 		gate: gate, observer: opts.Observer, layerDone: make(chan struct{})}

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 
+	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
@@ -26,6 +27,11 @@ type Config struct {
 	// DisableIPv4 and DisableIPv6 leave one family unrendered.
 	DisableIPv4 bool `json:"disableIPv4"`
 	DisableIPv6 bool `json:"disableIPv6"`
+	// NodePortAddresses is kube-proxy's nodePortAddresses: CIDRs selecting
+	// this node's addresses that answer NodePorts, or ["primary"] (the
+	// default, as kube-proxy's nftables mode): the node's primary IP of each
+	// family (processor.ParseNodePortAddresses).
+	NodePortAddresses []string `json:"nodePortAddresses"`
 }
 
 // DefaultConfig returns the renderers' defaults, with the node-dependent
@@ -94,5 +100,14 @@ func (c *Config) Validate() error {
 	if c.DisableIPv4 && c.DisableIPv6 {
 		errs = append(errs, errors.New("both address families are disabled: nothing to render"))
 	}
+	if _, err := processor.ParseNodePortAddresses(c.NodePortAddresses); err != nil {
+		errs = append(errs, renderer.FieldErrorf("nodePortAddresses", "%v", err))
+	}
 	return errors.Join(errs...)
+}
+
+// nodePortAddresses is the parsed NodePortAddresses (Validate accepted it).
+func (c *Config) nodePortAddresses() processor.NodePortAddresses {
+	n, _ := processor.ParseNodePortAddresses(c.NodePortAddresses)
+	return n
 }

@@ -59,3 +59,18 @@ func TestConfigFile(t *testing.T) {
 	_, err = LoadConfig(configFile(t, "nat44: {twiceNATAdress: 192.168.16.1}\n"), v4Node)
 	assert.ErrorContains(t, err, `unknown field "twiceNATAdress"`)
 }
+
+func TestConfigNodePortAddresses(t *testing.T) {
+	c, err := LoadConfig("", v4Node)
+	require.NoError(t, err)
+	assert.Equal(t, "primary", c.nodePortAddresses().String(), "kube-proxy's nftables default")
+
+	c, err = LoadConfig(configFile(t, "nodePortAddresses: [192.168.16.0/24, 10.0.0.0/8]\n"), v4Node)
+	require.NoError(t, err)
+	assert.Equal(t, "192.168.16.0/24,10.0.0.0/8", c.nodePortAddresses().String())
+
+	_, err = LoadConfig(configFile(t, "nodePortAddresses: [primary, 10.0.0.0/8]\n"), v4Node)
+	assert.ErrorContains(t, err, "nodePortAddresses")
+	_, err = LoadConfig(configFile(t, "nodePortAddresses: [eth0]\n"), v4Node)
+	assert.ErrorContains(t, err, `"eth0" is neither a CIDR nor "primary"`)
+}

@@ -80,7 +80,8 @@ func TestDeployManifest(t *testing.T) {
 	require.NoError(t, run.ParseFlags(args[1:]), "arguments the run command accepts")
 	socket, _ := run.Flags().GetString("vpp-socket")
 	assert.True(t, slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == filepath.Dir(socket) }), "socket directory mounted")
-	assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+	assert.Equal(t, "/livez", c.LivenessProbe.HTTPGet.Path, "liveness restarts only what a restart can cure")
+	assert.Equal(t, "/healthz", c.ReadinessProbe.HTTPGet.Path)
 
 	configFile := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(configFile, []byte(cm.Data["config.yaml"]), 0o644))

@@ -59,14 +59,30 @@ func oneStdin(flags ...string) error {
 }
 
 // loadConfig is agent.LoadConfig for the --config flag, which also takes
-// "-" for stdin.
-func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr) (agent.Config, error) {
+// "-" for stdin; nodePortAddresses (--nodeport-addresses), when given,
+// replaces the file's nodePortAddresses.
+func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, nodePortAddresses []string) (agent.Config, error) {
+	var c agent.Config
+	var err error
 	if path != stdinPath {
-		return agent.LoadConfig(path, nodeIPs)
+		c, err = agent.LoadConfig(path, nodeIPs)
+	} else {
+		var data []byte
+		var source string
+		if data, source, err = readInput(path, stdin, maxConfigSize); err != nil {
+			return agent.Config{}, fmt.Errorf("--config: %w", err)
+		}
+		c, err = agent.ParseConfig(source, data, nodeIPs)
 	}
-	data, source, err := readInput(path, stdin, maxConfigSize)
-	if err != nil {
-		return agent.Config{}, fmt.Errorf("--config: %w", err)
+	if err != nil || len(nodePortAddresses) == 0 {
+		return c, err
 	}
-	return agent.ParseConfig(source, data, nodeIPs)
+	c.NodePortAddresses = nodePortAddresses
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("--nodeport-addresses: %w", err)
+	}
+	return c, nil
 }
+
+// nodePortAddressesUsage documents --nodeport-addresses, kube-proxy's flag.
+const nodePortAddressesUsage = "CIDRs selecting this node's addresses that answer NodePorts, or \"primary\" (the default, as kube-proxy's nftables mode: the node's primary IP of each family); overrides the config file's nodePortAddresses"

@@ -31,6 +31,8 @@ type nodeConfig struct {
 	ConfigFile string
 	// FrontendInterfaces are the uplink and host interfaces.
 	FrontendInterfaces []string
+	// NodePortAddresses is --nodeport-addresses; empty keeps the config's.
+	NodePortAddresses []string
 	// LocalPods reports this node's pods as local pods on the interfaces
 	// simnode.PodInterfaceName names (see localPodInterface).
 	LocalPods bool
@@ -104,7 +106,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	rcfg, err := loadConfig(cfg.ConfigFile, stdin, plan.NodeIPs)
+	rcfg, err := loadConfig(cfg.ConfigFile, stdin, plan.NodeIPs, cfg.NodePortAddresses)
 	if err != nil {
 		return err
 	}

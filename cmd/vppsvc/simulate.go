@@ -29,12 +29,15 @@ type clusterFlags struct {
 	node      string
 	config    string
 	vppSocket string
+	// nodePortAddresses is --nodeport-addresses (kube-proxy's flag).
+	nodePortAddresses []string
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
 	cmd.Flags().StringVar(&f.node, "node", "", "the node whose agent is simulated (default: the first node by name)")
 	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md), - for stdin")
+	cmd.Flags().StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
 	cmd.Flags().StringVar(&f.vppSocket, "vpp-socket", "", "build the simulated node in the scratch VPP 25.10 at this API socket instead of a fake VPP; packets then cross VPP's graph (docs/real-vpp.md)")
 }
 
@@ -80,7 +83,7 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs)
+	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs, f.nodePortAddresses)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// --nodeport-addresses selects the node's addresses that answer NodePorts,
+// with kube-proxy's meaning; render and trace show the result.
+func TestNodePortAddressesFlag(t *testing.T) {
+	const v4, v6 = "external 192.168.16.1:30085", "real 2001:db8:16::1 30085"
+	out, _, err := runCLI(t, "render", "-o", "vppcli")
+	require.NoError(t, err)
+	assert.Contains(t, out, v4, "default (primary): the node's primary IPv4")
+	assert.Contains(t, out, v6, "default (primary): the node's primary IPv6")
+	assert.NotContains(t, out, "192.168.16.2:30085", "never another node's address")
+
+	out, _, err = runCLI(t, "render", "-o", "vppcli", "--nodeport-addresses", "2001:db8:16::/64")
+	require.NoError(t, err)
+	assert.NotContains(t, out, v4)
+	assert.Contains(t, out, v6)
+
+	out, _, err = runCLI(t, "trace", "--src", "100.64.1.5", "--dst", "192.168.16.1:30085", "--nodeport-addresses", "2001:db8:16::/64")
+	require.NoError(t, err)
+	assert.NotContains(t, out, "→ 10.1.", "the IPv4 node port is not answered: %s", out)
+	assert.Contains(t, out, "verdict:   local", "it is VPP's own address, nothing more")
+
+	_, _, err = runCLI(t, "render", "--nodeport-addresses", "primary,10.0.0.0/8")
+	assert.ErrorContains(t, err, "--nodeport-addresses")
+	assert.ErrorContains(t, err, "cannot be combined")
+}
