@@ -45,6 +45,9 @@ func podVRF(d *diffCase, leak bool) {
 }
 
 func TestDiffVRF(t *testing.T) {
+	// Tables 61 and 71–72 are used by no other case: NAT44-ED leaks its
+	// enable-time VRFs on a real VPP (vrf/nat44-enable-vrfs), so a case
+	// that expects a table to be missing must not share its ID.
 	runDifferential(t, "vrf/set-table", func(d *diffCase) {
 		d.Must(d.Node.AddInterface("uplink0", pfx("192.168.16.1/24")))
 		d.Must(d.Node.AddInterface("tap5"))
@@ -61,30 +64,30 @@ func TestDiffVRF(t *testing.T) {
 			d.Retval(label, err)
 			d.Record(label+" vrf", r.VrfID)
 		}
-		set("tap5 into missing table 10", "tap5", 10, false)
+		set("tap5 into missing table 61", "tap5", 61, false)
 		for _, ip6 := range []bool{false, true} {
-			_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 10, IsIP6: ip6}})
-			d.Retval("add table 10", err)
+			_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 61, IsIP6: ip6}})
+			d.Retval("add table 61", err)
 		}
-		_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 10}})
-		d.Retval("add table 10 again", err)
-		set("tap5 into table 10", "tap5", 10, false)
-		set("tap5 into ip6 table 10", "tap5", 10, true)
+		_, err := ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 61}})
+		d.Retval("add table 61 again", err)
+		set("tap5 into table 61", "tap5", 61, false)
+		set("tap5 into ip6 table 61", "tap5", 61, true)
 		get("tap5 ip4 table", "tap5", false)
 		get("tap5 ip6 table", "tap5", true)
-		set("uplink0 (has an address) into table 10", "uplink0", 10, false)
-		set("tap6 (unnumbered) into table 10", "tap6", 10, false)
-		set("tap6 ip6 (unnumbered) into table 10", "tap6", 10, true)
+		set("uplink0 (has an address) into table 61", "uplink0", 61, false)
+		set("tap6 (unnumbered) into table 61", "tap6", 61, false)
+		set("tap6 ip6 (unnumbered) into table 61", "tap6", 61, true)
 		get("uplink0 ip4 table", "uplink0", false)
-		_, err = c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: ^interface_types.InterfaceIndex(0) - 1, VrfID: 10})
-		d.Retval("unknown interface into table 10", err)
+		_, err = c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: ^interface_types.InterfaceIndex(0) - 1, VrfID: 61})
+		d.Retval("unknown interface into table 61", err)
 		// Deleting a table an interface holds: the API's lock goes, the
 		// interface keeps the table.
-		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 10}})
-		d.Retval("delete table 10", err)
+		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 61}})
+		d.Retval("delete table 61", err)
 		get("tap5 ip4 table after the delete", "tap5", false)
 		set("tap5 back to table 0", "tap5", 0, false)
-		set("tap5 into deleted table 10", "tap5", 10, false)
+		set("tap5 into deleted table 61", "tap5", 61, false)
 		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 77}})
 		d.Retval("delete missing table 77", err)
 	})
@@ -135,13 +138,13 @@ func TestDiffVRF(t *testing.T) {
 		deag := func(next uint32) ip.IPRoute {
 			return ip.IPRoute{NPaths: 1, Paths: []fibPath{{SwIfIndex: ^uint32(0), TableID: next, Weight: 1}}}
 		}
-		route("route in missing table 30", 30, "10.30.0.0/16", deag(0))
-		_, err := c.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 30}})
-		d.Retval("add table 30", err)
-		route("route in table 30 into missing table 31", 30, "10.31.0.0/16", deag(31))
-		route("route in table 30 into table 0", 30, "0.0.0.0/0", deag(0))
-		_, err = c.IPRouteAddDel(d.Ctx, &ip.IPRouteAddDel{IsAdd: false, Route: ip.IPRoute{TableID: 30, Prefix: ipPrefix(pfx("10.99.0.0/16"))}})
-		d.Retval("delete a missing route in table 30", err)
+		route("route in missing table 71", 71, "10.30.0.0/16", deag(0))
+		_, err := c.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: true, Table: ip.IPTable{TableID: 71}})
+		d.Retval("add table 71", err)
+		route("route in table 71 into missing table 72", 71, "10.31.0.0/16", deag(72))
+		route("route in table 71 into table 0", 71, "0.0.0.0/0", deag(0))
+		_, err = c.IPRouteAddDel(d.Ctx, &ip.IPRouteAddDel{IsAdd: false, Route: ip.IPRoute{TableID: 71, Prefix: ipPrefix(pfx("10.99.0.0/16"))}})
+		d.Retval("delete a missing route in table 71", err)
 	})
 	runDifferential(t, "vrf/nat44-inside-vrf", func(d *diffCase) {
 		podVRF(d, false)
@@ -332,5 +335,15 @@ func TestDiffVRFNATEnableVRFs(t *testing.T) {
 		d.Trace("pod out: the outside FIB is table 30", tcp("tap5", "10.10.0.5:40000", "8.8.8.8:443"))
 		d.Trace("outside in on uplink2 to the mapping: into table 10", tcp("uplink2", "198.51.100.7:1234", "203.0.113.1:30000"))
 		Dump[*nat44_ed.Nat44UserDetails](d, "users", &nat44_ed.Nat44UserDump{})
+		// VPP never unlocks the enable-time VRFs: after the API's lock
+		// and NAT44-ED are gone, table 30 still exists.
+		ipc := ip.NewServiceClient(d.Conn)
+		_, err = ipc.IPTableAddDel(d.Ctx, &ip.IPTableAddDel{IsAdd: false, Table: ip.IPTable{TableID: 30}})
+		d.Retval("API's table 30 deleted", err)
+		_, err = nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: false})
+		d.Retval("NAT44-ED disabled", err)
+		d.Must(d.Node.AddInterface("tap7"))
+		_, err = interfaces.NewServiceClient(d.Conn).SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: d.Sw("tap7"), VrfID: 30})
+		d.Retval("tap7 into table 30 after all that", err)
 	})
 }

@@ -167,8 +167,11 @@ func natEnableDisable(c *call, req *nat44_ed.Nat44EdPluginEnableDisable) []api.M
 			n.reset(v)
 			n.enabled = true
 			n.insideVrf, n.outsideVrf = req.InsideVrf, req.OutsideVrf
-			n.lockTable(v, req.InsideVrf)
-			n.lockTable(v, req.OutsideVrf)
+			// VPP locks the enable-time VRFs (fib_src_hi) and never
+			// unlocks them: disabling leaves the tables behind
+			// (nat44_plugin_enable / nat44_plugin_disable).
+			v.lockTable(req.InsideVrf)
+			v.lockTable(req.OutsideVrf)
 			n.sessionLimit = req.Sessions
 			if n.sessionLimit == 0 {
 				n.sessionLimit = defaultSessions
