@@ -235,7 +235,7 @@ func (i *iface) details() *interfaces.SwInterfaceDetails {
 		Type:             interface_types.IF_API_TYPE_HARDWARE,
 		LinkDuplex:       interface_types.LINK_DUPLEX_API_FULL,
 		LinkMtu:          uint16(mtu),
-		Mtu:              []uint32{mtu, mtu, mtu, mtu},
+		Mtu:              []uint32{mtu, 0, 0, 0}, // L3; the IPv4, IPv6 and MPLS MTUs are 0 until set
 		InterfaceName:    i.name,
 		InterfaceDevType: i.devType(),
 	}
