@@ -546,9 +546,8 @@ func natInterfaceAdded(v *VPP, ifc *iface) {
 }
 
 // natInterfaceDeleted is VPP's interface-delete callback (roles and output
-// feature removed silently) plus the address-delete callback (mappings
-// resolved from the interface's address are removed, their records stay
-// pending).
+// feature removed silently) plus the address-delete callbacks of its
+// addresses (nat44_ifaddr.go).
 func natInterfaceDeleted(v *VPP, ifc *iface) {
 	n := v.nat()
 	if !n.enabled {
@@ -566,15 +565,16 @@ func natInterfaceDeleted(v *VPP, ifc *iface) {
 		n.outputs.del(idx)
 		n.fibRef(0, false)
 	}
-	addr, ok := ifc.firstIP4()
-	if !ok {
-		return
-	}
-	for _, rp := range n.resolve {
-		if rp.sw == ifc.index && rp.resolved {
-			a := rp.args(addr)
-			n.delStaticInternal(v, a)
-			rp.resolved = false
+	// VPP deletes the interface's addresses one by one
+	// (ip4_sw_interface_add_del), and the address callbacks run for each:
+	// mappings resolved from them go, pool addresses taken from them go;
+	// the records stay, pending.
+	all := ifc.addrs
+	defer func() { ifc.addrs = all }()
+	for i, p := range all {
+		ifc.addrs = all[i+1:]
+		if p.Addr().Is4() {
+			natAddressChanged(v, ifc, p.Addr(), false)
 		}
 	}
 }

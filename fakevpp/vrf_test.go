@@ -148,3 +148,24 @@ func TestBihashBuckets(t *testing.T) {
 		require.Equal(t, want, bihashBuckets(sessions), "%d sessions", sessions)
 	}
 }
+
+// Deleting an interface deletes its addresses first: the pool address taken
+// from it and the mapping resolved from it go, their records stay.
+func TestNATInterfaceDeletedDropsItsAddresses(t *testing.T) {
+	e := newEnv(t)
+	e.standardNAT()
+	e.v.AddInterface("eth1", pfx("203.0.113.1/24"))
+	_, err := e.nat.Nat44AddDelInterfaceAddr(e.ctx, &nat44_ed.Nat44AddDelInterfaceAddr{IsAdd: true, SwIfIndex: e.sw("eth1")})
+	e.ok(err)
+	_, err = e.nat.Nat44AddDelStaticMappingV2(e.ctx, &nat44_ed.Nat44AddDelStaticMappingV2{IsAdd: true, Flags: nat_types.NAT_IS_OUT2IN_ONLY,
+		LocalIPAddress: a4("10.1.1.2"), Protocol: tcp, LocalPort: 80, ExternalPort: 8080, ExternalSwIfIndex: e.sw("eth1")})
+	e.ok(err)
+	n := e.v.nat()
+	require.Len(t, n.addrs, 2)
+	require.NotNil(t, n.matchExternal(addr("203.0.113.1"), 8080, tcp))
+	require.True(t, e.v.DeleteInterface("eth1"))
+	require.Len(t, n.addrs, 1, "the pool address taken from eth1 is gone")
+	require.Nil(t, n.matchExternal(addr("203.0.113.1"), 8080, tcp), "the mapping resolved from eth1 is gone")
+	require.Len(t, n.addrResolve, 1, "the record stays")
+	require.False(t, n.addrResolve[0].resolved)
+}
