@@ -136,6 +136,21 @@ func TestDiffIfAddr(t *testing.T) {
 		dumps("removed")
 		sm("mapping removed again", false)
 	})
+	runDifferential(t, "ifaddr/unnumbered-interface-address", func(d *diffCase) {
+		// An unnumbered interface's "first address" is its donor's
+		// (ip4_interface_first_address honours unnumbered).
+		nat := ifaddrNode(d)
+		_, err := nat.Nat44AddDelInterfaceAddr(d.Ctx, &nat44_ed.Nat44AddDelInterfaceAddr{IsAdd: true, SwIfIndex: d.Sw("tap2")})
+		d.Retval("tap2 (unnumbered to host0) into the pool", err)
+		natAddrDumps(d, "tap2's record")
+		c := cnat.NewServiceClient(d.Conn)
+		vip := cnat.CnatEndpoint{SwIfIndex: d.Sw("tap2"), IfAf: ip_types.ADDRESS_IP4, Port: 30080}
+		_, err = c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+			Vip: vip, IPProto: ip_types.IP_API_PROTO_TCP,
+			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint("10.1.1.2:8080"), SrcEp: cnatEndpoint("0.0.0.0:0")}}}})
+		d.Retval("cnat VIP on tap2's address", err)
+		Dump[*cnat.CnatTranslationDetails](d, "translations", &cnat.CnatTranslationDump{}, "ID")
+	})
 	runDifferential(t, "ifaddr/cnat-snat-follows-interface", func(d *diffCase) {
 		d.Must(d.Node.AddInterface("uplink1"))
 		c := cnat.NewServiceClient(d.Conn)

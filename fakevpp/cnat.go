@@ -35,7 +35,7 @@ func (a cnatInterfaces) Exists(sw uint32) bool { return a.v.iface(sw) != nil }
 
 func (a cnatInterfaces) Address(sw uint32, ip6 bool) (netip.Addr, bool) {
 	if ifc := a.v.iface(sw); ifc != nil {
-		return ifc.firstAddr(ip6)
+		return a.v.firstAddr(ifc, ip6)
 	}
 	return netip.Addr{}, false
 }

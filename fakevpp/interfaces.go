@@ -33,12 +33,8 @@ type iface struct {
 	ip6Link      int
 }
 
-// firstIP4 returns the interface's first IPv4 address, the one NAT44-ED uses
-// for interface-bound mappings.
-func (i *iface) firstIP4() (netip.Addr, bool) { return i.firstAddr(false) }
-
-// firstAddr returns the interface's first address of a family, what VPP's
-// ip4_interface_first_address / ip6_interface_first_address return.
+// firstAddr returns the interface's own first address of a family (see
+// VPP.firstAddr for what ip4_interface_first_address returns).
 func (i *iface) firstAddr(ip6 bool) (netip.Addr, bool) {
 	for _, p := range i.addrs {
 		if p.Addr().Is6() == ip6 {

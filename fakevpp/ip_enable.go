@@ -2,6 +2,7 @@ package fakevpp
 
 import (
 	"fmt"
+	"net/netip"
 
 	"go.fd.io/govpp/api"
 	interfaces "go.fd.io/govpp/binapi/interface"
@@ -185,4 +186,17 @@ func swInterfaceIP6EnableDisable(c *call, req *ip.SwInterfaceIP6EnableDisable) [
 		ifc.ip6Link--
 	}
 	return reply(r)
+}
+
+// firstAddr is ip4_interface_first_address / ip6_interface_first_address
+// as NAT44-ED and cnat call them: the interface's first address of the
+// family, its donor's when it is unnumbered (VPP points the borrower's
+// address list at the donor's).
+func (v *VPP) firstAddr(ifc *iface, ip6 bool) (netip.Addr, bool) {
+	if ifc.unnumbered {
+		if d := v.iface(ifc.unnumberedTo); d != nil {
+			return d.firstAddr(ip6)
+		}
+	}
+	return ifc.firstAddr(ip6)
 }

@@ -531,7 +531,7 @@ func natInterfaceAdded(v *VPP, ifc *iface) {
 	if !n.enabled {
 		return
 	}
-	addr, ok := ifc.firstIP4()
+	addr, ok := v.firstAddr(ifc, false)
 	if !ok {
 		return
 	}

@@ -99,7 +99,7 @@ func natInterfaceAddr(c *call, req *nat44_ed.Nat44AddDelInterfaceAddr) []api.Mes
 		}
 		rec := &addrResolve{sw: sw, twice: twice}
 		n.addrResolve = append(n.addrResolve, rec)
-		if a, ok := ifc.firstIP4(); ok {
+		if a, ok := v.firstAddr(ifc, false); ok {
 			if rv := n.addPoolAddr(v, a, anyVRF, twice); rv != 0 {
 				n.dropAddrResolve(sw, twice)
 				r.Retval = rv
@@ -112,7 +112,7 @@ func natInterfaceAddr(c *call, req *nat44_ed.Nat44AddDelInterfaceAddr) []api.Mes
 			r.Retval = int32(api.NO_SUCH_ENTRY)
 			break
 		}
-		if a, ok := ifc.firstIP4(); ok {
+		if a, ok := v.firstAddr(ifc, false); ok {
 			r.Retval = n.delPoolAddr(v, a, twice)
 		}
 	}

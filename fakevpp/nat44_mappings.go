@@ -195,7 +195,7 @@ func (n *natState) staticMapping(v *VPP, a smArgs, isAdd bool) int32 {
 		if ifc == nil {
 			return 0
 		}
-		addr, ok := ifc.firstIP4()
+		addr, ok := v.firstAddr(ifc, false)
 		if !ok {
 			return 0
 		}
@@ -212,7 +212,7 @@ func (n *natState) staticMapping(v *VPP, a smArgs, isAdd bool) int32 {
 	if ifc == nil {
 		return 0
 	}
-	addr, ok := ifc.firstIP4()
+	addr, ok := v.firstAddr(ifc, false)
 	if !ok {
 		return 0
 	}
