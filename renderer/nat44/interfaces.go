@@ -66,6 +66,9 @@ func RenderNode(node Node, cfg *Config) []vppcfg.Item {
 		}
 	}
 	for _, ifName := range internalFrontendIfs(node, cfg) {
+		if !node.ShortCircuit {
+			break
+		}
 		items = append(items, shortCircuitFeatures(ifName)...)
 	}
 	return renderer.SortItems(dedupItems(items))

@@ -25,6 +25,8 @@ func TestRenderNode(t *testing.T) {
 	for _, ifName := range []string{"host0", "tap1", "tap2"} {
 		internal = append(internal, shortCircuitFeatures(ifName)...)
 	}
+	scNode := testNode()
+	scNode.ShortCircuit = true
 	egress := func(c *Config) {
 		c.EgressSNAT = EgressSNAT{
 			Enabled: true, Interface: "uplink0", Address: nodeIP,
@@ -40,18 +42,23 @@ func TestRenderNode(t *testing.T) {
 		{
 			name: "defaults: forwarding on, twice-NAT pool, outside on frontends, inside on backends",
 			node: testNode(),
+			want: append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
+		},
+		{
+			name: "a service needs the short-circuit: cnat's feature nodes on the internal frontend interfaces",
+			node: scNode,
 			want: append(append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...), internal...),
 		},
 		{
 			name:   "short-circuit off: no uplink interfaces configured",
 			mutate: func(c *Config) { c.UplinkInterfaces = nil },
-			node:   testNode(),
+			node:   scNode,
 			want:   append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
 		},
 		{
 			name:   "short-circuit off: the configured uplink is not a frontend (a wrong name must not make external clients internal)",
 			mutate: func(c *Config) { c.UplinkInterfaces = []string{"eth0"} },
-			node:   testNode(),
+			node:   scNode,
 			want:   append([]vppcfg.Item{global, twicePool, role("uplink0", vppcfg.NAT44Outside)}, roles...),
 		},
 		{
@@ -70,7 +77,7 @@ func TestRenderNode(t *testing.T) {
 		{
 			name:   "egress SNAT: node IP in the pool, output role instead of outside on the uplink, identity ports",
 			mutate: egress,
-			node:   testNode(),
+			node:   scNode,
 			want: append([]vppcfg.Item{
 				global, twicePool,
 				&vppcfg.NAT44Address{Addr: nodeIP, VRF: vppcfg.AnyVRF},
@@ -85,7 +92,7 @@ func TestRenderNode(t *testing.T) {
 				egress(c)
 				c.UplinkInterfaces = []string{"other0"}
 			},
-			node: Node{FrontendIfs: model.NewInterfaces("uplink0", "tap1")},
+			node: Node{FrontendIfs: model.NewInterfaces("uplink0", "tap1"), ShortCircuit: true},
 			want: append([]vppcfg.Item{
 				global, twicePool,
 				&vppcfg.NAT44Address{Addr: nodeIP, VRF: vppcfg.AnyVRF},

@@ -14,11 +14,17 @@ type Node struct {
 	// BackendIfs are the interfaces of local pods serving a service: they
 	// get the NAT44 inside role.
 	BackendIfs model.Interfaces
+	// ShortCircuit is set while some service needs internal clients
+	// short-circuited (needsShortCircuit): cnat's feature nodes run on the
+	// internal frontend interfaces only then, so pod traffic pays for them
+	// only in clusters that use externalTrafficPolicy Local.
+	ShortCircuit bool
 }
 
 // Equal reports whether both contexts are the same.
 func (n Node) Equal(o Node) bool {
-	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs) && n.BackendIfs.Equal(o.BackendIfs)
+	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs) && n.BackendIfs.Equal(o.BackendIfs) &&
+		n.ShortCircuit == o.ShortCircuit
 }
 
 // FrontendInterfaces returns the frontend interfaces (renderer.NodeContext).
@@ -33,5 +39,12 @@ func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
 
 // nodeOf is the node context of a Resync event.
 func nodeOf(ev *model.ResyncEventData) Node {
-	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs}
+	n := Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs}
+	for _, svc := range ev.Services {
+		if needsShortCircuit(svc) {
+			n.ShortCircuit = true
+			break
+		}
+	}
+	return n
 }

@@ -21,7 +21,8 @@ var _ vppsvc.ServiceRendererAPI = (*Renderer)(nil)
 // type adds what depends on node IPs and backend interfaces.
 type Renderer struct {
 	*renderer.Core[Node]
-	cfg Config
+	cfg          Config
+	shortCircuit shortCircuitSet
 }
 
 // New returns a renderer writing through client. cfg must pass Validate;
@@ -34,7 +35,7 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 		log = logrus.StandardLogger()
 	}
 	cfg.EgressSNAT.IdentityPorts = slices.Clone(cfg.EgressSNAT.IdentityPorts)
-	r := &Renderer{cfg: cfg}
+	r := &Renderer{cfg: cfg, shortCircuit: shortCircuitSet{ids: map[model.ServiceID]struct{}{}}}
 	core, err := renderer.NewCore(renderer.CoreConfig[Node]{
 		Name:   Name,
 		Client: client,

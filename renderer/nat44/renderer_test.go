@@ -2,12 +2,15 @@ package nat44
 
 import (
 	"errors"
+	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sirupsen/logrus"
 	logtest "github.com/sirupsen/logrus/hooks/test"
+	"github.com/stretchr/testify/assert"
 
 	"github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/model"
@@ -284,12 +287,9 @@ func TestUpdateLocalInterfaces(t *testing.T) {
 		return keys
 	}
 
-	// A new pod's interface: the filter ACLs, the outside role and the
-	// short-circuit's cnat features (an internal client's interface).
+	// A new pod's interface: the filter ACLs and the outside role (no
+	// service needs the short-circuit, so no cnat feature).
 	tap3 := append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))
-	for _, it := range shortCircuitFeatures("tap3") {
-		tap3 = append(tap3, it.Key())
-	}
 	newFront := model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)
 	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, newFront))
 	mustCommits(t, c, "txn put="+keyList(tap3...)+" del=[]")
@@ -420,4 +420,80 @@ func TestLogsCarryRendererServiceAndKey(t *testing.T) {
 		}
 	}
 	t.Fatalf("no debug log of the put of %s", want)
+}
+
+// TestShortCircuitFeaturesFollowServices: cnat's feature nodes run on the
+// internal frontend interfaces only while some service needs the
+// short-circuit; they come with the first such service and go with the last,
+// in the same transaction as its translations, and follow new interfaces.
+func TestShortCircuitFeaturesFollowServices(t *testing.T) {
+	r, c, _ := newTestRenderer(t)
+	features := func(ifs ...string) []vppcfg.Key {
+		var keys []vppcfg.Key
+		for _, ifName := range ifs {
+			for _, it := range shortCircuitFeatures(ifName) {
+				keys = append(keys, it.Key())
+			}
+		}
+		return keys
+	}
+	internal := []string{"host0", "tap1", "tap2"}
+	local := func(name, ip string) *model.ContivService {
+		return service(name, ip, func(s *model.ContivService) {
+			s.ExternalTrafficPolicy = model.TrafficPolicyLocal
+			s.LoadBalancerIPs = ips("198.51.100." + ip[len(ip)-2:])
+		}, withBackends("", be("10.1.2.2:8080")))
+	}
+	sc := func(s *model.ContivService) vppcfg.Key {
+		return vppcfg.CNATTranslationKey(netip.AddrPortFrom(s.LoadBalancerIPs[0], 80), vppcfg.ProtoTCP)
+	}
+	a, b := local("a", "10.96.0.31"), local("b", "10.96.0.32")
+
+	must(t, r.AddService(a))
+	commit := commitText(c)
+	for _, k := range append(features(internal...), sc(a)) {
+		assert.Contains(t, commit, k.String(), "the first service brings the features, in its own transaction")
+	}
+	assert.NotContains(t, commit, "uplink0/ip4-unicast/cnat-input-ip4", "never on the uplink")
+
+	must(t, r.AddService(b))
+	commit = commitText(c)
+	assert.Contains(t, commit, sc(b).String())
+	assert.NotContains(t, commit, "cnat-input-ip4", "the features are already there")
+
+	must(t, r.UpdateService(b, service("b", "10.96.0.32", withBackends("", be("10.1.2.2:8080")))))
+	commit = commitText(c)
+	assert.NotContains(t, commit, "cnat-input-ip4", "a still needs them")
+
+	node := testNode()
+	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)))
+	commit = commitText(c)
+	for _, k := range features("tap3") {
+		assert.Contains(t, commit, k.String(), "a new pod interface gets them")
+	}
+
+	must(t, r.DeleteService(a))
+	commit = commitText(c)
+	for _, k := range append(features(append(internal, "tap3")...), sc(a)) {
+		assert.Contains(t, commit, "del=", "the last service takes them away")
+		assert.Contains(t, commit, k.String())
+	}
+
+	// A Resync with a Local service brings them back, one without does not.
+	must(t, r.Resync(resyncEvent(node, a)))
+	assert.Contains(t, commitText(c), features("tap1")[0].String())
+	must(t, r.Resync(resyncEvent(node)))
+	c.TakeCommits()
+	for _, it := range c.Items() {
+		assert.NotEqual(t, vppcfg.KindInterfaceFeature, it.Key().Kind, "%s left after a Resync without Local services", it.Key())
+	}
+}
+
+// commitText is the commits since the last take, one per line.
+func commitText(c *renderertest.Client) string {
+	var lines []string
+	for _, m := range c.TakeCommits() {
+		lines = append(lines, fmt.Sprint(m))
+	}
+	return strings.Join(lines, "\n")
 }
