@@ -2,6 +2,7 @@ package renderer
 
 import (
 	"net/netip"
+	"slices"
 
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -21,12 +22,16 @@ import (
 //     permits the listed client prefixes of family f and then denies every
 //     other client. As in kube-proxy, ranges are taken per address family:
 //     a service listing only ranges of the other family does not restrict
-//     these frontends.
+//     these frontends. When a range holds one of nodeIPs (this node's
+//     addresses of family f), the service's LoadBalancer IPs are permitted
+//     as sources too, before the deny: a node that owns the LoadBalancer IP
+//     (a VIP-style load balancer) sends to it from that address, as
+//     kube-proxy allows.
 //
 // The rules are applied on input, before NAT44-ED and before cnat's
 // translation at FIB lookup, so they see the frontend as destination and the
 // client's own address as source.
-func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family) []vppcfg.ACLRule {
+func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses) []vppcfg.ACLRule {
 	var rules []vppcfg.ACLRule
 	anySrc := netip.PrefixFrom(f.unspecified(), 0)
 	for _, fe := range denied {
@@ -36,6 +41,14 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family) 
 	if len(ranges) == 0 {
 		return rules
 	}
+	var fromNode []netip.Addr
+	if rangesHoldNode(ranges, nodeIPs, f) {
+		for _, fe := range served {
+			if a := fe.Addr.Addr(); fe.Kind == LoadBalancerFrontend && !slices.Contains(fromNode, a) {
+				fromNode = append(fromNode, a)
+			}
+		}
+	}
 	for _, fe := range served {
 		if fe.Kind != LoadBalancerFrontend {
 			continue
@@ -43,9 +56,28 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family) 
 		for _, src := range ranges {
 			rules = append(rules, FrontendRule(vppcfg.ACLPermit, src, fe))
 		}
+		for _, lbIP := range fromNode {
+			rules = append(rules, FrontendRule(vppcfg.ACLPermit, HostPrefix(lbIP), fe))
+		}
 		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
 	}
 	return rules
+}
+
+// rangesHoldNode tells whether a source range holds one of the node's
+// addresses of family f.
+func rangesHoldNode(ranges []netip.Prefix, nodeIPs model.IPAddresses, f Family) bool {
+	for _, ip := range nodeIPs {
+		if !f.Has(ip) {
+			continue
+		}
+		for _, r := range ranges {
+			if r.Contains(ip) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // SourceRanges returns the service's loadBalancerSourceRanges of family f,

@@ -18,12 +18,14 @@ func TestFilterRules(t *testing.T) {
 		return renderer.FrontendRule(action, pfx(src), f)
 	}
 	lb4, lb6 := fe(renderer.LoadBalancerFrontend, "198.51.100.1:80"), fe(renderer.LoadBalancerFrontend, "[2001:db8:1b::1]:80")
+	lb4b := fe(renderer.LoadBalancerFrontend, "198.51.100.2:80")
 	cip4 := fe(renderer.ClusterIPFrontend, "10.96.0.10:80")
 	tests := []struct {
 		name           string
 		svc            *model.ContivService
 		denied, served []renderer.Frontend
 		fam            renderer.Family
+		nodeIPs        []string
 		want           []vppcfg.ACLRule
 	}{
 		{name: "nothing to filter", svc: svc("open", nil), served: []renderer.Frontend{cip4, lb4}, fam: renderer.IPv4, want: nil},
@@ -36,13 +38,30 @@ func TestFilterRules(t *testing.T) {
 				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
 		{name: "IPv6 source ranges", svc: svc("r6", nil, ranges), served: []renderer.Frontend{lb6}, fam: renderer.IPv6,
 			want: []vppcfg.ACLRule{rule(vppcfg.ACLPermit, "2001:db8:c:1::/64", lb6), rule(vppcfg.ACLDeny, "::/0", lb6)}},
+		{name: "a range holds the node's address: the LoadBalancer IPs are permitted as sources (traffic the node sends as the LB IP)",
+			svc: svc("rn", nil, func(s *model.ContivService) {
+				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("192.168.16.0/24")}
+			}), served: []renderer.Frontend{cip4, lb4, lb4b}, fam: renderer.IPv4, nodeIPs: []string{"2001:db8:16::1", "192.168.16.1"},
+			want: []vppcfg.ACLRule{
+				rule(vppcfg.ACLPermit, "192.168.16.0/24", lb4), rule(vppcfg.ACLPermit, "198.51.100.1/32", lb4), rule(vppcfg.ACLPermit, "198.51.100.2/32", lb4),
+				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4),
+				rule(vppcfg.ACLPermit, "192.168.16.0/24", lb4b), rule(vppcfg.ACLPermit, "198.51.100.1/32", lb4b), rule(vppcfg.ACLPermit, "198.51.100.2/32", lb4b),
+				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4b)}},
+		{name: "a range holds only the node's address of the other family: nothing more", svc: svc("rn6", nil, func(s *model.ContivService) {
+			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8:16::/64")}
+		}), served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"2001:db8:16::1", "192.168.16.1"},
+			want: []vppcfg.ACLRule{rule(vppcfg.ACLPermit, "100.64.1.0/24", lb4), rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
 		{name: "ranges of the other family only restrict nothing", svc: svc("r4", nil, func(s *model.ContivService) {
 			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
 		}), served: []renderer.Frontend{lb6}, fam: renderer.IPv6, want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := renderer.FilterRules(tt.svc, tt.denied, tt.served, tt.fam)
+			var nodeIPs []netip.Addr
+			for _, a := range tt.nodeIPs {
+				nodeIPs = append(nodeIPs, netip.MustParseAddr(a))
+			}
+			got := renderer.FilterRules(tt.svc, tt.denied, tt.served, tt.fam, model.NewIPAddresses(nodeIPs...))
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("FilterRules =\n  %v\nwant\n  %v", got, tt.want)
 			}

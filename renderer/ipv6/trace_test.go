@@ -248,6 +248,31 @@ func TestTraceLoadBalancerSourceRanges(t *testing.T) {
 	e.Check(outsider, protoTCP, "[fd00:96::23]:80", reaches(remote2))
 }
 
+// TestTraceLoadBalancerSourceRangesHoldingTheNode: a range that holds the
+// node's IPv6 address lets the node send as the LoadBalancer IP (kube-proxy's
+// rule for VIP-style load balancers); a range that does not, drops it.
+func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{
+			k8sService("node-ranged", "fd00:96::25", loadBalancer(30089, "2001:db8:1b::25"), func(s *corev1.Service) {
+				s.Spec.LoadBalancerSourceRanges = []string{"fd00:16::/64"}
+			}),
+			k8sService("other-ranged", "fd00:96::26", loadBalancer(30090, "2001:db8:1b::26"), func(s *corev1.Service) {
+				s.Spec.LoadBalancerSourceRanges = []string{"2001:db8:c:1::/64"}
+			}),
+		},
+		slices: []*discoveryv1.EndpointSlice{k8sSlice("node-ranged", remote("fd00:1:2::2")), k8sSlice("other-ranged", remote("fd00:1:2::3"))},
+	})
+	asVIP := func(ip string) client {
+		return client{Name: "node as " + ip, Ingress: "host0", Addr: netip.MustParseAddr(ip)}
+	}
+	if tr := e.Trace(asVIP("2001:db8:1b::25"), protoTCP, "[2001:db8:1b::25]:80"); tr.Verdict != fakevpp.Forward || tr.Out.Dst.String() != remote2 {
+		t.Errorf("the node as its LoadBalancer IP, range holding the node: %s to %s (%s)\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
+	}
+	e.Check(asVIP("2001:db8:1b::26"), protoTCP, "[2001:db8:1b::26]:80", dropped)
+	e.Check(external, protoTCP, "[2001:db8:1b::26]:80", reaches(remote3).SNATAll())
+}
+
 func TestTraceSessionAffinity(t *testing.T) {
 	e := newEnv(t, cluster{
 		services: []*corev1.Service{k8sService("sticky", "fd00:96::24", clientIPAffinity)},

@@ -317,6 +317,38 @@ func TestTraceLoadBalancerSourceRanges(t *testing.T) {
 	e.Check(denied, protoTCP, "198.51.100.24:80", reaches(true, "10.1.2.4:8080", "10.1.2.5:8080"))
 }
 
+// TestTraceLoadBalancerSourceRangesHoldingTheNode: when a source range holds
+// the node's IP, traffic the node sends as the LoadBalancer IP (a node that
+// owns the VIP) passes the filter, as kube-proxy allows; with ranges that
+// do not hold the node, it is dropped like any other client.
+func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{
+			k8sService("node-ranged", "10.96.0.26", loadBalancer(30087, "198.51.100.26"), func(s *corev1.Service) {
+				s.Spec.LoadBalancerSourceRanges = []string{"192.168.16.0/24"}
+			}),
+			k8sService("other-ranged", "10.96.0.27", loadBalancer(30088, "198.51.100.27"), func(s *corev1.Service) {
+				s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24"}
+			}),
+		},
+		slices: []*discoveryv1.EndpointSlice{
+			k8sSlice("node-ranged", remote("10.1.2.2")),
+			k8sSlice("other-ranged", remote("10.1.2.3")),
+		},
+	})
+	asVIP := func(ip string) client {
+		return client{Name: "node as " + ip, Ingress: "host0", Addr: netip.MustParseAddr(ip)}
+	}
+	// The reply goes to the LoadBalancer IP, which is VPP's here, not the
+	// node's: only the forward path is the filter's business.
+	if tr := e.Trace(asVIP("198.51.100.26"), protoTCP, "198.51.100.26:80"); tr.Verdict != fakevpp.Forward || tr.Out.Dst.String() != "10.1.2.2:8080" {
+		t.Errorf("the node as its LoadBalancer IP, range holding the node: %s to %s (%s)\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
+	}
+	e.Check(asVIP("198.51.100.27"), protoTCP, "198.51.100.27:80", dropped)
+	e.Check(theNode, protoTCP, "198.51.100.26:80", dropped)
+	e.Check(external, protoTCP, "198.51.100.27:80", reaches(true, "10.1.2.3:8080"))
+}
+
 func TestTraceSessionAffinity(t *testing.T) {
 	e := newEnv(t, cluster{
 		services: []*corev1.Service{k8sService("sticky", "10.96.0.25", func(s *corev1.Service) {

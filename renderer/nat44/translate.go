@@ -38,6 +38,6 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 	}
 	r.Items = append(r.Items, shortCircuits(svc, frontends, cfg)...)
 	r.Items = renderer.SortItems(r.Items)
-	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4)
+	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4, node.IPs)
 	return r
 }
