@@ -121,13 +121,18 @@ func writeFrontend(b *strings.Builder, f Frontend, familyBackends int, policy mo
 	for _, o := range f.Objects {
 		parts = append(parts, objectSummary(o, familyBackends, policy))
 	}
-	if j := denyAll(f.Filters); len(f.Objects) == 0 && j >= 0 {
+	onlyShortCircuit := len(f.Objects) > 0 && !slices.ContainsFunc(f.Objects, func(o Object) bool { return !isShortCircuit(o) })
+	if j := denyAll(f.Filters); (len(f.Objects) == 0 || onlyShortCircuit) && j >= 0 {
 		why := "no backend"
 		if policy == model.TrafficPolicyLocal {
 			why = "no local backend"
 		}
 		d := f.Filters[j]
-		parts = append(parts, fmt.Sprintf("dropped (%s) by acl %s #%d", why, d.ACL, d.Index))
+		what := "dropped"
+		if onlyShortCircuit {
+			what = "dropped for clients outside the cluster"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s) by acl %s #%d", what, why, d.ACL, d.Index))
 		f.Filters = slices.Delete(slices.Clone(f.Filters), j, j+1)
 	}
 	parts = append(parts, filterSummaries(f.Filters)...)
