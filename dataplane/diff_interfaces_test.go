@@ -7,6 +7,7 @@ package dataplane_test
 import (
 	"testing"
 
+	"go.fd.io/govpp/binapi/feature"
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/ip"
 )
@@ -91,5 +92,37 @@ func TestDiffUnnumbered(t *testing.T) {
 		unnum("tap3 in table 10 borrows from loop10", "tap3", "loop10", true)
 		_, err := c.SwInterfaceSetTable(d.Ctx, &interfaces.SwInterfaceSetTable{SwIfIndex: d.Sw("tap3"), VrfID: 0})
 		d.Retval("unnumbered tap3 back to table 0", err)
+	})
+}
+
+// feature_is_enabled answers true for any feature of an arc whose
+// per-interface config vector does not reach the interface: on ip4-output of
+// a fresh interface, even a feature nobody enabled. The unicast arcs answer
+// truly (VPP enables ip4/ip6-not-enabled there on every interface). A feature
+// the driver never enables (the canary) tells the lie from the truth.
+func TestDiffFeatureIsEnabled(t *testing.T) {
+	runDifferential(t, "interfaces/feature-is-enabled", func(d *diffCase) {
+		ifTopology(d)
+		fc := feature.NewServiceClient(d.Conn)
+		ask := func(label, ifName, arc, name string) {
+			r, err := fc.FeatureIsEnabled(d.Ctx, &feature.FeatureIsEnabled{SwIfIndex: d.Sw(ifName), ArcName: arc, FeatureName: name})
+			d.Retval(label, err)
+			if err == nil {
+				d.Record(label+": is_enabled", r.IsEnabled)
+			}
+		}
+		set := func(label, ifName, arc, name string, on bool) {
+			_, err := fc.FeatureEnableDisable(d.Ctx, &feature.FeatureEnableDisable{SwIfIndex: d.Sw(ifName), ArcName: arc, FeatureName: name, Enable: on})
+			d.Retval(label, err)
+		}
+		ask("tap3 ip4-unicast cnat-input-ip4, never enabled", "tap3", "ip4-unicast", "cnat-input-ip4")
+		ask("tap3 ip4-output cnat-output-ip4, never enabled", "tap3", "ip4-output", "cnat-output-ip4")
+		ask("tap3 ip4-output canary", "tap3", "ip4-output", "ip4-source-and-port-range-check-tx")
+		set("enable cnat-output-ip4 on tap3", "tap3", "ip4-output", "cnat-output-ip4", true)
+		ask("tap3 ip4-output cnat-output-ip4, enabled", "tap3", "ip4-output", "cnat-output-ip4")
+		ask("tap3 ip4-output canary, after", "tap3", "ip4-output", "ip4-source-and-port-range-check-tx")
+		ask("uplink0 (lower index) ip4-output canary", "uplink0", "ip4-output", "ip4-source-and-port-range-check-tx")
+		set("disable cnat-output-ip4 on tap3", "tap3", "ip4-output", "cnat-output-ip4", false)
+		ask("tap3 ip4-output cnat-output-ip4, disabled", "tap3", "ip4-output", "cnat-output-ip4")
 	})
 }

@@ -90,7 +90,7 @@ func TestCnatRestart(t *testing.T) {
 	snat, err := e.cnat.CnatGetSnatAddresses(e.ctx, &cnat.CnatGetSnatAddresses{})
 	e.ok(err)
 	assert.Equal(t, &cnat.CnatGetSnatAddressesReply{}, snat)
-	assert.False(t, e.featureOn("tap0", "ip4-unicast", "cnat-snat-ip4"))
+	assert.False(t, e.featureOn("tap0", "ip4-unicast", "cnat-snat-ip4"), "the unicast arc answers truly")
 	assert.NotContains(t, e.v.Dump(), "cnat")
 	tr := e.v.Trace(tcpSyn("eth0", "8.8.8.8:1000", cnatVIP))
 	requireForward(t, tr, "eth0", "8.8.8.8:1000", cnatVIP)

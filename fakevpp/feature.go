@@ -32,6 +32,12 @@ const featurePlugin = "feature"
 // enable makes VPP run it twice per packet, and one disable removes one copy.
 type featureState struct {
 	count map[featureBinding]int
+	// arcLen is, per arc, the length of VPP's per-interface config vector
+	// (config_index_by_sw_if_index): one more than the highest interface
+	// index FeatureEnableDisable named on the arc, enable or disable. It
+	// never shrinks. FeatureIsEnabled lies for an interface beyond it
+	// (see featureIsEnabled).
+	arcLen map[string]uint32
 }
 
 type featureBinding struct {
@@ -43,7 +49,7 @@ func init() {
 	registerPlugin(&plugin{
 		name:             featurePlugin,
 		order:            2,
-		newState:         func(*VPP) any { return &featureState{count: map[featureBinding]int{}} },
+		newState:         func(*VPP) any { return &featureState{count: map[featureBinding]int{}, arcLen: map[string]uint32{}} },
 		handlers:         handlers(handle(featureEnableDisable), handle(featureIsEnabled)),
 		interfaceDeleted: featureInterfaceDeleted,
 	})
@@ -98,6 +104,7 @@ func featureEnableDisable(c *call, req *feature.FeatureEnableDisable) []api.Mess
 		return reply(&feature.FeatureEnableDisableReply{Retval: int32(rv)})
 	}
 	s := v.features()
+	s.arcLen[f.key.arc] = max(s.arcLen[f.key.arc], sw+1) // vec_validate, even for a disable
 	b := featureBinding{f.key, sw}
 	n := s.count[b]
 	switch {
@@ -119,6 +126,19 @@ func featureEnableDisable(c *call, req *feature.FeatureEnableDisable) []api.Mess
 
 // featureIsEnabled is vl_api_feature_is_enabled_t_handler: -2 for an unknown
 // interface, otherwise 0 with the state (false for a pair VPP does not know).
+//
+// VPP 25.10 answers IsEnabled true, retval 0, for any feature of an arc whose
+// per-interface config vector does not reach the interface (no feature was
+// ever enabled or disabled on the arc for an interface index this high):
+// vnet_feature_is_enabled returns VNET_API_ERROR_INVALID_SW_IF_INDEX (-2)
+// there, which the handler stores in a bool. The unicast arcs never lie:
+// VPP enables ip4-not-enabled and ip6-not-enabled there on every interface
+// it creates. The fake lies the same way on other arcs, counting only
+// FeatureEnableDisable (VPP's ip4-output vector also grows with NAT44-ED's
+// output role and ACL output bindings, which the fake does not count, so
+// the fake may lie where VPP would not). A real VPP showed it: a fresh
+// interface reported cnat-output-ip4 enabled on ip4-output
+// (dataplane case interfaces/feature-is-enabled).
 func featureIsEnabled(c *call, req *feature.FeatureIsEnabled) []api.Message {
 	v := c.v
 	sw := uint32(req.SwIfIndex)
@@ -129,7 +149,11 @@ func featureIsEnabled(c *call, req *feature.FeatureIsEnabled) []api.Message {
 	case api.INVALID_VALUE:
 		return reply(&feature.FeatureIsEnabledReply{})
 	}
-	return reply(&feature.FeatureIsEnabledReply{IsEnabled: v.features().count[featureBinding{f.key, sw}] > 0})
+	s := v.features()
+	if unicast := f.key.arc == "ip4-unicast" || f.key.arc == "ip6-unicast"; !unicast && sw >= s.arcLen[f.key.arc] {
+		return reply(&feature.FeatureIsEnabledReply{IsEnabled: true})
+	}
+	return reply(&feature.FeatureIsEnabledReply{IsEnabled: s.count[featureBinding{f.key, sw}] > 0})
 }
 
 // featureInterfaceDeleted is vnet_feature_add_del_sw_interface: a deleted

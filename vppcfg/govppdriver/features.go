@@ -25,8 +25,22 @@ var probedFeatures = []vppcfg.InterfaceFeature{
 	{Arc: "ip6-unicast", Feature: "cnat-snat-ip6"},
 }
 
+// arcCanaries are VPP core features of each probed arc that vppsvc never
+// enables. VPP 25.10's feature_is_enabled answers true for every feature of
+// an arc whose per-interface config vector does not reach the interface
+// (vnet_feature_is_enabled returns VNET_API_ERROR_INVALID_SW_IF_INDEX, which
+// the handler stores in a bool): a fresh interface reports cnat-output-ip4
+// enabled. A canary that answers true shows the lie; nothing can be enabled
+// on the arc of that interface then, since any enable grows the vector.
+var arcCanaries = map[string]string{
+	"ip4-unicast": "ip4-source-and-port-range-check-rx",
+	"ip4-output":  "ip4-source-and-port-range-check-tx",
+	"ip6-unicast": "ip6-flow-classify",
+	"ip6-output":  "ip6-outacl",
+}
+
 // dumpFeatures adds every probed feature enabled on an interface to st.
-// Cost: one request per interface and probed feature.
+// Cost: per interface, one request per probed feature and one per arc.
 func (d *Driver) dumpFeatures(ctx context.Context, st *vppcfg.State) error {
 	names := make([]string, 0, len(st.Interfaces))
 	for n := range st.Interfaces {
@@ -34,13 +48,31 @@ func (d *Driver) dumpFeatures(ctx context.Context, st *vppcfg.State) error {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		for _, f := range probedFeatures {
+		sw := interface_types.InterfaceIndex(st.Interfaces[name])
+		isEnabled := func(arc, feat string) (bool, error) {
 			reply := &feature.FeatureIsEnabledReply{}
-			req := &feature.FeatureIsEnabled{SwIfIndex: interface_types.InterfaceIndex(st.Interfaces[name]), ArcName: f.Arc, FeatureName: f.Feature}
-			if err := d.invoke(ctx, req, reply); err != nil {
-				return fmt.Errorf("feature %s %s on %s: %w", f.Arc, f.Feature, name, err)
+			if err := d.invoke(ctx, &feature.FeatureIsEnabled{SwIfIndex: sw, ArcName: arc, FeatureName: feat}, reply); err != nil {
+				return false, fmt.Errorf("feature %s %s on %s: %w", arc, feat, name, err)
 			}
-			if reply.IsEnabled {
+			return reply.IsEnabled, nil
+		}
+		lies := map[string]bool{}
+		for arc, canary := range arcCanaries {
+			v, err := isEnabled(arc, canary)
+			if err != nil {
+				return err
+			}
+			lies[arc] = v
+		}
+		for _, f := range probedFeatures {
+			if lies[f.Arc] {
+				continue
+			}
+			on, err := isEnabled(f.Arc, f.Feature)
+			if err != nil {
+				return err
+			}
+			if on {
 				st.Objects = append(st.Objects, vppcfg.Observed{Item: &vppcfg.InterfaceFeature{Interface: name, Arc: f.Arc, Feature: f.Feature}})
 			}
 		}
