@@ -41,6 +41,7 @@ func (v *VPP) DeleteRoute(dst netip.Prefix) bool {
 type fibResult struct {
 	local  *iface       // dst is this interface's own address (receive entry)
 	egress *iface       // otherwise: the interface the packet leaves by
+	drop   bool         // otherwise: a drop route matched
 	prefix netip.Prefix // the matching entry
 }
 
@@ -117,6 +118,11 @@ func (v *VPP) bestIn(fib uint32, dst netip.Addr) (fibResult, *tableRoute) {
 		if r.viaTable {
 			via, bestLen = r, k.dst.Bits()
 			best = fibResult{prefix: k.dst}
+			continue
+		}
+		if r.drop {
+			via = nil
+			best, bestLen = fibResult{drop: true, prefix: k.dst}, k.dst.Bits()
 			continue
 		}
 		if ifc := v.iface(r.sw); ifc != nil {

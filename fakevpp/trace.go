@@ -455,6 +455,8 @@ func (v *VPP) fibNode(c *pktCtx) {
 	case res.egress != nil:
 		c.tx = res.egress
 		c.step("%s: %s via %s (%s)", node, c.pkt.dst.Addr(), res.egress.name, res.prefix)
+	case res.drop:
+		c.drop(node, fmt.Sprintf("%s matches drop route %s", c.pkt.dst.Addr(), res.prefix))
 	default:
 		c.drop(node, fmt.Sprintf("no route to %s", c.pkt.dst.Addr()))
 	}

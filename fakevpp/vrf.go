@@ -59,6 +59,10 @@ type tableRoute struct {
 	nh       netip.Addr
 	viaTable bool
 	next     uint32
+	// drop is a route whose path drops (FIB_API_PATH_TYPE_DROP); pref is
+	// its path preference, which VPP keeps and dumps.
+	drop bool
+	pref uint8
 }
 
 type nbrKey struct {
@@ -90,6 +94,8 @@ func init() {
 			handle(ipNeighborAddDel),
 			handle(swInterfaceAddDelAddress),
 			handle(ipAddressDump),
+			handle(ipTableDump),
+			handle(ipRouteDump),
 		),
 		input:            []node{{name: "ip-input-fib", order: 1, run: rxFibNode}},
 		interfaceDeleted: fibInterfaceDeleted,
@@ -304,9 +310,12 @@ func fibInterfaceDeleted(v *VPP, ifc *iface) {
 func fibDump(v *VPP, w *dumpWriter) {
 	fs := v.fibs()
 	for k, r := range fs.routes {
-		if r.viaTable {
+		switch {
+		case r.viaTable:
 			w.add("table routes", "table %d %s via table %d", k.table, k.dst, r.next)
-		} else {
+		case r.drop:
+			w.add("table routes", "table %d %s via drop (preference %d)", k.table, k.dst, r.pref)
+		default:
 			w.add("table routes", "table %d %s via %s", k.table, k.dst, v.ifName(r.sw))
 		}
 	}
@@ -381,6 +390,8 @@ func ipRouteAddDel(c *call, req *ip.IPRouteAddDel) []api.Message {
 	p := req.Route.Paths[0]
 	nh := pathNextHop(p, ip6)
 	switch {
+	case p.Type == fib_types.FIB_API_PATH_TYPE_DROP:
+		v.fibs().routes[k] = &tableRoute{drop: true, pref: p.Preference}
 	case p.SwIfIndex != ^uint32(0):
 		if v.iface(p.SwIfIndex) == nil {
 			r.Retval = int32(api.NO_MATCHING_INTERFACE)

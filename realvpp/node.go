@@ -585,6 +585,13 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 					del = append(del, d.Route)
 					break
 				}
+				// vppsvc's drop routes, marked by their path preference
+				// (vppcfg.DropRoutePreference; realvpp imports nothing of
+				// the VPP layer).
+				if p.Type == fib_types.FIB_API_PATH_TYPE_DROP && p.Preference == dropRoutePreference {
+					del = append(del, d.Route)
+					break
+				}
 			}
 		}
 		for _, r := range del {
@@ -596,6 +603,10 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 	}
 	return nil
 }
+
+// dropRoutePreference is vppcfg.DropRoutePreference, the mark of the drop
+// routes a test's agent adds.
+const dropRoutePreference = 0x76
 
 func isRetval(err error, retval int32) bool {
 	var ve api.VPPApiError

@@ -24,6 +24,7 @@ const (
 	KindCNATTranslation
 	KindACL
 	KindACLBinding
+	KindDropRoute
 )
 
 var kindNames = map[Kind]string{
@@ -39,6 +40,7 @@ var kindNames = map[Kind]string{
 	KindCNATTranslation:      "cnat-translation",
 	KindACL:                  "acl",
 	KindACLBinding:           "acl-binding",
+	KindDropRoute:            "drop-route",
 }
 
 func (k Kind) String() string {
@@ -126,6 +128,11 @@ func CNATSnatInterfaceKey(ifName string, table CNATSnatTable) Key {
 // InterfaceFeatureKey keys a feature enabled on an interface's feature arc.
 func InterfaceFeatureKey(ifName, arc, feature string) Key {
 	return Key{KindInterfaceFeature, ifName + "/" + arc + "/" + feature}
+}
+
+// DropRouteKey keys a drop route by table and prefix.
+func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
+	return Key{KindDropRoute, fmt.Sprintf("vrf%d/%s", vrf, prefix)}
 }
 
 // ACLKey keys an ACL by its name, which is also its VPP tag.

@@ -55,6 +55,13 @@ func validateItem(k Key, it Item) error {
 		return validateLB(k, v)
 	case *CNATTranslation:
 		return validateCNAT(k, v)
+	case *DropRoute:
+		if !v.Prefix.IsValid() || v.Prefix != v.Prefix.Masked() || v.Prefix.Addr().Is4In6() {
+			return invalid(k, "Prefix", "%s is not a masked IPv4 or IPv6 prefix", v.Prefix)
+		}
+		if v.VRF == AnyVRF {
+			return invalid(k, "VRF", "%d is VPP's \"any VRF\" marker, not a table", v.VRF)
+		}
 	case *CNATSnatConfig:
 		if v.SnatIP4.IsValid() && !v.SnatIP4.Is4() {
 			return invalid(k, "SnatIP4", "%s is not IPv4", v.SnatIP4)

@@ -123,6 +123,8 @@ type capabilities struct {
 	err error
 	// cnat is false when the cnat plugin (or one of its messages) is missing.
 	cnat bool
+	// routes is false when a message DropRoute items need is missing.
+	routes bool
 }
 
 var _ vppcfg.Driver = (*Driver)(nil)
@@ -309,6 +311,11 @@ func (d *Driver) buildOp(caps *capabilities, op *vppcfg.Op, res *vppcfg.OpResult
 		return []*call{addDelSnatInterface(isAdd, it, op.SwIfIndex)}, nil
 	case *vppcfg.InterfaceFeature:
 		return featureCalls(isAdd, it, op.SwIfIndex), nil
+	case *vppcfg.DropRoute:
+		if !caps.routes {
+			return nil, fmt.Errorf("%s: ip route messages: %w", op, vppcfg.ErrUnsupported)
+		}
+		return []*call{addDelDropRoute(isAdd, it)}, nil
 	}
 	return nil, fmt.Errorf("%s: item type %T: %w", op, op.Item, vppcfg.ErrUnsupported)
 }
@@ -348,11 +355,11 @@ func (d *Driver) checkCompatibility() *capabilities {
 	})
 	if !ok {
 		d.log.Warn("connection cannot look message IDs up; skipping the compatibility check")
-		return &capabilities{cnat: true}
+		return &capabilities{cnat: true, routes: true}
 	}
 	missing := map[string]bool{}
 	for _, pkg := range [][]api.Message{interfaces.AllMessages(), nat44_ed.AllMessages(), acl.AllMessages(),
-		cnat.AllMessages(), feature.AllMessages()} {
+		cnat.AllMessages(), feature.AllMessages(), routeMessages()} {
 		for _, m := range pkg {
 			if _, err := lookup.GetMessageID(m); err != nil {
 				missing[m.GetMessageName()] = true
@@ -369,7 +376,10 @@ func (d *Driver) checkCompatibility() *capabilities {
 		}
 		return out
 	}
-	caps := &capabilities{cnat: true}
+	caps := &capabilities{cnat: true, routes: len(anyMissing(routeMessages())) == 0}
+	if !caps.routes {
+		d.log.WithField("missing", anyMissing(routeMessages())).Warn("ip route messages missing: drop routes will fail as unsupported")
+	}
 	if m := anyMissing(required); len(m) > 0 {
 		caps.err = fmt.Errorf("%w: missing messages %v", vppcfg.ErrIncompatible, m)
 	}

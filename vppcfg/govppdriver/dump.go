@@ -55,6 +55,11 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 	if err := d.dumpACLs(ctx, st, names); err != nil {
 		return nil, err
 	}
+	if caps.routes {
+		if err := d.dumpDropRoutes(ctx, st); err != nil {
+			return nil, err
+		}
+	}
 	if caps.cnat {
 		if err := d.dumpCNAT(ctx, st); err != nil {
 			return nil, err

@@ -247,6 +247,10 @@ type (
 		Arc       string `json:"arc"`
 		Feature   string `json:"feature"`
 	}
+	dropRouteConfig struct {
+		Prefix string `json:"prefix"`
+		Table  uint32 `json:"table"`
+	}
 	cnatPathConfig struct {
 		Source      string `json:"source,omitempty"`
 		Destination string `json:"destination"`
@@ -333,6 +337,8 @@ func itemConfig(it vppcfg.Item, owner string) any {
 		return cnatSnatInterfaceConfig{Interface: v.Interface, Table: v.Table.String()}
 	case *vppcfg.InterfaceFeature:
 		return featureConfig{Interface: v.Interface, Arc: v.Arc, Feature: v.Feature}
+	case *vppcfg.DropRoute:
+		return dropRouteConfig{Prefix: v.Prefix.String(), Table: v.VRF}
 	case *vppcfg.CNATTranslation:
 		kind := "exclusive"
 		if v.IsRealIP {

@@ -153,6 +153,8 @@ func lines(it vppcfg.Item) []string {
 		return []string{cnatTranslation(v)}
 	case *vppcfg.ACL:
 		return []string{acl(v)}
+	case *vppcfg.DropRoute:
+		return []string{fmt.Sprintf("ip route add %s table %d via drop  # api: path preference %#x marks it as vppsvc's", v.Prefix, v.VRF, vppcfg.DropRoutePreference)}
 	}
 	return []string{"# no CLI equivalent: " + it.String()}
 }

@@ -1,0 +1,71 @@
+package govppdriver
+
+import (
+	"context"
+	"fmt"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/fib_types"
+	"go.fd.io/govpp/binapi/ip"
+
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// routeMessages are the requests DropRoute items need; without them (a VPP
+// or fake that lacks one) DropRoute items fail as unsupported and Dump reads
+// no routes.
+func routeMessages() []api.Message {
+	return []api.Message{&ip.IPRouteAddDel{}, &ip.IPRouteDump{}, &ip.IPTableDump{}}
+}
+
+// dropPath is the one path of a DropRoute, marked as vppsvc's.
+func dropPath(r *vppcfg.DropRoute) fib_types.FibPath {
+	proto := fib_types.FIB_API_PATH_NH_PROTO_IP4
+	if r.Prefix.Addr().Is6() {
+		proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
+	}
+	return fib_types.FibPath{SwIfIndex: ^uint32(0), Type: fib_types.FIB_API_PATH_TYPE_DROP, Proto: proto,
+		Preference: vppcfg.DropRoutePreference}
+}
+
+// addDelDropRoute adds or deletes a DropRoute. VPP answers 0 to the delete
+// of a route it does not hold; a missing table is NO_SUCH_FIB.
+func addDelDropRoute(isAdd bool, r *vppcfg.DropRoute) *call {
+	what := "delete drop route"
+	if isAdd {
+		what = "add drop route"
+	}
+	return &call{
+		req: &ip.IPRouteAddDel{IsAdd: isAdd, Route: ip.IPRoute{TableID: r.VRF, Prefix: prefix(r.Prefix), NPaths: 1,
+			Paths: []fib_types.FibPath{dropPath(r)}}},
+		reply: &ip.IPRouteAddDelReply{},
+		check: accept(fmt.Sprintf("%s %s table %d", what, r.Prefix, r.VRF)),
+	}
+}
+
+// dumpDropRoutes reads vppsvc's drop routes of every table: routes whose
+// only path drops and carries vppcfg.DropRoutePreference.
+func (d *Driver) dumpDropRoutes(ctx context.Context, st *vppcfg.State) error {
+	rpc := ip.NewServiceClient(d.conn)
+	var tables []ip.IPTable
+	err := drain(d, "ip_table_dump", func() (receiver[*ip.IPTableDetails], error) {
+		return rpc.IPTableDump(ctx, &ip.IPTableDump{})
+	}, func(m *ip.IPTableDetails) { tables = append(tables, m.Table) })
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		err := drain(d, "ip_route_dump", func() (receiver[*ip.IPRouteDetails], error) {
+			return rpc.IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}})
+		}, func(m *ip.IPRouteDetails) {
+			if r := m.Route; len(r.Paths) == 1 && r.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
+				r.Paths[0].Preference == vppcfg.DropRoutePreference {
+				st.Objects = append(st.Objects, vppcfg.Observed{Item: &vppcfg.DropRoute{Prefix: fromPrefix(r.Prefix).Masked(), VRF: r.TableID}})
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package vppcfg
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// DropRoute drops, in the FIB of table VRF, every packet to Prefix that no
+// translation rewrote first (ip_route_add_del with one drop path). Renderers
+// use it for what kube-proxy rejects: a ClusterIP's ports the service does
+// not expose, and the service CIDR's addresses no service holds. A more
+// specific route (a cnat VIP's /32 or /128) still wins, and NAT44-ED and
+// cnat's input features rewrite the destination before the lookup, so
+// translated traffic never meets the route.
+//
+// VPP routes carry no tag: the driver marks the path of a DropRoute with
+// DropRoutePreference and reads back only drop routes with that mark, so
+// routes of other control planes are never taken for vppsvc's.
+type DropRoute struct {
+	Prefix netip.Prefix
+	VRF    uint32
+}
+
+// DropRoutePreference is the path preference that marks vppsvc's drop
+// routes in VPP (the preference of a route's only path changes nothing).
+const DropRoutePreference = 0x76 // 'v'
+
+func (r *DropRoute) Key() Key { return DropRouteKey(r.Prefix, r.VRF) }
+func (r *DropRoute) Equal(o Item) bool {
+	other, ok := o.(*DropRoute)
+	return ok && *r == *other
+}
+func (r *DropRoute) String() string {
+	return fmt.Sprintf("ip route add %s table %d via drop", r.Prefix, r.VRF)
+}
