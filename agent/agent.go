@@ -67,6 +67,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Driver.Logger == nil {
 		opts.Driver.Logger = log
 	}
+	cfg := opts.Config.withServiceCIDRs()
 	if err := checkExtraRenderers(opts.ExtraRenderers); err != nil {
 		return nil, err
 	}
@@ -87,7 +88,7 @@ func New(opts Options) (*Agent, error) {
 	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{},
 		gate: gate, observer: opts.Observer, layerDone: make(chan struct{})}
 	if !opts.Config.DisableIPv4 {
-		r, err := nat44.New(rec.Client(nat44.Name), opts.Config.NAT44, log.WithField("renderer", nat44.Name))
+		r, err := nat44.New(rec.Client(nat44.Name), cfg.NAT44, log.WithField("renderer", nat44.Name))
 		if err != nil {
 			gate.Close()
 			return nil, err
@@ -95,7 +96,7 @@ func New(opts Options) (*Agent, error) {
 		a.register(nat44.Name, r)
 	}
 	if !opts.Config.DisableIPv6 {
-		r, err := ipv6.New(rec.Client(ipv6.Name), opts.Config.IPv6, log.WithField("renderer", ipv6.Name))
+		r, err := ipv6.New(rec.Client(ipv6.Name), cfg.IPv6, log.WithField("renderer", ipv6.Name))
 		if err != nil {
 			gate.Close()
 			return nil, err

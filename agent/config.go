@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer"
@@ -32,6 +33,11 @@ type Config struct {
 	// default, as kube-proxy's nftables mode): the node's primary IP of each
 	// family (processor.ParseNodePortAddresses).
 	NodePortAddresses []string `json:"nodePortAddresses"`
+	// ServiceClusterIPRange is the cluster's service CIDRs (the API
+	// server's --service-cluster-ip-range), of either family: traffic to an
+	// address of them that no service translates is dropped, as kube-proxy
+	// rejects it. Without it, each ClusterIP still drops its other ports.
+	ServiceClusterIPRange []string `json:"serviceClusterIPRange"`
 }
 
 // DefaultConfig returns the renderers' defaults, with the node-dependent
@@ -103,7 +109,39 @@ func (c *Config) Validate() error {
 	if _, err := processor.ParseNodePortAddresses(c.NodePortAddresses); err != nil {
 		errs = append(errs, renderer.FieldErrorf("nodePortAddresses", "%v", err))
 	}
+	if _, err := parseCIDRs(c.ServiceClusterIPRange); err != nil {
+		errs = append(errs, renderer.FieldErrorf("serviceClusterIPRange", "%v", err))
+	}
 	return errors.Join(errs...)
+}
+
+// parseCIDRs reads comma-free CIDR strings (a flag's values, a list in the
+// file).
+func parseCIDRs(values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		p, err := netip.ParsePrefix(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR", v)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// withServiceCIDRs hands the service CIDRs (Validate accepted them) to the
+// renderer of each family.
+func (c Config) withServiceCIDRs() Config {
+	cidrs, _ := parseCIDRs(c.ServiceClusterIPRange)
+	c.NAT44.ServiceCIDRs, c.IPv6.ServiceCIDRs = nil, nil
+	for _, p := range cidrs {
+		if p.Addr().Is4() {
+			c.NAT44.ServiceCIDRs = append(c.NAT44.ServiceCIDRs, p)
+		} else {
+			c.IPv6.ServiceCIDRs = append(c.IPv6.ServiceCIDRs, p)
+		}
+	}
+	return c
 }
 
 // nodePortAddresses is the parsed NodePortAddresses (Validate accepted it).

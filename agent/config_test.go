@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -73,4 +74,15 @@ func TestConfigNodePortAddresses(t *testing.T) {
 	assert.ErrorContains(t, err, "nodePortAddresses")
 	_, err = LoadConfig(configFile(t, "nodePortAddresses: [eth0]\n"), v4Node)
 	assert.ErrorContains(t, err, `"eth0" is neither a CIDR nor "primary"`)
+}
+
+func TestConfigServiceClusterIPRange(t *testing.T) {
+	c, err := LoadConfig(configFile(t, "serviceClusterIPRange: [10.96.0.0/12, \"fd00:96::/108\"]\n"), dualNode)
+	require.NoError(t, err)
+	c = c.withServiceCIDRs()
+	assert.Equal(t, "[10.96.0.0/12]", fmt.Sprint(c.NAT44.ServiceCIDRs), "each family's CIDRs go to its renderer")
+	assert.Equal(t, "[fd00:96::/108]", fmt.Sprint(c.IPv6.ServiceCIDRs))
+
+	_, err = LoadConfig(configFile(t, "serviceClusterIPRange: [10.96.0.1]\n"), dualNode)
+	assert.ErrorContains(t, err, `serviceClusterIPRange: "10.96.0.1" is not a CIDR`)
 }

@@ -52,7 +52,9 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	}, web.Backends)
 
 	items := itemsOf(web, "nat44")
-	require.Len(t, items, 1, "one LB mapping; the filter shards and interface roles are the node's")
+	require.Len(t, items, 2, "one LB mapping and the ClusterIP's drop route; the filter shards and interface roles are the node's")
+	assert.Equal(t, "drop-route/vrf0/10.96.0.10/32", items[1].Key)
+	assert.Equal(t, "applied", items[1].Status)
 	lb := items[0]
 	assert.Equal(t, "nat44-lb-mapping/10.96.0.10:80/tcp", lb.Key)
 	assert.Equal(t, "failed", lb.Status)

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/vppsvc/vppsvc/agent"
+
+	"github.com/spf13/pflag"
 )
 
 // stdinPath is what a file flag (-f, --flows, --config) takes to read stdin.
@@ -58,10 +60,23 @@ func oneStdin(flags ...string) error {
 	return nil
 }
 
+// configFlags are the flags that override fields of the --config file,
+// with kube-proxy's names.
+type configFlags struct {
+	// nodePortAddresses is --nodeport-addresses.
+	nodePortAddresses []string
+	// serviceCIDRs is --service-cluster-ip-range.
+	serviceCIDRs []string
+}
+
+func (f *configFlags) register(fl *pflag.FlagSet) {
+	fl.StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
+	fl.StringSliceVar(&f.serviceCIDRs, "service-cluster-ip-range", nil, "the cluster's service CIDRs (one per family, as the API server's flag): traffic to an address of them that no service translates is dropped; overrides the config file's serviceClusterIPRange")
+}
+
 // loadConfig is agent.LoadConfig for the --config flag, which also takes
-// "-" for stdin; nodePortAddresses (--nodeport-addresses), when given,
-// replaces the file's nodePortAddresses.
-func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, nodePortAddresses []string) (agent.Config, error) {
+// "-" for stdin; the flags in over, when given, replace the file's fields.
+func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, over configFlags) (agent.Config, error) {
 	var c agent.Config
 	var err error
 	if path != stdinPath {
@@ -74,12 +89,17 @@ func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, nodePortAddr
 		}
 		c, err = agent.ParseConfig(source, data, nodeIPs)
 	}
-	if err != nil || len(nodePortAddresses) == 0 {
+	if err != nil || (len(over.nodePortAddresses) == 0 && len(over.serviceCIDRs) == 0) {
 		return c, err
 	}
-	c.NodePortAddresses = nodePortAddresses
+	if len(over.nodePortAddresses) > 0 {
+		c.NodePortAddresses = over.nodePortAddresses
+	}
+	if len(over.serviceCIDRs) > 0 {
+		c.ServiceClusterIPRange = over.serviceCIDRs
+	}
 	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("--nodeport-addresses: %w", err)
+		return c, fmt.Errorf("--nodeport-addresses, --service-cluster-ip-range: %w", err)
 	}
 	return c, nil
 }

@@ -137,7 +137,7 @@ func TestRunServesStatus(t *testing.T) {
 	out, err := status("default/web")
 	require.NoError(t, err)
 	t.Log("\n" + out)
-	assert.Regexp(t, `default/web +10.96.0.10:80/TCP +ClusterIP +nat44: 1 failed +1\) 10.1.1.2:8080`, out)
+	assert.Regexp(t, `default/web +10.96.0.10:80/TCP +ClusterIP +nat44: 1 applied, 1 failed +1\) 10.1.1.2:8080`, out, "the ClusterIP's drop route and the failing mapping")
 	assert.Contains(t, out, "10.1.1.2:8080 (active, local on tap-default-web-a1)")
 	assert.Regexp(t, `nat44-lb-mapping/10.96.0.10:80/tcp +failed: .*VPPApiError.* \(retval -1\).*next retry in `, out)
 	assert.Regexp(t, `default/web +interface tap-default-web-a1 +pending: 69 node items for a local backend wait for it \(acl-binding 65, interface-feature 2, nat44-interface 2\)`, out)
@@ -174,7 +174,7 @@ func TestRunServesStatus(t *testing.T) {
 	vpp.SetUnnumbered("tap-default-web-a1", simnode.HostInterface)
 	require.Eventually(t, func() bool {
 		out, err := status("default/web")
-		return err == nil && strings.Contains(out, "nat44: 1 applied") && !strings.Contains(out, "not applied")
+		return err == nil && strings.Contains(out, "nat44: 2 applied") && !strings.Contains(out, "not applied")
 	}, wait, tick)
 
 	js := &bytes.Buffer{}

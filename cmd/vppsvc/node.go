@@ -31,8 +31,9 @@ type nodeConfig struct {
 	ConfigFile string
 	// FrontendInterfaces are the uplink and host interfaces.
 	FrontendInterfaces []string
-	// NodePortAddresses is --nodeport-addresses; empty keeps the config's.
-	NodePortAddresses []string
+	// ConfigFlags override fields of the config file (--nodeport-addresses,
+	// --service-cluster-ip-range); empty ones keep the file's.
+	ConfigFlags configFlags
 	// LocalPods reports this node's pods as local pods on the interfaces
 	// simnode.PodInterfaceName names (see localPodInterface).
 	LocalPods bool
@@ -106,7 +107,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	rcfg, err := loadConfig(cfg.ConfigFile, stdin, plan.NodeIPs, cfg.NodePortAddresses)
+	rcfg, err := loadConfig(cfg.ConfigFile, stdin, plan.NodeIPs, cfg.ConfigFlags)
 	if err != nil {
 		return err
 	}

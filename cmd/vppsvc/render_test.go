@@ -246,6 +246,7 @@ spec:
     backends
       10.1.1.2:8080            node-a     local, ready
       10.1.2.2:8080            node-b     ready
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 		{
@@ -270,6 +271,7 @@ spec:
     backends
       10.1.1.2:8080            node-a     local, ready
       10.1.2.2:8080            node-b     ready
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 		{
@@ -296,6 +298,7 @@ spec:
       10.1.2.2:8080            node-b     ready
       [fd00:1:1::2]:8080       node-a     local, ready
       [fd00:1:2::2]:8080       node-b     ready
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 		{
@@ -326,6 +329,7 @@ status:
     backends
       10.1.1.2:8080            node-a     local, ready
       10.1.2.2:8080            node-b     ready
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 		{
@@ -345,6 +349,7 @@ spec:
   port http 80/TCP
     ClusterIP    10.96.0.10:80/TCP          dropped (no backend) by acl nat44-filter-59 #0
     backends: none
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 		{
@@ -366,6 +371,7 @@ spec:
     backends
       10.1.1.2:8080            node-a     local, serving, terminating
       10.1.2.2:8080            node-b     serving, terminating
+  other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},
 	}

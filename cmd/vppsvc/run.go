@@ -35,9 +35,9 @@ type runFlags struct {
 	metricsAddr, healthzAddr            string
 	fakeVPP, localPods                  bool
 	frontends                           []string
-	nodePortAddresses                   []string
-	healthzTimeout, resyncInterval      time.Duration
-	interfaceGrace                      time.Duration
+	configFlags
+	healthzTimeout, resyncInterval time.Duration
+	interfaceGrace                 time.Duration
 }
 
 // defaultVPPSocket is where VPP's api-socket lives in a default installation.
@@ -77,7 +77,7 @@ next start compares it with the cluster and changes only what differs.`,
 	fl.StringVar(&f.healthzAddr, "healthz-bind-address", "0.0.0.0:10256", "address of the /healthz and /livez server (kube-proxy's flag and default)")
 	fl.DurationVar(&f.healthzTimeout, "healthz-timeout", 60*time.Second, "/healthz and /livez fail while a change has waited longer than this for VPP")
 	fl.DurationVar(&f.interfaceGrace, "interface-grace-period", 30*time.Second, "/healthz fails once VPP items have waited longer than this for their interfaces (0: never)")
-	fl.StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
+	f.configFlags.register(fl)
 	fl.StringSliceVar(&f.frontends, "frontend-interfaces", simnode.FrontendInterfaces(), "VPP interfaces through which clients outside the node's pods arrive (uplink, host)")
 	fl.BoolVar(&f.localPods, "local-pods", false, "report this node's pods as local pods on VPP interfaces named tap-<namespace>-<name> (only if your CNI names them so; see docs/cli.md)")
 	fl.DurationVar(&f.resyncInterval, "vpp-resync-interval", 0, "compare VPP with the desired state this often, repairing changes made behind vppsvc's back (0: only after a VPP restart)")
@@ -118,8 +118,8 @@ func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error 
 	defer cancel()
 	return runNode(ctx, nodeConfig{
 		Node: f.node, ConfigFile: f.config, FrontendInterfaces: f.frontends, LocalPods: f.localPods,
-		NodePortAddresses: f.nodePortAddresses,
-		HealthzTimeout:    f.healthzTimeout, ResyncInterval: f.resyncInterval, InterfaceGrace: f.interfaceGrace,
+		ConfigFlags:    f.configFlags,
+		HealthzTimeout: f.healthzTimeout, ResyncInterval: f.resyncInterval, InterfaceGrace: f.interfaceGrace,
 	}, deps)
 }
 

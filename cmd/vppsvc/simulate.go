@@ -29,15 +29,14 @@ type clusterFlags struct {
 	node      string
 	config    string
 	vppSocket string
-	// nodePortAddresses is --nodeport-addresses (kube-proxy's flag).
-	nodePortAddresses []string
+	configFlags
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
 	cmd.Flags().StringVar(&f.node, "node", "", "the node whose agent is simulated (default: the first node by name)")
 	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md), - for stdin")
-	cmd.Flags().StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
+	f.configFlags.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.vppSocket, "vpp-socket", "", "build the simulated node in the scratch VPP 25.10 at this API socket instead of a fake VPP; packets then cross VPP's graph (docs/real-vpp.md)")
 }
 
@@ -83,7 +82,7 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs, f.nodePortAddresses)
+	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs, f.configFlags)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,13 @@ type Config struct {
 	// renderer's filter rules, each service's rules in the shard its ID
 	// hashes to. Default 64. See docs/renderer-ipv6.md, "Filtering".
 	ACLShards int `json:"aclShards" yaml:"aclShards"`
+
+	// ServiceCIDRs are the IPv6 service CIDRs (kube-proxy's
+	// --service-cluster-ip-range, set by the agent): traffic to one of
+	// their addresses that no cnat VIP holds is dropped by one route per
+	// CIDR. A ClusterIP's other ports need nothing: its exclusive cnat VIP
+	// drops them.
+	ServiceCIDRs []netip.Prefix `json:"-" yaml:"-"`
 }
 
 // LBAlgorithm names a cnat load-balancing type in the configuration.

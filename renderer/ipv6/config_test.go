@@ -2,6 +2,7 @@ package ipv6
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -79,7 +80,7 @@ func TestDecodeConfigYAML(t *testing.T) {
 	doc := "snatAddress: fd00:16::1\nloadBalancing: maglev\nhairpinSNAT: false\naclShards: 16\n"
 	must(t, renderer.DecodeConfig([]byte(doc), &cfg))
 	want := Config{SNATAddress: nodeIP6, LoadBalancing: LBMaglev, HairpinSNAT: false, ACLShards: 16}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("decoded %+v, want %+v", cfg, want)
 	}
 	must(t, cfg.Validate())

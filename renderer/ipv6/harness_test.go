@@ -28,6 +28,7 @@ package ipv6_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
 	"sync"
 	"testing"
@@ -166,7 +167,11 @@ func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
 	tb.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	layer := tracetest.StartLayerOn(tb, node.Adapter(), ipv6.Claims(), func(rec *vppcfg.Reconciler) {
+	claims := ipv6.Claims()
+	if opts.nat44 {
+		maps.Copy(claims, nat44.Claims())
+	}
+	layer := tracetest.StartLayerOn(tb, node.Adapter(), claims, func(rec *vppcfg.Reconciler) {
 		r, err := ipv6.New(rec.Client(ipv6.Name), opts.cfg, log)
 		if err != nil {
 			tb.Fatal(err)

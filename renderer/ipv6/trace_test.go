@@ -636,3 +636,19 @@ func cnatTranslated(steps []string) bool {
 	}
 	return false
 }
+
+// TestTraceServiceCIDR: an IPv6 service CIDR drops what no cnat VIP holds
+// (a live ClusterIP's other ports are dropped by its exclusive VIP anyway).
+func TestTraceServiceCIDR(t *testing.T) {
+	cfg := testConfig()
+	cfg.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("fd00:96::/108")}
+	e := newEnvWith(t, agentOptions{cfg: cfg}, cluster{
+		services: []*corev1.Service{k8sService("web", "fd00:96::10")},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("web", remote("fd00:1:2::2"))},
+	})
+	e.forEachClient(t, func(cl client) {
+		e.Check(cl, protoTCP, "[fd00:96::99]:80", dropped)
+		e.Check(cl, protoTCP, "[fd00:96::10]:443", dropped)
+		e.Check(cl, protoTCP, "[fd00:96::10]:80", reaches(remote2).SNATTo())
+	})
+}

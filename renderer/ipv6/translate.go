@@ -61,8 +61,11 @@ func plain(fes []Frontend) []renderer.Frontend {
 	return out
 }
 
-// RenderNode returns the node-wide items of the renderer: none. cnat needs
-// no node-wide configuration (its VIP path works on every interface without
-// a feature to enable), and renderer.Core adds the filter ACLs, bound on
-// every frontend interface with the shared permit-all ACL after them.
-func RenderNode(Node, *Config) []vppcfg.Item { return nil }
+// RenderNode returns the node-wide items of the renderer: a drop route per
+// IPv6 service CIDR, nothing else. cnat needs no node-wide configuration
+// (its VIP path works on every interface without a feature to enable), and
+// renderer.Core adds the filter ACLs, bound on every frontend interface
+// with the shared permit-all ACL after them.
+func RenderNode(_ Node, cfg *Config) []vppcfg.Item {
+	return renderer.ServiceCIDRDropRoutes(cfg.ServiceCIDRs, renderer.IPv6)
+}

@@ -17,6 +17,11 @@ func Claims() map[string]vppcfg.ClaimFunc {
 }
 
 func claimsUntagged(it vppcfg.Item) bool {
-	t, ok := it.(*vppcfg.CNATTranslation)
-	return ok && t.VIP.Addr().Is6()
+	switch v := it.(type) {
+	case *vppcfg.CNATTranslation:
+		return v.VIP.Addr().Is6()
+	case *vppcfg.DropRoute:
+		return v.Prefix.Addr().Is6()
+	}
+	return false
 }

@@ -59,6 +59,12 @@ type Config struct {
 	// ["uplink0"]; the egress SNAT interface counts as an uplink. Empty
 	// turns the short-circuit off.
 	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
+	// ServiceCIDRs are the IPv4 service CIDRs (kube-proxy's
+	// --service-cluster-ip-range, set by the agent from the top-level
+	// serviceClusterIPRange): traffic to one of their addresses that no
+	// service translates is dropped by one route per CIDR. Without them,
+	// each ClusterIP gets its own drop route for its other ports.
+	ServiceCIDRs []netip.Prefix `json:"-" yaml:"-"`
 }
 
 // Timeouts are NAT44-ED session timeouts in seconds; 0 keeps VPP's default

@@ -139,7 +139,8 @@ func TestServiceLifecycle(t *testing.T) {
 
 	v1 := service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080")))
 	must(t, r.AddService(v1))
-	mustCommits(t, c, "txn put="+keyList(lbKey)+" del=[]")
+	drop := vppcfg.DropRouteKey(pfx("10.96.0.10/32"), 0)
+	mustCommits(t, c, "txn put="+keyList(drop, lbKey)+" del=[]")
 
 	t.Run("adding a backend puts the same LB key once", func(t *testing.T) {
 		v2 := service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080"), be("10.1.2.3:8080")))
@@ -171,7 +172,7 @@ func TestServiceLifecycle(t *testing.T) {
 	})
 	t.Run("delete: the last filtered service takes the filter items away, only the node items stay", func(t *testing.T) {
 		must(t, r.DeleteService(v1))
-		mustCommits(t, c, "txn put=[] del="+keyList(filterKeys(r.cfg)...))
+		mustCommits(t, c, "txn put=[] del="+keyList(append(filterKeys(r.cfg), drop)...))
 		assertItems(t, c.Items(), nodeOnly(r.cfg))
 	})
 	t.Run("deleting an unknown service is a no-op", func(t *testing.T) {
@@ -197,7 +198,7 @@ func TestFilterShardsHoldServicesInOrder(t *testing.T) {
 	r, c, _ := newTestRendererWith(t, cfg, b)
 	must(t, r.AddService(a))
 	shard := vppcfg.ACLKey("nat44-filter-00")
-	mustCommits(t, c, "txn put="+keyList(shard)+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(shard, vppcfg.DropRouteKey(pfx("10.96.0.1/32"), 0))+" del=[]")
 	want := []vppcfg.ACLRule{
 		deny("10.96.0.1", tcp, 80), deny("192.168.16.1", tcp, nodePort), deny("192.168.16.2", tcp, nodePort),
 		deny("10.96.0.2", tcp, 80),
@@ -313,7 +314,7 @@ func TestCommitFailureRollsBack(t *testing.T) {
 	assertItems(t, c.Items(), before)
 	// The processor retries with the same arguments: the same diff is committed.
 	must(t, r.AddService(svc))
-	mustCommits(t, c, "txn put="+keyList(vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(vppcfg.DropRouteKey(pfx("10.96.0.10/32"), 0), vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp))+" del=[]")
 	must(t, r.AddService(svc))
 	mustCommits(t, c)
 }

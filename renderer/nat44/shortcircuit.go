@@ -107,6 +107,8 @@ func Claims() map[string]vppcfg.ClaimFunc {
 			return v.VIP.Addr().Is4()
 		case *vppcfg.InterfaceFeature:
 			return v.Feature == cnatInputFeature || v.Feature == cnatOutputFeature
+		case *vppcfg.DropRoute:
+			return v.Prefix.Addr().Is4()
 		}
 		return false
 	}}

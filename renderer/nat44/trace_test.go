@@ -33,13 +33,13 @@ func TestTraceClusterIPWithSeveralBackends(t *testing.T) {
 			e.Check(cl, protoTCP, "10.96.0.10:80", reaches(false, all...))
 		})
 	}
-	t.Run("other ports of the ClusterIP are not translated", func(t *testing.T) {
-		e.T = t
-		tr := e.Trace(localPod, protoTCP, "10.96.0.10:443")
-		// The packet leaves untranslated by the default route, where kube-proxy
-		// would reject it; a drop or a rewrite fails this check.
-		if tr.Verdict != fakevpp.Forward || tr.Out.Dst.String() != "10.96.0.10:443" || tr.SNAT {
-			t.Fatalf("port 443 of the ClusterIP: %s to %s snat=%t\n%s", tr.Verdict, tr.Out.Dst, tr.SNAT, strings.Join(tr.Steps, "\n"))
+	t.Run("other ports of the ClusterIP are dropped", func(t *testing.T) {
+		// kube-proxy rejects them; VPP cannot reject, the ClusterIP's drop
+		// route ends what NAT44-ED did not translate.
+		for _, cl := range allClients {
+			e.T = t
+			e.Check(cl, protoTCP, "10.96.0.10:443", dropped)
+			e.Check(cl, protoUDP, "10.96.0.10:80", dropped)
 		}
 	})
 	t.Run("unrelated traffic passes untranslated", func(t *testing.T) {
@@ -699,4 +699,28 @@ func TestTraceVPPRestartReappliesEverything(t *testing.T) {
 	dataplane.Restart(t, e.Node)
 	e.agent.WaitReapplied(t, resyncs, 30*time.Second)
 	check()
+}
+
+// TestTraceServiceCIDR: with the service CIDR configured (kube-proxy's
+// --service-cluster-ip-range), traffic to an address of it that no service
+// holds is dropped for every client, as kube-proxy rejects it; the services
+// and other traffic are untouched. Without it, only the live ClusterIPs'
+// other ports are dropped (TestTraceClusterIPWithSeveralBackends).
+func TestTraceServiceCIDR(t *testing.T) {
+	cfg := testConfig()
+	cfg.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix("10.96.0.0/12")}
+	e := newEnvWith(t, cfg, cluster{
+		services: []*corev1.Service{k8sService("web", "10.96.0.10")},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("web", local("10.1.1.2"), remote("10.1.2.2"))},
+	})
+	for _, cl := range allClients {
+		t.Run(cl.Name, func(t *testing.T) {
+			e.T = t
+			e.Check(cl, protoTCP, "10.96.0.99:80", dropped)
+			e.Check(cl, protoUDP, "10.111.1.1:53", dropped)
+			e.Check(cl, protoTCP, "10.96.0.10:443", dropped)
+			e.Check(cl, protoTCP, "10.96.0.10:80", reaches(false, "10.1.1.2:8080", "10.1.2.2:8080"))
+			e.CheckPasses(cl, protoTCP, "10.112.0.1:80") // just outside the range
+		})
+	}
 }

@@ -334,7 +334,13 @@ func TestRenderService(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := RenderService(tt.svc, testNode(), &cfg)
-			assertItems(t, got.Items, renderer.SortItems(tt.want))
+			// Every service with an IPv4 frontend also drops its ClusterIP's
+			// other ports (no service CIDR configured here).
+			want := slices.Clone(tt.want)
+			if len(renderer.Frontends(tt.svc, testNode().IPs, renderer.IPv4)) > 0 {
+				want = append(want, renderer.ClusterIPDropRoutes(tt.svc, nil, renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
+			}
+			assertItems(t, got.Items, renderer.SortItems(want))
 			if !slices.Equal(got.Rules, tt.rules) {
 				t.Fatalf("rules:\n  %v\nwant\n  %v", got.Rules, tt.rules)
 			}

@@ -112,7 +112,9 @@ func startAgent(tb testing.TB, v *fakevpp.VPP, first bool) *agent {
 	tb.Helper()
 	log := tracetest.QuietLogger()
 	proc := processor.New(processor.Config{NodeName: tracetest.ThisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	layer := tracetest.StartLayerWithClaims(tb, v, first, ipv6.Claims(), func(rec *vppcfg.Reconciler) {
+	claims := ipv6.Claims()
+	maps.Copy(claims, nat44.Claims())
+	layer := tracetest.StartLayerWithClaims(tb, v, first, claims, func(rec *vppcfg.Reconciler) {
 		cfg6 := ipv6.DefaultConfig()
 		cfg6.SNATAddress = nodeIP6
 		r6, err := ipv6.New(rec.Client(ipv6.Name), cfg6, log)

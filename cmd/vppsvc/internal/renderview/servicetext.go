@@ -61,6 +61,11 @@ func writeService(b *strings.Builder, s Service) {
 		writePort(b, s, p)
 	}
 	for _, o := range s.Other {
+		if r, ok := o.Item.(*vppcfg.DropRoute); ok {
+			writeWrapped(b, "  other ports       ", strings.Repeat(" ", 20),
+				fmt.Sprintf("%s dropped by %s drop route (table %d)", r.Prefix, o.Renderer, r.VRF))
+			continue
+		}
 		writeWrapped(b, "  also              ", strings.Repeat(" ", 20), o.Renderer+" "+o.Item.Key().String())
 	}
 }
