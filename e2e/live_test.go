@@ -69,8 +69,12 @@ func TestLiveChanges(t *testing.T) {
 	)
 	expectCalls(t, "externalTrafficPolicy Local", a.settledCalls(t), map[string]int{
 		// The node-port mapping (on this node's IP) goes from LB (two
-		// endpoints) to static (the local one): delete + create.
+		// endpoints) to static (the local one): delete + create. The first
+		// Local service brings the short-circuit of this node's pods and
+		// host: the node port's cnat translation to the ClusterIP, and
+		// cnat-input/cnat-output on host0 and the four pod taps.
 		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
+		"cnat_translation_update": 1, "feature_enable_disable": 10,
 	})
 
 	// And back to Cluster.
@@ -84,6 +88,8 @@ func TestLiveChanges(t *testing.T) {
 	)
 	expectCalls(t, "externalTrafficPolicy Cluster", a.settledCalls(t), map[string]int{
 		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
+		// The last Local service takes the short-circuit away.
+		"cnat_translation_del": 1, "feature_enable_disable": 10,
 	})
 
 	// A second port. The server allocates its node port. Until the slice
@@ -132,8 +138,9 @@ func TestLiveChanges(t *testing.T) {
 	)
 	expectCalls(t, "service deleted", a.settledCalls(t), map[string]int{
 		// 2 ports × (cluster IP + this node's IP) mappings; tap2 backs no
-		// service any more and loses its inside role.
-		"nat44_add_del_lb_static_mapping": 4, "nat44_interface_add_del_feature": 1,
+		// service any more and loses its inside role; the ClusterIP's drop
+		// route goes.
+		"nat44_add_del_lb_static_mapping": 4, "nat44_interface_add_del_feature": 1, "ip_route_add_del": 1,
 	})
 	fake.ResetCalls()
 	sliceEvents := a.proc.Stats().Events[processor.KindEndpointSlice]
