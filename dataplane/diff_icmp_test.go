@@ -83,17 +83,7 @@ func TestDiffICMP(t *testing.T) {
 	// come back to the pod, the pod's own error about a reply leaves
 	// translated, and GRE takes the address-only path on output too.
 	runDifferential(t, "icmp/nat44-output-feature", func(d *diffCase) {
-		n := d.Node
-		for _, err := range []error{
-			n.AddInterface("uplink0", pfx("192.168.16.1/24")),
-			n.AddInterface("host0", pfx("172.30.1.1/24")),
-			n.AddInterface("tap2"),
-			n.SetUnnumbered("tap2", "host0"),
-			n.AddRoute(pfx("10.1.1.0/24"), "tap2"),
-			n.AddRoute(pfx("0.0.0.0/0"), "uplink0"),
-		} {
-			d.Must(err)
-		}
+		podNodeTopology(d)
 		nat := nat44_ed.NewServiceClient(d.Conn)
 		_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
 		d.Must(err)

@@ -30,17 +30,7 @@ import (
 // uplink's address as the only pool address.
 func natTopology(d *diffCase) nat44_ed.RPCService {
 	d.t.Helper()
-	n := d.Node
-	for _, err := range []error{
-		n.AddInterface("uplink0", pfx("192.168.16.1/24")),
-		n.AddInterface("host0", pfx("172.30.1.1/24")),
-		n.AddInterface("tap2"),
-		n.SetUnnumbered("tap2", "host0"),
-		n.AddRoute(pfx("10.1.1.0/24"), "tap2"),
-		n.AddRoute(pfx("0.0.0.0/0"), "uplink0"),
-	} {
-		d.Must(err)
-	}
+	podNodeTopology(d)
 	nat := nat44_ed.NewServiceClient(d.Conn)
 	_, err := nat.Nat44EdPluginEnableDisable(d.Ctx, &nat44_ed.Nat44EdPluginEnableDisable{Enable: true})
 	d.Must(err)
@@ -52,6 +42,24 @@ func natTopology(d *diffCase) nat44_ed.RPCService {
 		FirstIPAddress: ip_types.IP4Address{192, 168, 16, 1}, LastIPAddress: ip_types.IP4Address{192, 168, 16, 1}})
 	d.Must(err)
 	return nat
+}
+
+// podNodeTopology is the node of natTopology without NAT44-ED: uplink0
+// (192.168.16.1/24), host0 (172.30.1.1/24), tap2 unnumbered to host0 with
+// the pods 10.1.1.0/24 behind it, and a default route out of uplink0.
+func podNodeTopology(d *diffCase) {
+	d.t.Helper()
+	n := d.Node
+	for _, err := range []error{
+		n.AddInterface("uplink0", pfx("192.168.16.1/24")),
+		n.AddInterface("host0", pfx("172.30.1.1/24")),
+		n.AddInterface("tap2"),
+		n.SetUnnumbered("tap2", "host0"),
+		n.AddRoute(pfx("10.1.1.0/24"), "tap2"),
+		n.AddRoute(pfx("0.0.0.0/0"), "uplink0"),
+	} {
+		d.Must(err)
+	}
 }
 
 // setTimeouts sets NAT44-ED's timeouts (seconds) and records the retval.

@@ -34,14 +34,9 @@ func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f = f.normalized()
-	r := Result{Verdict: Pass, Flow: f, TranslationID: invalidIndex}
-	key, ok := sessionKeyOf(f)
-	if !ok {
+	r, key, done := p.featureSession(f, now, locInput, "cnat-input")
+	if done {
 		return r
-	}
-	key.loc = locInput
-	if s := p.sessions[key]; s != nil {
-		return hitResult(s, f, now, r, "cnat-input")
 	}
 	c := p.clients[f.Dst.Addr()]
 	if c == nil {
@@ -58,6 +53,7 @@ func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
 		why = fmt.Sprintf("no translation for port %d/%s", f.Dst.Port(), protoName(f.Proto))
 	default:
 		t = p.translations[id]
+		var ok bool
 		if pi, ok = t.choose(f); !ok {
 			why = fmt.Sprintf("translation %d has no active path", t.id)
 		}
@@ -94,6 +90,22 @@ func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
 	return r
 }
 
+// featureSession is what both feature nodes do first: a packet cnat does not
+// key passes (done), one that matches an entry at loc is translated by it
+// (done); otherwise the caller goes on with key.
+func (p *Plugin) featureSession(f Flow, now time.Time, loc uint8, node string) (r Result, key sessionKey, done bool) {
+	r = Result{Verdict: Pass, Flow: f, TranslationID: invalidIndex}
+	key, ok := sessionKeyOf(f)
+	if !ok {
+		return r, key, true
+	}
+	key.loc = loc
+	if s := p.sessions[key]; s != nil {
+		return hitResult(s, f, now, r, node), key, true
+	}
+	return r, key, false
+}
+
 // createFeatureSessions stores the forward entry of cnat-input and, with
 // withReturn, its return entry at the OUTPUT location, which learns no client.
 // An existing return entry with the same key is kept, as createSessions does.
@@ -124,14 +136,9 @@ func (p *Plugin) OutputFeature(f Flow, now time.Time) Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f = f.normalized()
-	r := Result{Verdict: Pass, Flow: f, TranslationID: invalidIndex}
-	key, ok := sessionKeyOf(f)
-	if !ok {
+	r, _, done := p.featureSession(f, now, locOutput, "cnat-output")
+	if done {
 		return r
-	}
-	key.loc = locOutput
-	if s := p.sessions[key]; s != nil {
-		return hitResult(s, f, now, r, "cnat-output")
 	}
 	if p.outputFeatureWouldSnat(f) {
 		p.violate("unmodelled cnat-output SNAT", fmt.Sprintf("%s: with a SNAT policy and a %s SNAT address, cnat-output source-NATs new flows; the fake passes them untranslated", f, familyName(f.is6())))
