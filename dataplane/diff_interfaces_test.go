@@ -104,20 +104,25 @@ func TestDiffFeatureIsEnabled(t *testing.T) {
 	runDifferential(t, "interfaces/feature-is-enabled", func(d *diffCase) {
 		ifTopology(d)
 		fc := feature.NewServiceClient(d.Conn)
-		ask := func(label, ifName, arc, name string) {
+		isEnabled := func(label, ifName, arc, name string) bool {
 			r, err := fc.FeatureIsEnabled(d.Ctx, &feature.FeatureIsEnabled{SwIfIndex: d.Sw(ifName), ArcName: arc, FeatureName: name})
 			d.Retval(label, err)
-			if err == nil {
-				d.Record(label+": is_enabled", r.IsEnabled)
-			}
+			return err == nil && r.IsEnabled
+		}
+		ask := func(label, ifName, arc, name string) {
+			d.Record(label+": is_enabled", isEnabled(label, ifName, arc, name))
 		}
 		set := func(label, ifName, arc, name string, on bool) {
 			_, err := fc.FeatureEnableDisable(d.Ctx, &feature.FeatureEnableDisable{SwIfIndex: d.Sw(ifName), ArcName: arc, FeatureName: name, Enable: on})
 			d.Retval(label, err)
 		}
 		ask("tap3 ip4-unicast cnat-input-ip4, never enabled", "tap3", "ip4-unicast", "cnat-input-ip4")
-		ask("tap3 ip4-output cnat-output-ip4, never enabled", "tap3", "ip4-output", "cnat-output-ip4")
-		ask("tap3 ip4-output canary", "tap3", "ip4-output", "ip4-source-and-port-range-check-tx")
+		// Whether the ip4-output vector reaches tap3 depends on what the
+		// VPP saw before (it never shrinks): on a fresh VPP both answer true.
+		// What holds always is that the canary answers as the feature does.
+		never := isEnabled("tap3 ip4-output cnat-output-ip4, never enabled", "tap3", "ip4-output", "cnat-output-ip4")
+		canary := isEnabled("tap3 ip4-output canary", "tap3", "ip4-output", "ip4-source-and-port-range-check-tx")
+		d.Record("a never-enabled feature answers as the canary", never == canary)
 		set("enable cnat-output-ip4 on tap3", "tap3", "ip4-output", "cnat-output-ip4", true)
 		ask("tap3 ip4-output cnat-output-ip4, enabled", "tap3", "ip4-output", "cnat-output-ip4")
 		ask("tap3 ip4-output canary, after", "tap3", "ip4-output", "ip4-source-and-port-range-check-tx")

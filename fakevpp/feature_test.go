@@ -40,3 +40,24 @@ func TestFeatureEnableDisable(t *testing.T) {
 	assert.False(t, e.featureOn("tap0", arc, name))
 	require.Equal(t, 8, e.v.Calls()["feature_enable_disable"])
 }
+
+// FeatureIsEnabled lies as VPP 25.10 does: on an arc whose config vector does
+// not reach the interface (nothing was ever enabled or disabled there for an
+// index this high), every feature answers true; the unicast arcs, which VPP
+// covers on every interface, answer truly.
+func TestFeatureIsEnabledLiesOnAFreshArc(t *testing.T) {
+	e := newCnatEnv(t)
+	assert.True(t, e.featureOn("tap0", "ip4-output", "cnat-output-ip4"), "a fresh ip4-output arc")
+	assert.True(t, e.featureOn("tap0", "ip4-output", "ip4-source-and-port-range-check-tx"), "the canary too")
+	assert.False(t, e.featureOn("tap0", "ip4-unicast", "cnat-input-ip4"), "the unicast arc answers truly")
+
+	e.ok(e.setFeature("tap0", "ip4-output", "cnat-output-ip4", true))
+	assert.True(t, e.featureOn("tap0", "ip4-output", "cnat-output-ip4"))
+	assert.False(t, e.featureOn("tap0", "ip4-output", "ip4-source-and-port-range-check-tx"), "the vector reaches tap0 now")
+	assert.False(t, e.featureOn("eth0", "ip4-output", "cnat-output-ip4"), "and every lower index")
+	e.ok(e.setFeature("tap0", "ip4-output", "cnat-output-ip4", false))
+	assert.False(t, e.featureOn("tap0", "ip4-output", "cnat-output-ip4"), "the vector never shrinks")
+
+	e.ok(e.setFeature("tap0", "ip4-output", "ip4-source-and-port-range-check-tx", true))
+	assert.True(t, hasViolation(e.v, "unmodelled feature"), "the canary's node is not modelled")
+}
