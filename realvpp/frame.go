@@ -3,6 +3,7 @@ package realvpp
 import (
 	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"net/netip"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
@@ -14,6 +15,7 @@ const (
 	protoTCP   uint8 = 6
 	protoUDP   uint8 = 17
 	protoICMP6 uint8 = 58
+	protoSCTP  uint8 = 132
 )
 
 // TCP flags.
@@ -165,6 +167,21 @@ func encodeL4(p packet) []byte {
 		binary.BigEndian.PutUint16(h[2:], p.dst.Port())
 		binary.BigEndian.PutUint16(h[4:], uint16(8+len(payload)))
 		return append(h, payload...)
+	case protoSCTP:
+		// Common header and an INIT chunk (RFC 9260); the CRC32c goes in
+		// once the packet is complete.
+		h := make([]byte, 12, 32)
+		binary.BigEndian.PutUint16(h[0:], p.src.Port())
+		binary.BigEndian.PutUint16(h[2:], p.dst.Port())
+		chunk := make([]byte, 20)
+		chunk[0] = 1                                      // INIT
+		binary.BigEndian.PutUint16(chunk[2:], 20)         // length
+		binary.BigEndian.PutUint32(chunk[4:], 0x76707376) // initiate tag
+		binary.BigEndian.PutUint32(chunk[8:], 65535)      // a_rwnd
+		binary.BigEndian.PutUint16(chunk[12:], 1)         // outbound streams
+		binary.BigEndian.PutUint16(chunk[14:], 1)         // inbound streams
+		binary.BigEndian.PutUint32(chunk[16:], 1)         // initial TSN
+		return append(h, chunk...)
 	case protoICMP, protoICMP6:
 		h := make([]byte, 8)
 		if p.isErr && p.inner != nil {
@@ -210,6 +227,13 @@ func pseudoHeader(src, dst netip.Addr, proto uint8, l4len int) uint32 {
 }
 
 func fillL4Checksum(proto uint8, l4 []byte, seed uint32) {
+	if proto == protoSCTP {
+		// SCTP's CRC32c covers the SCTP packet alone (no pseudo header),
+		// with the checksum field zero; it is sent little-endian, as
+		// Linux and VPP (vnet/sctp) write it.
+		binary.LittleEndian.PutUint32(l4[8:], crc32.Checksum(l4, crc32.MakeTable(crc32.Castagnoli)))
+		return
+	}
 	var off int
 	switch proto {
 	case protoTCP:
@@ -285,7 +309,7 @@ func decodeFrame(frame []byte) (packet, error) {
 		return packet{}, errNotIP
 	}
 	switch p.proto {
-	case protoTCP, protoUDP:
+	case protoTCP, protoUDP, protoSCTP:
 		if len(l4) < 4 {
 			return p, nil
 		}

@@ -39,7 +39,7 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 	}
 	ranges := SourceRanges(svc, f)
 	if len(ranges) == 0 {
-		return rules
+		return append(rules, sctpDenies(svc, f)...)
 	}
 	var fromNode []netip.Addr
 	if rangesHoldNode(ranges, nodeIPs, f) {
@@ -61,7 +61,32 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 		}
 		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
 	}
-	return rules
+	return append(rules, sctpDenies(svc, f)...)
+}
+
+// sctpDenies drops SCTP to the service's external IPs and LoadBalancer IPs
+// of family f when the service has SCTP ports: neither NAT44-ED (SCTP is an
+// unknown protocol to it: a port mapping never matches) nor vppsvc's cnat
+// translates them, and an address no mapping holds would otherwise forward
+// the packet out of the node. The ACL plugin reads no SCTP ports, so the
+// rule covers every port of the address. ClusterIPs need none (their drop
+// route, or an exclusive cnat VIP, ends SCTP), nor node IPs (VPP, which has
+// no SCTP stack, drops what reaches it).
+func sctpDenies(svc *model.ContivService, f Family) []vppcfg.ACLRule {
+	if len(SCTPPorts(svc)) == 0 || !Serves(svc, f) {
+		return nil
+	}
+	var out []vppcfg.ACLRule
+	var seen []netip.Addr
+	for _, ip := range append(slices.Clone(svc.ExternalIPs), svc.LoadBalancerIPs...) {
+		if ip = ip.Unmap(); !f.Has(ip) || ip.IsUnspecified() || slices.Contains(seen, ip) {
+			continue
+		}
+		seen = append(seen, ip)
+		out = append(out, vppcfg.ACLRule{Action: vppcfg.ACLDeny, Src: netip.PrefixFrom(f.unspecified(), 0), Dst: HostPrefix(ip),
+			Protocol: vppcfg.ProtoSCTP, SrcPorts: vppcfg.AnyPort, DstPorts: vppcfg.AnyPort})
+	}
+	return out
 }
 
 // rangesHoldNode tells whether a source range holds one of the node's

@@ -51,6 +51,14 @@ func TestFilterRules(t *testing.T) {
 			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8:16::/64")}
 		}), served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"2001:db8:16::1", "192.168.16.1"},
 			want: []vppcfg.ACLRule{rule(vppcfg.ACLPermit, "100.64.1.0/24", lb4), rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
+		{name: "SCTP ports: SCTP to the external and LoadBalancer IPs is dropped, every port", svc: svc("sc", model.NewIPAddresses(netip.MustParseAddr("10.96.0.1")), func(s *model.ContivService) {
+			s.Ports["sctp"] = model.ServicePort{Protocol: model.ProtocolSCTP, Port: 9000}
+			s.ExternalIPs = model.NewIPAddresses(netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("2001:db8:e::9"))
+			s.LoadBalancerIPs = model.NewIPAddresses(netip.MustParseAddr("198.51.100.1"))
+		}), served: []renderer.Frontend{cip4, lb4}, fam: renderer.IPv4,
+			want: []vppcfg.ACLRule{
+				{Action: vppcfg.ACLDeny, Src: pfx("0.0.0.0/0"), Dst: pfx("203.0.113.9/32"), Protocol: vppcfg.ProtoSCTP, SrcPorts: vppcfg.AnyPort, DstPorts: vppcfg.AnyPort},
+				{Action: vppcfg.ACLDeny, Src: pfx("0.0.0.0/0"), Dst: pfx("198.51.100.1/32"), Protocol: vppcfg.ProtoSCTP, SrcPorts: vppcfg.AnyPort, DstPorts: vppcfg.AnyPort}}},
 		{name: "ranges of the other family only restrict nothing", svc: svc("r4", nil, func(s *model.ContivService) {
 			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
 		}), served: []renderer.Frontend{lb6}, fam: renderer.IPv6, want: nil},

@@ -52,7 +52,7 @@ status is 1 if any entry could not be traced.`,
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.src, "src", "", "source IP[:PORT] (port defaults to 40000)")
 	cmd.Flags().StringVar(&f.dst, "dst", "", "destination IP:PORT, [IPv6]:PORT for IPv6")
-	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP or UDP")
+	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP, UDP or SCTP (vppsvc renders no SCTP port: such flows show where they are dropped)")
 	cmd.Flags().StringVar(&f.ingress, "ingress", "", "interface the packet enters on (default: inferred from --src)")
 	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress} to trace in one run, - for stdin")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
@@ -283,8 +283,11 @@ func replyStep(steps []string) string {
 }
 
 func protoName(p uint8) string {
-	if p == 17 {
+	switch p {
+	case 17:
 		return "UDP"
+	case 132:
+		return "SCTP"
 	}
 	return "TCP"
 }

@@ -118,7 +118,7 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 	require.NoError(t, os.WriteFile(flows, []byte(`
 - {name: ok-v4, src: 10.1.1.9, dst: "10.96.0.53:53", proto: udp}
 - {name: no-port, src: 10.1.1.9, dst: 10.96.0.10}
-- {src: 10.1.1.9, dst: "10.96.0.10:80", proto: SCTP}
+- {src: 10.1.1.9, dst: "10.96.0.10:80", proto: GRE}
 - {name: mixed-families, src: 10.1.1.9, dst: "[fd00:96::15]:80"}
 - {name: bad-ingress, src: 10.1.1.9, dst: "10.96.0.10:80", ingress: eth9}
 - {name: ok-v6, src: "fd00:1:1::9", dst: "[fd00:96::15]:80"}
@@ -132,7 +132,7 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 	require.Len(t, results, 8)
 	errs := map[string]string{
 		"no-port":        `entry 2: dst: "10.96.0.10" has no port (want IP:PORT, or [IPv6]:PORT)`,
-		"flow-3":         `entry 3: proto: want TCP or UDP, got "SCTP"`,
+		"flow-3":         `entry 3: proto: want TCP, UDP or SCTP, got "GRE"`,
 		"mixed-families": "entry 4: src 10.1.1.9 and dst fd00:96::15 are of different address families",
 		"bad-ingress":    `entry 5: ingress: no interface "eth9" on node node-a`,
 		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress)`,

@@ -652,3 +652,18 @@ func TestTraceServiceCIDR(t *testing.T) {
 		e.Check(cl, protoTCP, "[fd00:96::10]:80", reaches(remote2).SNATTo())
 	})
 }
+
+// TestTraceSCTPPortsAreDropped: cnat translates no SCTP over IPv6, so an
+// SCTP service port is not rendered: the ClusterIP's exclusive VIP drops it,
+// a filter rule the LoadBalancer IP's.
+func TestTraceSCTPPortsAreDropped(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{k8sService("mixed", "fd00:96::40", loadBalancer(30040, "2001:db8:1b::40"), tracetest.SCTPPort(9000))},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("mixed", remote("fd00:1:2::2"))},
+	})
+	e.forEachClient(t, func(cl client) {
+		e.Check(cl, tracetest.SCTP, "[fd00:96::40]:9000", dropped)
+		e.Check(cl, tracetest.SCTP, "[2001:db8:1b::40]:9000", dropped)
+		e.Check(cl, protoTCP, "[fd00:96::40]:80", reaches(remote2))
+	})
+}

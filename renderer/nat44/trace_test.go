@@ -724,3 +724,30 @@ func TestTraceServiceCIDR(t *testing.T) {
 		})
 	}
 }
+
+// TestTraceSCTPPortsAreDropped: NAT44-ED cannot translate SCTP (an unknown
+// protocol to it: a port mapping never matches, as a real VPP 25.10 shows),
+// so an SCTP service port is not rendered and its frontends drop SCTP: the
+// ClusterIP by its drop route, external and LoadBalancer IPs by a filter
+// rule. The service's TCP port works as usual.
+func TestTraceSCTPPortsAreDropped(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{
+			k8sService("mixed", "10.96.0.40", loadBalancer(30040, "198.51.100.40"), tracetest.SCTPPort(9000)),
+			k8sService("sctp-only", "10.96.0.41", externalIPs("203.0.113.41"), func(s *corev1.Service) {
+				s.Spec.Ports = nil
+				tracetest.SCTPPort(9000)(s)
+			}),
+		},
+		slices: []*discoveryv1.EndpointSlice{k8sSlice("mixed", remote("10.1.2.2")), k8sSlice("sctp-only", remote("10.1.2.3"))},
+	})
+	for _, cl := range allClients {
+		t.Run(cl.Name, func(t *testing.T) {
+			e.T = t
+			for _, dst := range []string{"10.96.0.40:9000", "198.51.100.40:9000", "10.96.0.41:9000", "203.0.113.41:9000"} {
+				e.Check(cl, tracetest.SCTP, dst, dropped)
+			}
+			e.Check(cl, protoTCP, "10.96.0.40:80", reaches(false, "10.1.2.2:8080"))
+		})
+	}
+}

@@ -337,7 +337,7 @@ func TestRenderService(t *testing.T) {
 			// Every service with an IPv4 frontend also drops its ClusterIP's
 			// other ports (no service CIDR configured here).
 			want := slices.Clone(tt.want)
-			if len(renderer.Frontends(tt.svc, testNode().IPs, renderer.IPv4)) > 0 {
+			if renderer.Serves(tt.svc, renderer.IPv4) {
 				want = append(want, renderer.ClusterIPDropRoutes(tt.svc, nil, renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
 			}
 			assertItems(t, got.Items, renderer.SortItems(want))

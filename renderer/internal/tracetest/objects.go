@@ -1,6 +1,7 @@
 package tracetest
 
 import (
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"net/netip"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,8 +17,9 @@ const (
 
 // L4 protocol numbers of traced packets.
 const (
-	TCP uint8 = 6
-	UDP uint8 = 17
+	TCP  uint8 = 6
+	UDP  uint8 = 17
+	SCTP uint8 = 132
 )
 
 // Ptr returns a pointer to v.
@@ -124,4 +126,12 @@ func Node(name string, ips ...netip.Addr) *corev1.Node {
 		n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip.String()})
 	}
 	return n
+}
+
+// SCTPPort adds an SCTP service port "sctp" (port, target port 9000) to a
+// Service: vppsvc renders no SCTP port, so its frontends must drop it.
+func SCTPPort(port int32) func(*corev1.Service) {
+	return func(s *corev1.Service) {
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "sctp", Protocol: corev1.ProtocolSCTP, Port: port, TargetPort: intstr.FromInt32(9000)})
+	}
 }

@@ -163,15 +163,17 @@ func (s Spec) Parse() (Flow, error) {
 	return f, nil
 }
 
-// ParseProtocol accepts TCP or UDP in any case; empty means TCP.
+// ParseProtocol accepts TCP, UDP or SCTP in any case; empty means TCP.
 func ParseProtocol(s string) (uint8, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "", "TCP":
 		return 6, nil
 	case "UDP":
 		return 17, nil
+	case "SCTP":
+		return 132, nil
 	}
-	return 0, fmt.Errorf("proto: want TCP or UDP, got %q", s)
+	return 0, fmt.Errorf("proto: want TCP, UDP or SCTP, got %q", s)
 }
 
 // ParseEndpoint parses "IP", "IP:PORT", "[IPv6]:PORT" or a bare IPv6
