@@ -51,9 +51,14 @@ func ClusterIPDropRoutes(svc *model.ContivService, cidrs []netip.Prefix, f Famil
 	return out
 }
 
+// dedupVRFs returns vrfs without repeats, in order; none means table 0.
+// The usual pod and host VRF pair (0, 0) costs no allocation.
 func dedupVRFs(vrfs []uint32) []uint32 {
-	if len(vrfs) == 0 {
+	switch {
+	case len(vrfs) == 0:
 		return []uint32{0}
+	case len(vrfs) == 2 && vrfs[0] == vrfs[1]:
+		return vrfs[:1]
 	}
 	out := slices.Clone(vrfs)
 	slices.Sort(out)

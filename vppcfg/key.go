@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/netip"
+	"strconv"
 )
 
 // Kind is the kind of a configuration item. The order of the constants is the
@@ -132,7 +133,13 @@ func InterfaceFeatureKey(ifName, arc, feature string) Key {
 
 // DropRouteKey keys a drop route by table and prefix.
 func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
-	return Key{KindDropRoute, fmt.Sprintf("vrf%d/%s", vrf, prefix)}
+	// One allocation: a key is built on every diff of the service.
+	var buf [64]byte
+	b := append(buf[:0], "vrf"...)
+	b = strconv.AppendUint(b, uint64(vrf), 10)
+	b = append(b, '/')
+	b = prefix.AppendTo(b)
+	return Key{KindDropRoute, string(b)}
 }
 
 // ACLKey keys an ACL by its name, which is also its VPP tag.
