@@ -63,20 +63,61 @@ var ErrIncompatible = errors.New("VPP API is incompatible")
 // then keeps VPP in line: it retries failed operations with per-key
 // backoff, applies pending items when their interface appears, and resyncs
 // fully after a reconnect (VPP may have restarted) and, optionally, on a timer.
+//
+// Three locks, taken in the order mu, storeMu, smu (each may also be taken
+// alone): storeMu guards the desired state, mu what the layer believes VPP
+// holds and what it has to do next, smu the statuses and counters.
 type Reconciler struct {
+	// Set by NewReconciler, read-only afterwards.
 	d     Driver
 	opts  Options
 	log   logrus.FieldLogger
 	debug bool
 
+	// storeMu guards store, the desired state of every owner. It is held
+	// only to read or change that state, never across a VPP call.
 	storeMu sync.RWMutex
 	store   *store
 
-	// mu guards the applied view and serialises passes (and thus VPP calls).
-	mu         sync.Mutex
-	started    bool
-	synced     bool
-	syncedCh   chan struct{}
+	// mu serialises passes and resyncs, and with them every call to VPP.
+	// It guards the three embedded structs that follow.
+	mu sync.Mutex
+	loopState
+	appliedView
+	keyFailures
+
+	// statusBook has a lock of its own, so that statuses and stats can be
+	// read while a pass holds mu.
+	statusBook
+}
+
+// loopState is where the Start loop stands and what it has to do next.
+// Guarded by Reconciler.mu, except the channels syncedCh and kick.
+type loopState struct {
+	started bool
+	// synced is set by the first full resync, which closes syncedCh.
+	synced   bool
+	syncedCh chan struct{}
+	// kick wakes the loop to re-arm its timer (poke).
+	kick chan struct{}
+	// needResync asks for a full dump; forgetUnobserved drops what the layer
+	// believed about objects it cannot dump (after a reconnect).
+	needResync       bool
+	forgetUnobserved bool
+	resyncAt         time.Time
+	resyncFailures   int
+	lastPoll         time.Time
+	// dirty are keys changed by commits since the last pass; full asks the
+	// next pass to diff everything (after a resync, an interface event, a
+	// ResyncTxn or a NAT44 global change).
+	dirty map[Key]bool
+	full  bool
+}
+
+// appliedView is what the layer believes VPP holds: set by each resync
+// from a dump, then kept up to date by op results and interface events.
+// Guarded by Reconciler.mu.
+type appliedView struct {
 	applied    map[Key]*AppliedItem
 	unowned    map[Key]*AppliedItem
 	foreign    map[Key]Item
@@ -99,23 +140,19 @@ type Reconciler struct {
 	// appliedBindings are the ACL binding keys of applied.
 	appliedBindings map[Key]bool
 	// vppPID is the VPP process of the last dump (0: unknown).
-	vppPID  uint32
+	vppPID uint32
+}
+
+// keyFailures are the keys whose last operation failed: the error, for
+// their status, and when each is retried. Guarded by Reconciler.mu.
+type keyFailures struct {
 	lastErr map[Key]error
 	retry   *backoff
-	// needResync asks for a full dump; forgetUnobserved drops what the layer
-	// believed about objects it cannot dump (after a reconnect).
-	needResync       bool
-	forgetUnobserved bool
-	resyncAt         time.Time
-	resyncFailures   int
-	lastPoll         time.Time
-	// dirty are keys changed by commits since the last pass; full asks the
-	// next pass to diff everything (after a resync, an interface event, a
-	// ResyncTxn or a NAT44 global change).
-	dirty map[Key]bool
-	full  bool
-	kick  chan struct{}
+}
 
+// statusBook is what Status, Statuses and Stats read.
+type statusBook struct {
+	// smu guards statuses, counters and waitingIf; passing is atomic.
 	smu       sync.RWMutex
 	statuses  map[Key]*ItemStatus
 	counters  Stats
@@ -129,27 +166,33 @@ type Reconciler struct {
 func NewReconciler(d Driver, opts Options) *Reconciler {
 	opts.setDefaults()
 	return &Reconciler{
-		d:               d,
-		opts:            opts,
-		log:             opts.Logger.WithField("component", "vppcfg"),
-		debug:           logx.DebugEnabled(opts.Logger),
-		store:           newStore(),
-		syncedCh:        make(chan struct{}),
-		applied:         map[Key]*AppliedItem{},
-		appliedBindings: map[Key]bool{},
-		unowned:         map[Key]*AppliedItem{},
-		foreign:         map[Key]Item{},
-		aclFront:        map[string]InterfaceACLIndexes{},
-		aclOrder:        map[string]ACLNames{},
-		ifaces:          map[string]uint32{},
-		unobserved:      map[Kind]bool{},
-		staleSnat:       map[uint32][]CNATSnatTable{},
-		lastErr:         map[Key]error{},
-		retry:           newBackoff(opts.RetryMin, opts.RetryMax),
-		kick:            make(chan struct{}, 1),
-		dirty:           map[Key]bool{},
-		full:            true,
-		statuses:        map[Key]*ItemStatus{},
+		d:     d,
+		opts:  opts,
+		log:   opts.Logger.WithField("component", "vppcfg"),
+		debug: logx.DebugEnabled(opts.Logger),
+		store: newStore(),
+		loopState: loopState{
+			syncedCh: make(chan struct{}),
+			kick:     make(chan struct{}, 1),
+			dirty:    map[Key]bool{},
+			full:     true,
+		},
+		appliedView: appliedView{
+			applied:         map[Key]*AppliedItem{},
+			appliedBindings: map[Key]bool{},
+			unowned:         map[Key]*AppliedItem{},
+			foreign:         map[Key]Item{},
+			aclFront:        map[string]InterfaceACLIndexes{},
+			aclOrder:        map[string]ACLNames{},
+			ifaces:          map[string]uint32{},
+			unobserved:      map[Kind]bool{},
+			staleSnat:       map[uint32][]CNATSnatTable{},
+		},
+		keyFailures: keyFailures{
+			lastErr: map[Key]error{},
+			retry:   newBackoff(opts.RetryMin, opts.RetryMax),
+		},
+		statusBook: statusBook{statuses: map[Key]*ItemStatus{}},
 	}
 }
 
