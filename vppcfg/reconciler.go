@@ -118,13 +118,12 @@ type loopState struct {
 // from a dump, then kept up to date by op results and interface events.
 // Guarded by Reconciler.mu.
 type appliedView struct {
-	applied    map[Key]*AppliedItem
-	unowned    map[Key]*AppliedItem
-	foreign    map[Key]Item
-	aclFront   map[string]InterfaceACLIndexes
-	aclOrder   map[string]ACLNames
-	ifaces     map[string]uint32
-	unobserved map[Kind]bool
+	applied  map[Key]*AppliedItem
+	unowned  map[Key]*AppliedItem
+	foreign  map[Key]Item
+	aclFront map[string]InterfaceACLIndexes
+	aclOrder map[string]ACLNames
+	ifaces   map[string]uint32
 	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
 	// interfaces (VPP keeps them by index), to clean when the index is reused.
 	staleSnat map[uint32][]CNATSnatTable
@@ -185,7 +184,6 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			aclFront:        map[string]InterfaceACLIndexes{},
 			aclOrder:        map[string]ACLNames{},
 			ifaces:          map[string]uint32{},
-			unobserved:      map[Kind]bool{},
 			staleSnat:       map[uint32][]CNATSnatTable{},
 		},
 		keyFailures: keyFailures{

@@ -85,7 +85,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 			r.orphanOwners[a.Owner] = true
 		}
 	}
-	r.aclFront, r.aclOrder, r.ifaces, r.unobserved = c.aclFront, c.aclOrder, st.Interfaces, st.Unobservable
+	r.aclFront, r.aclOrder, r.ifaces = c.aclFront, c.aclOrder, st.Interfaces
 	r.needResync, r.forgetUnobserved, r.resyncFailures = false, false, 0
 	r.lastPoll = time.Now()
 	// Fresh facts: every failed key may be retried at once.
