@@ -3,12 +3,13 @@ package vppcfg
 import (
 	"context"
 	"errors"
-	"github.com/vppsvc/vppsvc/internal/logx"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/internal/logx"
 )
 
 // Options configure a Reconciler. Zero values take the defaults noted.
@@ -118,12 +119,19 @@ type loopState struct {
 // from a dump, then kept up to date by op results and interface events.
 // Guarded by Reconciler.mu.
 type appliedView struct {
-	applied  map[Key]*AppliedItem
-	unowned  map[Key]*AppliedItem
-	foreign  map[Key]Item
+	// applied are the objects of owners: made, adopted or claimed by one
+	// (orphans among them are desired by nobody). unowned are untagged
+	// objects nobody claims; foreign are objects with another's tag, or
+	// untagged ones of a kind we always tag. The layer never touches those.
+	applied map[Key]*AppliedItem
+	unowned map[Key]*AppliedItem
+	foreign map[Key]Item
+	// aclFront are the foreign ACL indexes bound per interface, kept in
+	// front of ours; aclOrder are our ACLs per interface, in VPP order.
 	aclFront map[string]InterfaceACLIndexes
 	aclOrder map[string]ACLNames
-	ifaces   map[string]uint32
+	// ifaces maps the names of VPP's interfaces to their sw_if_index.
+	ifaces map[string]uint32
 	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
 	// interfaces (VPP keeps them by index), to clean when the index is reused.
 	staleSnat map[uint32][]CNATSnatTable

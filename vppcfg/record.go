@@ -8,10 +8,10 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// record folds the results of one batch into the applied view.
 // errNoResult fails the ops a driver returned no result for.
 var errNoResult = errors.New("driver returned no result")
 
+// record folds the results of one batch into the applied view.
 func (r *Reconciler) record(ops []Op, results []OpResult) {
 	now := time.Now()
 	failed := map[Key]error{}
