@@ -1,0 +1,191 @@
+package vppcfg
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// pass plans from the in-memory view and applies the operations that are
+// not waiting for a retry. Unless a full pass is due, it diffs only the keys
+// changed by commits and the keys whose retry is due. Called with mu held.
+func (r *Reconciler) pass(ctx context.Context) {
+	r.passing.Add(1)
+	defer r.passing.Add(-1)
+	now := time.Now()
+	var sc map[Key]bool
+	if !r.full {
+		sc = r.dirty
+	}
+	// Due retries are consumed by this pass; a new failure re-arms them. A
+	// key that no longer needs an op (pending again, or gone) thus stops
+	// waking the loop.
+	for k, t := range r.retry.next {
+		if !now.Before(t) {
+			r.retry.reset(k)
+			if sc != nil {
+				sc[k] = true
+			}
+		}
+	}
+	r.dirty, r.full = map[Key]bool{}, false
+	r.storeMu.RLock()
+	r.adoptDesired(sc)
+	plan := Diff(DiffInput{
+		Desired:      r.store.items,
+		Applied:      r.applied,
+		Interfaces:   r.ifaces,
+		Foreign:      r.foreign,
+		Resynced:     r.store.resynced,
+		ACLOrder:     r.aclOrder,
+		Scope:        sc,
+		OrphanOwners: r.orphanOwners,
+
+		DesiredBindings: r.store.bindings,
+		AppliedBindings: r.appliedBindings,
+	})
+	ops := make([]Op, 0, len(plan.Ops))
+	for _, op := range plan.Ops {
+		if !r.opReady(op, now) {
+			continue
+		}
+		if owners := r.store.owners[op.Key]; len(owners) > 0 {
+			op.Owner = owners[0]
+		}
+		if op.Type == OpCreate && taggable(op.Key.Kind) {
+			op.Tag = Tag(op.Owner, itemLabel(op.Item))
+		}
+		ops = append(ops, op)
+	}
+	r.storeMu.RUnlock()
+	if len(ops) > 0 {
+		r.execute(ctx, ops)
+	}
+	if sc != nil {
+		// Statuses that may have moved: the scope, what the plan looked at
+		// (all bindings, when ACLs were in scope) and what was executed.
+		for k := range plan.Pending {
+			sc[k] = true
+		}
+		for k := range plan.Blocked {
+			sc[k] = true
+		}
+		for _, op := range plan.Ops {
+			for _, k := range opKeys(op) {
+				sc[k] = true
+			}
+		}
+	}
+	r.refreshStatuses(&plan, sc)
+}
+
+// opReady reports whether any key of op is out of backoff.
+func (r *Reconciler) opReady(op Op, now time.Time) bool {
+	for _, k := range opKeys(op) {
+		if r.retry.ready(k, now) {
+			return true
+		}
+	}
+	return false
+}
+
+func opKeys(op Op) []Key {
+	if op.Type == OpSetACLs {
+		return op.ACLs.Bindings
+	}
+	return []Key{op.Key}
+}
+
+// execute sends ops in batches. A batch ends before interface ACL
+// assignments that follow other ops, because those need the indexes VPP
+// returns for the ACLs created just before.
+//
+// A batch also ends after the delete of a recreate (a delete followed by a
+// create of the same key), and the create is dropped when that delete
+// failed: the create could otherwise succeed as an update in place (cnat
+// keeps the LB type of the first create), and the layer would record a
+// value VPP does not hold. The key then fails as a whole and is retried.
+func (r *Reconciler) execute(ctx context.Context, ops []Op) {
+	created, recreated := map[Key]bool{}, map[Key]bool{}
+	for _, op := range ops {
+		if op.Type == OpCreate {
+			created[op.Key] = true
+		}
+	}
+	for _, op := range ops {
+		if op.Type == OpDelete && created[op.Key] {
+			recreated[op.Key] = true
+		}
+	}
+	for len(ops) > 0 {
+		n := 1
+		for n < len(ops) && !(ops[n].Type == OpSetACLs && ops[n-1].Type != OpSetACLs) &&
+			!(ops[n-1].Type == OpDelete && recreated[ops[n-1].Key]) {
+			n++
+		}
+		batch := ops[:n]
+		ops = ops[n:]
+		send := r.prepare(batch)
+		if len(send) == 0 {
+			continue
+		}
+		bctx, cancel := context.WithTimeout(ctx, r.opts.OpTimeout)
+		results := r.d.Apply(bctx, send)
+		cancel()
+		r.record(send, results)
+		for i, op := range send {
+			if op.Type == OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
+				ops = slices.DeleteFunc(ops, func(o Op) bool { return o.Type == OpCreate && o.Key == op.Key })
+			}
+		}
+	}
+}
+
+// prepare fills in what only the current applied view knows: interface
+// indexes, VPP handles and ACL indexes. Ops that cannot be completed fail here.
+func (r *Reconciler) prepare(batch []Op) []Op {
+	send := make([]Op, 0, len(batch))
+	now := time.Now()
+	for _, op := range batch {
+		if b, ok := op.Item.(InterfaceBound); ok {
+			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
+		}
+		if a, ok := r.applied[op.Key]; ok && op.Type != OpCreate {
+			op.Handle = a.Handle
+			op.Tag = a.Tag
+		}
+		if op.Type == OpSetACLs {
+			op.ACLs = r.resolveACLs(op.ACLs, now)
+			op.SwIfIndex = r.ifaces[op.ACLs.Interface]
+		}
+		send = append(send, op)
+	}
+	return send
+}
+
+// resolveACLs maps ACL names to VPP indexes, foreign ACLs first. A name
+// whose ACL is not in VPP (its create failed) is left out, and its binding
+// fails, so that the other bindings of the interface still apply.
+func (r *Reconciler) resolveACLs(a *ACLAssignment, now time.Time) *ACLAssignment {
+	c := *a
+	front := r.aclFront[a.Interface]
+	c.InputIndexes = slices.Clone(front.Input)
+	c.OutputIndexes = slices.Clone(front.Output)
+	c.Input, c.Output = nil, nil
+	resolve := func(dir ACLDirection, names []string, idx *[]uint32, out *[]string) {
+		for _, n := range names {
+			acl, ok := r.applied[ACLKey(n)]
+			if !ok {
+				k := ACLBindingKey(a.Interface, dir, n)
+				r.failKey(k, fmt.Errorf("acl %q is not in VPP", n), now)
+				continue
+			}
+			*idx = append(*idx, acl.Handle)
+			*out = append(*out, n)
+		}
+	}
+	resolve(ACLInput, a.Input, &c.InputIndexes, &c.Input)
+	resolve(ACLOutput, a.Output, &c.OutputIndexes, &c.Output)
+	return &c
+}
