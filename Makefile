@@ -65,6 +65,17 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/ ./renderer/nat44/ ./renderer/ipv6/
 	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k|BenchmarkRecoveryAfterVPPRestart' -benchtime=5x -benchmem ./vppcfg/govppdriver/
 
+## bench-compare: the benchmarks on BASE (default: the merge-base with main)
+## and on the working tree in one run, interleaved BENCHCOUNT times (default
+## 6), then benchstat's ratios (docs/performance.md, "Comparing a change with
+## main"). BENCH and PKGS choose the benchmarks (write $$ for a $ in BENCH
+## on make's command line); the default set takes about 3 minutes on 2 cores.
+## Example: make bench-compare BASE=HEAD~1 BENCHCOUNT=2
+.PHONY: bench-compare
+bench-compare: BENCHCOUNT = 6
+bench-compare:
+	BENCHCOUNT=$(BENCHCOUNT) GO='$(GO)' scripts/bench-compare.sh
+
 ## bench-realvpp: vppsvc's cost on a real VPP 25.10 (docs/performance.md,
 ## "Real VPP 25.10"): cold syncs, an agent restart and NAT44-ED's mapping
 ## shapes through the product's agent, then CPU clocks per packet from

@@ -9,9 +9,8 @@ import (
 	"go.fd.io/govpp/adapter"
 
 	vppsvc "github.com/vppsvc/vppsvc"
+	"github.com/vppsvc/vppsvc/internal/pipeline"
 	"github.com/vppsvc/vppsvc/processor"
-	"github.com/vppsvc/vppsvc/renderer/ipv6"
-	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
@@ -76,46 +75,13 @@ func New(opts Options) (*Agent, error) {
 		return nil, err
 	}
 	gate := newConnectGate(drv)
-	rec := vppcfg.NewReconciler(gate, vppcfg.Options{
-		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
-		Claims: claims(opts),
-	})
-	proc := processor.New(processor.Config{
-		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces, Logger: log,
-		RetryMin: opts.RetryMin, RetryMax: opts.RetryMax,
-		NodePortAddresses: opts.Config.nodePortAddresses(),
-	})
-	a := &Agent{Processor: proc, Reconciler: rec, Driver: drv, Renderers: map[string]vppsvc.ServiceRendererAPI{},
-		gate: gate, observer: opts.Observer, layerDone: make(chan struct{})}
-	if !opts.Config.DisableIPv4 {
-		r, err := nat44.New(rec.Client(nat44.Name), cfg.NAT44, log.WithField("renderer", nat44.Name))
-		if err != nil {
-			gate.Close()
-			return nil, err
-		}
-		a.register(nat44.Name, r)
-	}
-	if !opts.Config.DisableIPv6 {
-		r, err := ipv6.New(rec.Client(ipv6.Name), cfg.IPv6, log.WithField("renderer", ipv6.Name))
-		if err != nil {
-			gate.Close()
-			return nil, err
-		}
-		a.register(ipv6.Name, r)
-	}
-	if err := a.addExtraRenderers(opts.ExtraRenderers, log); err != nil {
+	p, err := pipeline.New(gate, pipelineConfig(opts, cfg, log))
+	if err != nil {
 		gate.Close()
 		return nil, err
 	}
-	return a, nil
-}
-
-func (a *Agent) register(name string, r vppsvc.ServiceRendererAPI) {
-	a.Renderers[name] = r
-	if a.observer != nil {
-		r = &observedRenderer{name: name, r: r, obs: a.observer}
-	}
-	a.Processor.RegisterRenderer(name, r)
+	return &Agent{Processor: p.Processor, Reconciler: p.Reconciler, Driver: drv, Renderers: p.Renderers,
+		gate: gate, observer: opts.Observer, layerDone: make(chan struct{})}, nil
 }
 
 // Start runs the VPP layer and the processor's retry loop until ctx ends, and

@@ -49,33 +49,3 @@ func checkExtraRenderers(extra map[string]ExtraRenderer) error {
 	}
 	return nil
 }
-
-// claims are the VPP layer's claims: the IPv6 renderer's when it runs, and
-// the extra renderers'.
-func claims(opts Options) map[string]vppcfg.ClaimFunc {
-	out := map[string]vppcfg.ClaimFunc{}
-	if !opts.Config.DisableIPv4 {
-		maps.Copy(out, nat44.Claims())
-	}
-	if !opts.Config.DisableIPv6 {
-		maps.Copy(out, ipv6.Claims())
-	}
-	for name, x := range opts.ExtraRenderers {
-		if x.Claim != nil {
-			out[name] = x.Claim
-		}
-	}
-	return out
-}
-
-// addExtraRenderers builds and registers the extra renderers in name order.
-func (a *Agent) addExtraRenderers(extra map[string]ExtraRenderer, log logrus.FieldLogger) error {
-	for _, name := range slices.Sorted(maps.Keys(extra)) {
-		r, err := extra[name].New(a.Reconciler.Client(name), log.WithField("renderer", name))
-		if err != nil {
-			return fmt.Errorf("extra renderer %q: %w", name, err)
-		}
-		a.register(name, r)
-	}
-	return nil
-}

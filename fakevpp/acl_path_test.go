@@ -21,7 +21,7 @@ func dualStackEnv(t *testing.T) *env {
 	return connectEnv(t, v)
 }
 
-// §6 scenario 17 (packets): first match wins, default deny, a v4-only list
+// docs/fakevpp.md#acl (packets): first match wins, default deny, a v4-only list
 // drops IPv6, an empty ACL denies everything.
 func TestACLFirstMatchAndDefaultDeny(t *testing.T) {
 	e := dualStackEnv(t)
@@ -62,7 +62,7 @@ func TestACLRuleMatching(t *testing.T) {
 	requireDrop(t, e.v.Trace(udpPkt("eth0", "[2001:db8::7]:1000", "[fd00::2]:54")), "no rule matched")
 }
 
-// §6 scenario 18: reflect.
+// Reflect (docs/fakevpp.md#acl).
 func TestACLReflect(t *testing.T) {
 	e := newEnv(t)
 	in := e.addACL("egress", rule(permitReflect, "0.0.0.0/0", "0.0.0.0/0", 0, 0))
@@ -89,7 +89,7 @@ func TestACLReflect(t *testing.T) {
 	requireDrop(t, e.v.TraceReply(tr), "acl-out tap0: deny")
 }
 
-// §6 scenario 19: the input ACL runs before NAT, the output ACL after it.
+// The input ACL runs before NAT, the output ACL after it (docs/fakevpp.md#acl).
 func TestACLAndNATOrder(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()

@@ -78,7 +78,7 @@ func TestACLAddReplaceValidation(t *testing.T) {
 	assert.Equal(t, "a2", e.aclDump(a)[0].Tag)
 }
 
-// §6 scenario 17 (messages).
+// ACL bindings (docs/fakevpp.md#messages, docs/fakevpp.md#acl).
 func TestACLInterfaceBinding(t *testing.T) {
 	e := newEnv(t)
 	a0 := e.addACL("a0", rule(deny, "0.0.0.0/0", "10.1.1.2/32", tcp, 22), rule(permit, "0.0.0.0/0", "0.0.0.0/0", 0, 0))

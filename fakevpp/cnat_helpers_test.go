@@ -42,7 +42,7 @@ func newCnatEnv(t *testing.T) *cnatEnv {
 }
 
 // lit is a literal endpoint ("10.0.0.1", "10.1.1.2:8080", "[fd00::2]:8080")
-// with SwIfIndex ~0, the way a literal must be sent (§2.2).
+// with SwIfIndex ~0, the way a literal must be sent (fakevpp/internal/cnat/README.md#endpoints).
 func lit(s string) cnat.CnatEndpoint {
 	a, err := netip.ParseAddrPort(s)
 	if err != nil {

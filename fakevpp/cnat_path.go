@@ -7,8 +7,8 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp/internal/cnat"
 )
 
-// cnat's two places in the graph (semantics §2.4, §3.4, internal/cnat
-// README "Packet pipeline"):
+// cnat's two places in the graph (fakevpp/internal/cnat/README.md#where-cnat-acts,
+// docs/fakevpp.md#packet-pipeline):
 //
 //   - cnat-snat-ip4/ip6, a feature of the ingress interface's unicast arc,
 //     switched on per interface with FeatureEnableDisable;

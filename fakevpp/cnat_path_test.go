@@ -11,7 +11,7 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 )
 
-// §6 scenario 14 through the tracer: an update in place keeps the ID and the
+// Update in place (fakevpp/internal/cnat/README.md#translations-and-clients) through the tracer: an update in place keeps the ID and the
 // running flows, new flows use the new paths, LbType stays, delete works
 // once, other ports of an exclusive VIP are dropped.
 func TestCnatUpdateInPlace(t *testing.T) {
@@ -66,7 +66,7 @@ func TestCnatUpdateInPlace(t *testing.T) {
 	assert.NotContains(t, steps(tr), "cnat", "without sessions the VIP is no cnat entry any more")
 }
 
-// §6 scenario 15 through the tracer.
+// cnat source NAT (fakevpp/internal/cnat/README.md#the-vip-path) through the tracer.
 func TestCnatSourceNAT(t *testing.T) {
 	t.Run("alloc port", func(t *testing.T) {
 		e := newCnatEnv(t)
@@ -207,7 +207,7 @@ func TestCnatSnatK8sHairpinIPv6(t *testing.T) {
 	}
 }
 
-// §3.4: the input ACL of the ingress interface sees the VIP (before cnat),
+// docs/fakevpp.md#acl: the input ACL of the ingress interface sees the VIP (before cnat),
 // the output ACL of the egress interface the backend (after cnat), for IPv4
 // and IPv6 alike.
 func TestCnatACLOrder(t *testing.T) {

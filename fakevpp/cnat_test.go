@@ -12,7 +12,7 @@ import (
 	"go.fd.io/govpp/core"
 )
 
-// §6 scenario 16: a literal address sent with SwIfIndex 0 is ignored (the
+// fakevpp/internal/cnat/README.md#endpoints: a literal address sent with SwIfIndex 0 is ignored (the
 // endpoint waits for local0's address forever), so the path is inactive and
 // takes no traffic; CnatSessionPurge removes every translation.
 func TestCnatPitfalls(t *testing.T) {
@@ -67,7 +67,7 @@ func TestCnatFaultLeavesStateUntouched(t *testing.T) {
 	assert.Equal(t, uint32(0), e.mustUpdate(cnatTCP(cnatVIP, cnatPath("", backendA))))
 }
 
-// Restart (§5) drops every cnat table and feature binding; translation IDs
+// Restart (docs/fakevpp.md#restart) drops every cnat table and feature binding; translation IDs
 // start at 0 again (a free-list ID would be 1 here).
 func TestCnatRestart(t *testing.T) {
 	e := newCnatEnv(t)

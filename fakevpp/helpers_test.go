@@ -1,6 +1,6 @@
 package fakevpp
 
-// Test address plan (semantics §6 defaults):
+// Test address plan:
 //
 //	eth0  uplink, outside         192.168.0.1/24, default route 0.0.0.0/0
 //	tap0  pods, inside+outside    10.1.1.1/24 (pods 10.1.1.2 …)
@@ -131,7 +131,7 @@ func (e *env) pool(first string, flags nat_types.NatConfigFlags) {
 	e.ok(err)
 }
 
-// standardNAT is the §6 default: NAT enabled, pool 1.1.1.1, tap0
+// standardNAT is the NAT44-ED tests' default setup: NAT enabled, pool 1.1.1.1, tap0
 // inside+outside, eth0 outside, forwarding off.
 func (e *env) standardNAT() {
 	e.t.Helper()

@@ -38,7 +38,7 @@ type natAddr struct {
 	vrf  uint32
 }
 
-// natState is everything NAT44-ED keeps (semantics §1.1).
+// natState is everything NAT44-ED keeps (docs/fakevpp.md#nat44-ed-state-and-messages).
 type natState struct {
 	enabled               bool
 	insideVrf, outsideVrf uint32
@@ -481,7 +481,8 @@ func natAddressRange(c *call, req *nat44_ed.Nat44AddDelAddressRange) []api.Messa
 			r.Retval = int32(api.NO_SUCH_ENTRY)
 			break
 		}
-		// Dynamic sessions using the address go, for both pools (§8).
+		// Dynamic sessions using the address go, for both pools
+		// (nat44_ed_del_address sweeps them whichever pool it is).
 		n.sessions.each(func(_ uint32, s *session) bool {
 			if s.flags&sfStatic == 0 && s.out.Addr() == a {
 				n.deleteSession(v, s)

@@ -11,7 +11,7 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 )
 
-// §6 scenario 1: before enable.
+// Before enable (docs/fakevpp.md#nat44-ed-state-and-messages).
 func TestNATBeforeEnable(t *testing.T) {
 	e := newEnv(t)
 	e.expect(api.UNSUPPORTED, e.natRole("tap0", true, nat_types.NAT_IS_INSIDE))
@@ -58,7 +58,7 @@ func (e *env) natInterfaces() map[string]nat_types.NatConfigFlags {
 	return out
 }
 
-// §6 scenario 2: interface roles.
+// Interface roles (docs/fakevpp.md#nat44-ed-state-and-messages).
 func TestNATInterfaceRoles(t *testing.T) {
 	e := newEnv(t)
 	e.enableNAT()
@@ -165,7 +165,7 @@ func (e *env) staticDump() []*nat44_ed.Nat44StaticMappingDetails {
 	return recvAll(e.t, s.Recv)
 }
 
-// §6 scenario 3: duplicate and conflicting static mappings.
+// Duplicate and conflicting static mappings (docs/fakevpp.md#nat44-ed-state-and-messages).
 func TestNATStaticMappingConflicts(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -285,7 +285,7 @@ func (e *env) lbDump() []*nat44_ed.Nat44LbStaticMappingDetails {
 	return recvAll(e.t, s.Recv)
 }
 
-// §6 scenario 4: LB validation.
+// LB validation (docs/fakevpp.md#nat44-ed-state-and-messages).
 func TestNATLBValidation(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// This file holds NAT44-ED's packet algorithms (semantics §1.3–§1.4), read
+// This file holds NAT44-ED's packet algorithms (docs/fakevpp.md#nat44-ed-packet-path), read
 // against nat44_ed_in2out.c, nat44_ed_out2in.c and nat44_ed_classify.c of
 // VPP 25.10. The rx FIB is the ingress interface's table (vrf.go), the tx
 // FIB get_tx_fib_index's choice (txFib).

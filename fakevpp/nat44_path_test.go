@@ -47,7 +47,7 @@ func TestStaticMappingOut2In(t *testing.T) {
 	assert.Equal(t, uint32(1), users[0].Nstaticsessions)
 }
 
-// §6 scenario 5: LB weights.
+// LB weights (docs/fakevpp.md#lb-backend-choice).
 func TestLBWeights(t *testing.T) {
 	count := func(t *testing.T, weights ...uint8) map[netip.AddrPort]int {
 		e := newEnv(t, WithSeed(7))
@@ -122,7 +122,7 @@ func TestLBWeights(t *testing.T) {
 	})
 }
 
-// §6 scenario 6: self twice-NAT, the hairpin of a pod to its own service.
+// Self twice-NAT (docs/fakevpp.md#twice-nat), the hairpin of a pod to its own service.
 func TestSelfTwiceNATHairpin(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -160,7 +160,7 @@ func TestSelfTwiceNATHairpin(t *testing.T) {
 	assert.NotZero(t, twice)
 }
 
-// §6 scenario 7: twice-NAT.
+// Twice-NAT (docs/fakevpp.md#twice-nat).
 func TestTwiceNAT(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -197,7 +197,7 @@ func TestTwiceNAT(t *testing.T) {
 	})
 }
 
-// §6 scenario 8: port-preserving dynamic SNAT.
+// Port-preserving dynamic SNAT (docs/fakevpp.md#dynamic-snat).
 func TestDynamicSNAT(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -232,7 +232,7 @@ func TestDynamicSNAT(t *testing.T) {
 	})
 }
 
-// §6 scenario 9: forwarding.
+// Forwarding (docs/fakevpp.md#forwarding).
 func TestForwarding(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -262,7 +262,7 @@ func TestForwarding(t *testing.T) {
 	assert.True(t, tr.ReplyOK, steps(tr))
 }
 
-// §6 scenario 10: TCP without a session.
+// TCP without a session (docs/fakevpp.md#nat44-ed-sessions).
 func TestTCPWithoutSession(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -286,8 +286,8 @@ func TestTCPWithoutSession(t *testing.T) {
 	requireForward(t, e.v.Trace(udpPkt("tap0", "10.1.1.2:40001", "8.8.8.8:53")), "eth0", "1.1.1.1:40001", "8.8.8.8:53")
 }
 
-// §6 scenario 11: static-mapping deletion with live sessions deletes only the
-// first session (VPP quirk).
+// Static-mapping deletion with live sessions deletes only the first
+// session (VPP quirk: docs/fakevpp.md#code-findings-and-decisions).
 func TestStaticMappingDeleteKeepsLaterSessions(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -312,7 +312,7 @@ func TestStaticMappingDeleteKeepsLaterSessions(t *testing.T) {
 	requireDrop(t, e.v.Trace(ack("8.8.4.4:2000")), "no translation")
 }
 
-// §6 scenario 12: affinity.
+// Affinity (docs/fakevpp.md#lb-backend-choice).
 func TestAffinity(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -349,7 +349,7 @@ func TestAffinity(t *testing.T) {
 	assert.True(t, hasViolation(e.v, "affinity record locked by a dropped packet"))
 }
 
-// §6 scenario 13: hairpinning from an inside-only interface.
+// Hairpinning from an inside-only interface (docs/fakevpp.md#hairpinning).
 func TestInsideOnlyHairpin(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()
@@ -460,7 +460,7 @@ func TestOutputFeature(t *testing.T) {
 }
 
 // Inside-to-inside traffic through an inside+outside interface is SNATed
-// while forwarding is off (§7).
+// while forwarding is off (docs/fakevpp.md#in2out).
 func TestInsideToInsideOnInsideOutside(t *testing.T) {
 	e := newEnv(t)
 	e.standardNAT()

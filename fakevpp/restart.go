@@ -1,6 +1,6 @@
 package fakevpp
 
-// Restart models a VPP restart (semantics §5). Every table is dropped: NAT44-ED
+// Restart models a VPP restart (docs/fakevpp.md#restart). Every table is dropped: NAT44-ED
 // is disabled, there are no ACLs (the next index is 0 again), no sessions, no
 // plugin state, and the fake clock restarts at 0. Interfaces go back to the
 // startup set — those created before the first client connected (VPP's

@@ -14,7 +14,7 @@ import (
 	"go.fd.io/govpp/core"
 )
 
-// §6 scenario 20: restart.
+// Restart (docs/fakevpp.md#restart).
 func TestRestart(t *testing.T) {
 	v := New()
 	v.AddInterface("eth0", pfx("192.168.0.1/24"))

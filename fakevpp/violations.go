@@ -1,8 +1,8 @@
 package fakevpp
 
 // Violation records a request or packet for which the real VPP would crash,
-// corrupt its state or behave in an undefined way (see §7 of the semantics
-// document). The fake answers as VPP would, or with an error where VPP would
+// corrupt its state or behave in an undefined way (see
+// docs/fakevpp.md#code-findings-and-decisions). The fake answers as VPP would, or with an error where VPP would
 // crash, and records the violation so that tests can assert there is none.
 type Violation struct {
 	Message string // what is wrong, short and stable (tests may match it)

@@ -100,7 +100,7 @@ func TestChannelMultiRequest(t *testing.T) {
 	assert.Equal(t, 3, n)
 }
 
-// §4: dump filters.
+// SwInterfaceDump filters (docs/fakevpp.md#messages).
 func TestSwInterfaceDumpFilters(t *testing.T) {
 	v := New()
 	v.AddInterface("tap1")

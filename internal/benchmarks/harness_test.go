@@ -14,17 +14,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/internal/pipeline"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
-// The harness is a small cousin of renderer/internal/tracetest, which this
-// package may not import (it is internal to renderer/): one agent — the
-// processor, the NAT44 renderer and the VPP layer — over either the fake
-// VPP through govpp (end to end) or an instant driver (the control plane
-// alone).
+// The harness is one agent — the processor, the NAT44 renderer and the VPP
+// layer, wired by internal/pipeline as agent.New wires them — over either
+// the fake VPP through govpp (end to end) or an instant driver (the control
+// plane alone), which agent.New cannot take.
 
 var nodeIP = netip.MustParseAddr("192.168.16.1")
 
@@ -65,16 +65,16 @@ type agent struct {
 // VPP alive until the benchmark ends and skew the heap figures.
 func startAgent(b testing.TB, drv vppcfg.Driver) *agent {
 	b.Helper()
-	log := quiet()
-	proc := processor.New(processor.Config{NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	rec := vppcfg.NewReconciler(drv, vppcfg.Options{Logger: log, RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond})
 	cfg := nat44.DefaultConfig()
 	cfg.TwiceNATAddress = nodeIP
-	r, err := nat44.New(rec.Client(nat44.Name), cfg, log)
+	p, err := pipeline.New(drv, pipeline.Config{
+		NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"}, NAT44: &cfg,
+		Log: quiet(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	proc.RegisterRenderer(nat44.Name, r)
+	proc, rec := p.Processor, p.Reconciler
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

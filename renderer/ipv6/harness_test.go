@@ -28,7 +28,6 @@ package ipv6_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/netip"
 	"sync"
 	"testing"
@@ -40,13 +39,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	vppagent "github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
-	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
 const (
@@ -146,7 +146,7 @@ func probeFakeCNAT() string {
 // agent is one run of the control plane over a fake VPP: processor, the
 // IPv6 renderer (and optionally the NAT44 renderer) and the VPP layer.
 type agent struct {
-	*tracetest.Layer
+	*agenttest.Run
 	proc *processor.Processor
 }
 
@@ -162,32 +162,20 @@ type agentOptions struct {
 	nat44 bool // also register the NAT44 renderer (dual stack)
 }
 
-// startAgent connects a new agent to node (see tracetest.StartLayerOn).
+// startAgent connects a new agent to node (see agenttest.StartOn).
 func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
 	tb.Helper()
-	log := tracetest.QuietLogger()
-	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	claims := ipv6.Claims()
+	var cfg4 *nat44.Config
 	if opts.nat44 {
-		maps.Copy(claims, nat44.Claims())
+		c := nat44.DefaultConfig()
+		c.TwiceNATAddress = nodeIP4
+		cfg4 = &c
 	}
-	layer := tracetest.StartLayerOn(tb, node.Adapter(), claims, func(rec *vppcfg.Reconciler) {
-		r, err := ipv6.New(rec.Client(ipv6.Name), opts.cfg, log)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		proc.RegisterRenderer(ipv6.Name, r)
-		if opts.nat44 {
-			cfg4 := nat44.DefaultConfig()
-			cfg4.TwiceNATAddress = nodeIP4
-			r4, err := nat44.New(rec.Client(nat44.Name), cfg4, log)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			proc.RegisterRenderer(nat44.Name, r4)
-		}
+	run := agenttest.StartOn(tb, node.Adapter(), vppagent.Options{
+		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"},
+		Config: agenttest.Config(cfg4, &opts.cfg), Log: tracetest.QuietLogger(),
 	})
-	return &agent{Layer: layer, proc: proc}
+	return &agent{Run: run, proc: run.Agent.Processor}
 }
 
 // cluster is the Kubernetes state of a scenario.

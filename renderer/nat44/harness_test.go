@@ -31,11 +31,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	vppagent "github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/dataplane"
+	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
-	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
 const (
@@ -102,10 +103,10 @@ func topology(overlay bool) tracetest.Topology {
 	return t
 }
 
-// agent is one run of the control plane over a fake VPP: processor, this
+// agent is one run of the product's agent over a VPP: processor, this
 // renderer and the VPP layer.
 type agent struct {
-	*tracetest.Layer
+	*agenttest.Run
 	proc *processor.Processor
 }
 
@@ -115,7 +116,7 @@ func testConfig() nat44.Config {
 	return cfg
 }
 
-// startAgent connects a new agent to node (see tracetest.StartLayerOn).
+// startAgent connects a new agent to node (see agenttest.StartOn).
 func startAgent(t testing.TB, node dataplane.Node) *agent {
 	t.Helper()
 	return startAgentWith(t, node, testConfig(), "uplink0", "host0")
@@ -123,16 +124,11 @@ func startAgent(t testing.TB, node dataplane.Node) *agent {
 
 func startAgentWith(t testing.TB, node dataplane.Node, cfg nat44.Config, frontendIfs ...string) *agent {
 	t.Helper()
-	log := tracetest.QuietLogger()
-	proc := processor.New(processor.Config{NodeName: thisNode, FrontendInterfaces: frontendIfs, Logger: log})
-	layer := tracetest.StartLayerOn(t, node.Adapter(), nat44.Claims(), func(rec *vppcfg.Reconciler) {
-		r, err := nat44.New(rec.Client(nat44.Name), cfg, log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		proc.RegisterRenderer(nat44.Name, r)
+	run := agenttest.StartOn(t, node.Adapter(), vppagent.Options{
+		NodeName: thisNode, FrontendInterfaces: frontendIfs,
+		Config: agenttest.Config(&cfg, nil), Log: tracetest.QuietLogger(),
 	})
-	return &agent{Layer: layer, proc: proc}
+	return &agent{Run: run, proc: run.Agent.Processor}
 }
 
 // cluster is the Kubernetes state of a scenario.

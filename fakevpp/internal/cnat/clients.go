@@ -4,15 +4,15 @@ import "net/netip"
 
 // client is a cnat_client_t: cnat's /32 or /128 FIB entry for one address.
 // Every packet VPP routes to a client's address enters ip4-cnat-tx /
-// ip6-cnat-tx at FIB-lookup time (§2.4).
+// ip6-cnat-tx at FIB-lookup time (README.md#where-cnat-acts).
 //
 // Clients are made for VIP addresses (by translations) and for the
 // destinations of return traffic (learned from new sessions). Whether a client
 // is exclusive is fixed when it is created (cnat_client_add returns an
 // existing client untouched), so it is decided by whoever sees the address
 // first: a translation with IsRealIP=0 makes it exclusive, a translation with
-// IsRealIP=1 or a learned client makes it interposed (§2.1 "fixed at first
-// sight").
+// IsRealIP=1 or a learned client makes it interposed (README.md#translations-and-clients:
+// fixed by the first translation of the address).
 type client struct {
 	addr netip.Addr
 	// exclusive: the FIB entry is FIB_ENTRY_FLAG_EXCLUSIVE, parented on a
@@ -64,7 +64,7 @@ func (p *Plugin) clientSessionFreed(a netip.Addr) {
 
 // clientMaybeDestroy removes the FIB entry once neither a translation nor a
 // session needs it. Until then a deleted translation's exclusive VIP keeps
-// dropping new flows (§2.3 CnatTranslationDel).
+// dropping new flows (README.md#translations-and-clients).
 func (p *Plugin) clientMaybeDestroy(c *client) {
 	if c.trRef <= 0 && c.sessRef <= 0 {
 		delete(p.clients, c.addr)
@@ -73,7 +73,7 @@ func (p *Plugin) clientMaybeDestroy(c *client) {
 
 // Routes reports whether cnat has a FIB entry for addr (a VIP or a learned
 // client). The core's FIB lookup must then hand the packet to VIP instead of
-// forwarding it (§2.4 point 1).
+// forwarding it (README.md#where-cnat-acts).
 func (p *Plugin) Routes(addr netip.Addr) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -9,7 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/ip_types"
 )
 
-// Return values used by the cnat handlers (§0).
+// Return values used by the cnat handlers (docs/fakevpp.md#pools-return-values-and-zero-values).
 const (
 	rvOK                   int32 = 0
 	rvInvalidSwIfIndex     int32 = -2
@@ -21,7 +21,7 @@ const (
 
 // endpoint is a decoded CnatEndpoint (cnat_endpoint_t).
 //
-// §2.2: with sw == ~0 the endpoint is the literal address and is always
+// README.md#endpoints: with sw == ~0 the endpoint is the literal address and is always
 // resolved; otherwise the literal address is ignored and the endpoint takes
 // the interface's first address of its family once there is one.
 type endpoint struct {
@@ -144,8 +144,8 @@ func (ep endpoint) String() string {
 // interface loses when it is deleted.
 //
 // It re-resolves, in ID order, every translation VIP and path endpoint and the
-// SNAT addresses that name sw (§2.2 "becomes active when an address
-// appears").
+// SNAT addresses that name sw (README.md#endpoints: an endpoint resolves when
+// the interface gets an address).
 func (p *Plugin) InterfaceAddressChanged(sw uint32, addr netip.Addr, added bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

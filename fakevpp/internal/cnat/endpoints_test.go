@@ -9,7 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 )
 
-// §2.2: interface endpoints resolve when the interface gets an address and
+// README.md#endpoints: interface endpoints resolve when the interface gets an address and
 // un-resolve (or move to the next address) when it loses it.
 func TestInterfaceEndpointResolution(t *testing.T) {
 	ifs := newIfs(5, 6)

@@ -8,7 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/ip"
 )
 
-// Backend choice (§2.6, cnat_load_balance in cnat_node.h).
+// Backend choice (README.md#backend-choice, cnat_load_balance in cnat_node.h).
 //
 // VPP hashes the packet with ip4/ip6_compute_flow_hash using the
 // translation's flow-hash config (IP_FLOW_HASH_DEFAULT when 0) and picks

@@ -45,7 +45,7 @@ func backendsAfterAdding(t *testing.T, lb cnat.CnatLbType, n int) (moved, shuffl
 	return float64(nMoved) / float64(n), float64(nShuffled) / float64(n)
 }
 
-// §2.6: adding a backend to a maglev translation remaps about 1/N of the
+// README.md#backend-choice: adding a backend to a maglev translation remaps about 1/N of the
 // flows (ideal 1/5 = 20 %); the default modulo LB remaps most of them.
 func TestMaglevRemapsAboutOneNth(t *testing.T) {
 	const n = 10000
@@ -83,7 +83,7 @@ func TestMaglevTable(t *testing.T) {
 	assert.Equal(t, first, slots())
 }
 
-// §2.6: which header fields feed the hash.
+// README.md#backend-choice: which header fields feed the hash.
 func TestFlowHashFields(t *testing.T) {
 	base := tcpFlow("10.1.1.9:40000", "10.96.0.20:80", TCPSyn)
 	srcPort := base

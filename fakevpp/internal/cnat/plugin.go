@@ -7,7 +7,8 @@
 // and the packet pipeline and calls in here through a thin adapter. See
 // README.md for the wiring and for the facts checked against VPP's code.
 //
-// Section references (§2.x) are to /work/shared/docs/vpp-dataplane-semantics.md.
+// The VPP behaviour it follows is stated in fakevpp/internal/cnat/README.md, whose
+// sections the comments cite as README.md#<anchor>.
 package cnat
 
 import (
@@ -20,7 +21,7 @@ const invalidIndex = ^uint32(0)
 
 // Interfaces is what the plugin needs to know about the core's interfaces.
 // cnat endpoints and the SNAT addresses may name an interface instead of an
-// address (§2.2); VPP then uses the interface's first address of the family.
+// address (README.md#endpoints); VPP then uses the interface's first address of the family.
 type Interfaces interface {
 	// Exists reports whether sw is an existing sw_if_index (VPP's
 	// VALIDATE_SW_IF_INDEX, used by CnatSnatPolicyAddDelIf).
@@ -33,14 +34,14 @@ type Interfaces interface {
 
 // Violation records a request or packet for which real VPP would crash,
 // behave in an undefined way, or silently do something a control plane almost
-// certainly did not mean (the Go zero-value pitfalls of §2.2). The same shape
+// certainly did not mean (the Go zero-value pitfalls of README.md#endpoints). The same shape
 // as the core's fakevpp.Violation so the adapter can copy them over.
 type Violation struct {
 	Message string // short and stable; tests may match it
 	Detail  string // the objects involved
 }
 
-// Plugin is the whole cnat state of one VPP instance (§2.1). All methods are
+// Plugin is the whole cnat state of one VPP instance (README.md#translations-and-clients). All methods are
 // safe for concurrent use.
 type Plugin struct {
 	mu  sync.Mutex
@@ -50,7 +51,7 @@ type Plugin struct {
 	seenViol   map[Violation]bool
 
 	// translations is VPP's translation pool: index = ID, nil = free slot.
-	// freeIDs is the pool's free list, reused LIFO (§0 "Pools").
+	// freeIDs is the pool's free list, reused LIFO (README.md#translations-and-clients).
 	translations []*translation
 	freeIDs      []uint32
 	// stacks counts path-tracker generations (translation.stack).
@@ -61,7 +62,7 @@ type Plugin struct {
 	byKey map[trKey]uint32
 
 	// clients are cnat's FIB entries: one per VIP address and per learned
-	// return-traffic destination (§2.1 "VIP entry", "Clients").
+	// return-traffic destination (README.md#translations-and-clients).
 	clients map[netip.Addr]*client
 
 	sessions map[sessionKey]*session
@@ -79,7 +80,7 @@ func New(ifs Interfaces) *Plugin {
 	return p
 }
 
-// Reset models a VPP restart (§5): every translation, session, client, SNAT
+// Reset models a VPP restart (docs/fakevpp.md#restart): every translation, session, client, SNAT
 // setting, enabled feature and allocated port is gone, and translation IDs
 // start again at 0. Recorded violations are kept: they describe what the
 // control plane did, not VPP state.

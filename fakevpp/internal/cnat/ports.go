@@ -2,7 +2,7 @@ package cnat
 
 import "math/bits"
 
-// Source-port allocation (cnat_src_policy.c, §2.5 alloc_port).
+// Source-port allocation (cnat_src_policy.c, README.md#source-ports).
 //
 // VPP keeps one global bitmap per protocol — TCP, UDP, ICMP and ICMPv6, shared
 // by IPv4 and IPv6 and by the VIP path and cnat-snat — and always takes the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// §2.5 alloc_port: lowest free port from 49152, per protocol, freed ports
+// README.md#source-ports: lowest free port from 49152, per protocol, freed ports
 // first, 16383 ports (65535 is never used), no allocator for SCTP.
 func TestPortAllocator(t *testing.T) {
 	var a portAllocator

@@ -8,7 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 )
 
-// Session lifetimes (cnat_types.h, §2.7).
+// Session lifetimes (cnat_types.h, README.md#session-lifetimes).
 const (
 	sessionMaxAge = 30 * time.Second   // CNAT_DEFAULT_SESSION_MAX_AGE
 	tcpMaxAge     = 3600 * time.Second // CNAT_DEFAULT_TCP_MAX_AGE, after SYN+ACK
@@ -36,7 +36,7 @@ type sessionKey struct {
 }
 
 // timestamp is shared by a forward entry and its return entry, so traffic in
-// either direction keeps both alive and both expire together (§2.7).
+// either direction keeps both alive and both expire together (README.md#session-lifetimes).
 type timestamp struct {
 	lastSeen time.Time
 	lifetime time.Duration
@@ -105,7 +105,7 @@ func sessionKeyOf(f Flow) (sessionKey, bool) {
 // rewrite applies the entry to a packet (cnat_translation_ip4/ip6).
 //
 //   - TCP, UDP, SCTP: source and destination address and port become the
-//     entry's value; a destination port of 0 is written as 0 (§2.3 Paths).
+//     entry's value; a destination port of 0 is written as 0 (README.md#the-vip-path).
 //   - ICMP echo: both addresses, and the identifier becomes the new source
 //     "port".
 //   - ICMP error: the outer destination is rewritten, the outer source only

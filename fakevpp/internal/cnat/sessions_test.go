@@ -10,7 +10,7 @@ import (
 	"go.fd.io/govpp/binapi/ip_types"
 )
 
-// §2.7: 30 s for a new session, 3600 s once a SYN+ACK is translated (either
+// README.md#session-lifetimes: 30 s for a new session, 3600 s once a SYN+ACK is translated (either
 // direction), 5 s after FIN or RST; every translated packet refreshes
 // last_seen; the scanner deletes entries once last_seen + lifetime < now.
 func TestSessionLifetimes(t *testing.T) {
@@ -80,7 +80,7 @@ func TestExpiryOnlyByScanner(t *testing.T) {
 	assert.Len(t, p.SessionDump(), 2)
 }
 
-// §2.3 CnatSessionDump: one record per entry; New is the new destination;
+// README.md#dumps, CnatSessionDump: one record per entry; New is the new destination;
 // Location 255; endpoints with SwIfIndex ~0; Timestamp 0.
 func TestSessionDump(t *testing.T) {
 	p := New(nil)
@@ -106,7 +106,7 @@ func TestSessionDump(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
-// §5: a restart forgets everything.
+// A restart forgets everything (docs/fakevpp.md#restart).
 func TestReset(t *testing.T) {
 	ifs := newIfs(1)
 	p := New(ifs)

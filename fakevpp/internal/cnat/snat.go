@@ -11,7 +11,7 @@ import (
 )
 
 // snatConfig is cnat_snat_policy_main_t plus the cnat-snat feature bindings
-// (§2.8).
+// (README.md#snat-policies).
 type snatConfig struct {
 	// ip4 and ip6 are the SNAT addresses. They share one SwIfIndex. VPP only
 	// ever sets their resolved flag (CnatSetSnatAddresses never clears it;
@@ -161,7 +161,7 @@ func (p *Plugin) SetSnatPolicy(m *cnat.CnatSetSnatPolicy) *cnat.CnatSetSnatPolic
 // EnableSnatFeature records a FeatureEnableDisable of cnat-snat-ip4 (ip6 =
 // false, arc ip4-unicast) or cnat-snat-ip6 (arc ip6-unicast) on an interface.
 // The core validates the message and answers it; no cnat message enables the
-// feature (§2.4 point 2).
+// feature (README.md#where-cnat-acts).
 func (p *Plugin) EnableSnatFeature(swIfIndex uint32, ip6 bool, enable bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -180,7 +180,7 @@ func (p *Plugin) SnatFeatureEnabled(swIfIndex uint32, ip6 bool) bool {
 }
 
 // Snat is the cnat-snat-ip4 / cnat-snat-ip6 feature node (cnat_snat_node_fn,
-// §2.8) for a packet received on inIf. Call it for every packet on the
+// README.md#snat-policies) for a packet received on inIf. Call it for every packet on the
 // ip4-unicast / ip6-unicast arc; it passes packets untouched when the feature
 // is not enabled on inIf. The node's position among the other ingress
 // features is not constrained by VPP (no runs_before/after).

@@ -100,7 +100,7 @@ func snatSetup(t *testing.T, policy cnat.CnatSnatPolicies) *Plugin {
 	return p
 }
 
-// §2.8: the policies decide which new flows are source-NATed.
+// README.md#snat-policies: the policies decide which new flows are source-NATed.
 func TestSnatPolicies(t *testing.T) {
 	type setup func(p *Plugin)
 	inTable := func(table cnat.CnatSnatPolicyTable, sws ...uint32) setup {
@@ -156,7 +156,7 @@ func TestSnatPolicies(t *testing.T) {
 	}
 }
 
-// §2.8: the return traffic of a cnat-snat flow reaches VIP through the SNAT
+// README.md#snat-policies: the return traffic of a cnat-snat flow reaches VIP through the SNAT
 // address, now a learned client, and is restored with a new lookup.
 func TestSnatReturnTraffic(t *testing.T) {
 	p := snatSetup(t, cnat.CNAT_POLICY_NONE)

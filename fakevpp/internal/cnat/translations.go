@@ -31,7 +31,7 @@ type path struct {
 	flags    uint8 // flags as sent, with trkActive recomputed
 }
 
-// active is §2.3: a path is active only when both endpoints are resolved.
+// active is README.md#endpoints: a path is active only when both endpoints are resolved.
 func (pa path) active() bool { return pa.flags&trkActive != 0 }
 
 // track is cnat_tracker_track: recompute the active bit.
@@ -104,7 +104,7 @@ func validProto(p uint8) bool {
 	return true
 }
 
-// TranslationUpdate handles CnatTranslationUpdate (§2.3).
+// TranslationUpdate handles CnatTranslationUpdate (README.md#translations-and-clients).
 //
 // Order of checks as in vl_api_cnat_translation_update_t_handler: protocol
 // (-153), then the path list (empty: VPP 25.10 sizes a vector for index 2³²−1

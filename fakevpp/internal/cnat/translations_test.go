@@ -67,7 +67,7 @@ func TestTranslationDelRetvals(t *testing.T) {
 	assert.Equal(t, int32(-6), p.TranslationDel(&cnat.CnatTranslationDel{ID: id}).Retval)
 }
 
-// §0 Pools: IDs are reused LIFO; a purge frees them in ascending order, so
+// README.md#translations-and-clients: IDs are reused LIFO; a purge frees them in ascending order, so
 // the next IDs come out highest first; a restart starts again at 0.
 func TestTranslationIDsLIFO(t *testing.T) {
 	p := New(nil)
@@ -92,7 +92,7 @@ func TestTranslationIDsLIFO(t *testing.T) {
 	assert.Equal(t, uint32(0), mustUpdate(t, p, trans(vip(30), tcpProto, to(backendA))))
 }
 
-// §6 scenario 14: update in place.
+// Update in place (README.md#translations-and-clients).
 func TestScenario14UpdateInPlace(t *testing.T) {
 	p := New(nil)
 	id := mustUpdate(t, p, trans(vip20, tcpProto, to(backendA), to(backendB)))
@@ -155,7 +155,7 @@ func toAny[T any](l []T) []any {
 	return out
 }
 
-// §2.3 Existing key: Flags and paths are replaced, LbType and FlowHashConfig
+// README.md#translations-and-clients, an existing key: Flags and paths are replaced, LbType and FlowHashConfig
 // are not.
 func TestUpdateKeepsLbTypeAndFlowHashConfig(t *testing.T) {
 	p := New(nil)
@@ -190,7 +190,7 @@ func TestUpdateKeepsLbTypeAndFlowHashConfig(t *testing.T) {
 	}
 }
 
-// §2.3 CnatTranslationDump fields.
+// CnatTranslationDump fields (README.md#dumps).
 func TestTranslationDumpFields(t *testing.T) {
 	ifs := newIfs(5)
 	p := New(ifs)
@@ -232,7 +232,7 @@ func TestTranslationDumpFields(t *testing.T) {
 	assert.Equal(t, interface_types.InterfaceIndex(5), got.DstEp.SwIfIndex)
 }
 
-// §2.3 IsRealIP=1: packets to the IP that match no translation follow normal
+// README.md#translations-and-clients, IsRealIP=1: packets to the IP that match no translation follow normal
 // forwarding; exclusivity is fixed when the IP is first seen.
 func TestIsRealIPForwarding(t *testing.T) {
 	p := New(nil)

@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// VIP is ip4-cnat-tx / ip6-cnat-tx (cnat_vip_node_fn, §2.5): what happens to
+// VIP is ip4-cnat-tx / ip6-cnat-tx (cnat_vip_node_fn, README.md#the-vip-path): what happens to
 // a packet whose FIB lookup hit a cnat entry, i.e. Routes(f.Dst.Addr()) is
 // true. The core calls it at FIB-lookup time, after every ingress feature
-// (input ACL, NAT44-ED, cnat-snat) and before every egress feature (§2.4,
-// §3.4), with the packet as it is at that point.
+// (input ACL, NAT44-ED, cnat-snat) and before every egress feature
+// (README.md#where-cnat-acts), with the packet as it is at that point.
 //
 //  1. A packet cnat does not key (see sessionKeyOf) is not translated.
 //  2. A session entry (forward or return) for its 5-tuple rewrites it and
@@ -51,7 +51,7 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 	}
 	if !f.hasPorts() {
 		// VPP reads the destination port at the ICMP checksum's offset, so
-		// ICMP never matches a translation in practice (§2.8).
+		// ICMP never matches a translation in practice (README.md#snat-policies).
 		return followFIB(c, r, fmt.Sprintf("%s does not match translations", describeProto(f)))
 	}
 	id, ok := p.byKey[trKey{c.addr, f.Dst.Port(), f.Proto}]

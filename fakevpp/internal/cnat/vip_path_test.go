@@ -12,7 +12,7 @@ import (
 	"go.fd.io/govpp/binapi/ip_types"
 )
 
-// §6 scenario 15: cnat source NAT.
+// cnat source NAT on the VIP path (README.md#the-vip-path, README.md#source-ports).
 func TestScenario15SourceNAT(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -91,7 +91,7 @@ func TestScenario15SourceNAT(t *testing.T) {
 	}
 }
 
-// §6 scenario 16: cnat pitfalls.
+// cnat pitfalls: a zero SwIfIndex and a purge (README.md#endpoints, README.md#translations-and-clients).
 func TestScenario16Pitfalls(t *testing.T) {
 	local0 := cnat.CnatEndpointTuple{SrcEp: lit("0.0.0.0"), DstEp: lit("10.1.1.5:8080")}
 	local0.DstEp.SwIfIndex = 0
@@ -134,7 +134,7 @@ func TestScenario16Pitfalls(t *testing.T) {
 	})
 }
 
-// §2.3 Sessions outlive a deleted translation until they expire, and while
+// README.md#translations-and-clients: sessions outlive a deleted translation until they expire, and while
 // they exist the exclusive VIP keeps dropping new flows. Their forward
 // direction is blackholed: the route they stored went with the
 // translation's paths (seen on VPP 25.10); replies still translate.
@@ -169,7 +169,7 @@ func TestSessionsAfterDelete(t *testing.T) {
 	assert.Equal(t, Pass, r.Verdict)
 }
 
-// §2.6: the same 5-tuple always reaches the same backend, also after its
+// README.md#backend-choice: the same 5-tuple always reaches the same backend, also after its
 // session expired (the hash is stable for a given active set).
 func TestStickinessPer5Tuple(t *testing.T) {
 	for _, lb := range []cnat.CnatLbType{cnat.CNAT_LB_TYPE_DEFAULT, cnat.CNAT_LB_TYPE_MAGLEV} {
@@ -194,7 +194,7 @@ func TestStickinessPer5Tuple(t *testing.T) {
 	}
 }
 
-// §2.6 [T]: FlowHashConfig SRC_IP|DST_IP keeps a client on one backend
+// README.md#backend-choice (as VPP's own tests check): FlowHashConfig SRC_IP|DST_IP keeps a client on one backend
 // whatever its source port.
 func TestFlowHashConfigPinsClient(t *testing.T) {
 	p := New(nil)
@@ -219,7 +219,8 @@ func TestFlowHashConfigPinsClient(t *testing.T) {
 	assert.Greater(t, len(backends), 1, "different clients spread over backends")
 }
 
-// §2.5 IPv6: same algorithm, ICMPv6 echo is not translated.
+// IPv6 on the VIP path (README.md#the-vip-path): same algorithm, ICMPv6 echo is
+// not translated.
 func TestIPv6(t *testing.T) {
 	p := New(nil)
 	vip := "[fd00::20]:80"
@@ -262,7 +263,7 @@ func TestIPv6(t *testing.T) {
 	assert.Contains(t, r.DropReason, "SCTP over IPv6 is not handled by cnat")
 }
 
-// §2.8 [T]: an ICMP error about a translated flow is matched through the
+// README.md#snat-policies (as VPP's own tests check): an ICMP error about a translated flow is matched through the
 // embedded packet and both headers are rewritten.
 func TestICMPErrorTranslated(t *testing.T) {
 	p := New(nil)
@@ -322,7 +323,7 @@ func TestNotACnatAddress(t *testing.T) {
 	assert.Equal(t, f, r.Flow)
 }
 
-// DstEp port 0 is written into the packet (§2.3 Paths).
+// DstEp port 0 is written into the packet (README.md#the-vip-path).
 func TestDstPortZeroIsWritten(t *testing.T) {
 	p := New(nil)
 	mustUpdate(t, p, trans(vip20, tcpProto, to("10.1.1.2")))

@@ -13,7 +13,6 @@ package reliability_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -29,7 +28,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	vppagent "github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
@@ -97,47 +98,26 @@ const convergeTimeout = 20 * time.Second
 // newFake returns node-1's fake VPP (tracetest.NewDualStackNode).
 func newFake(seed int64) *fakevpp.VPP { return tracetest.NewDualStackNode(seed) }
 
-// agent is one run of the control plane: processor (with its retry loop),
-// the IPv6 and NAT44 renderers, reconciler and govpp driver.
+// agent is one run of the product's agent: processor (with its retry
+// loop), the IPv6 and NAT44 renderers, reconciler and govpp driver.
 type agent struct {
-	*tracetest.Layer
-	proc    *processor.Processor
-	stopRun context.CancelFunc
-	runDone chan struct{}
+	*agenttest.Run
+	proc *processor.Processor
 }
 
 // startAgent connects a new agent to v (first: over v itself, the first
 // connection a fake sees; otherwise over a new client connection).
 func startAgent(tb testing.TB, v *fakevpp.VPP, first bool) *agent {
 	tb.Helper()
-	log := tracetest.QuietLogger()
-	proc := processor.New(processor.Config{NodeName: tracetest.ThisNode, FrontendInterfaces: []string{"uplink0", "host0"}, Logger: log})
-	claims := ipv6.Claims()
-	maps.Copy(claims, nat44.Claims())
-	layer := tracetest.StartLayerWithClaims(tb, v, first, claims, func(rec *vppcfg.Reconciler) {
-		cfg6 := ipv6.DefaultConfig()
-		cfg6.SNATAddress = nodeIP6
-		r6, err := ipv6.New(rec.Client(ipv6.Name), cfg6, log)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		proc.RegisterRenderer(ipv6.Name, r6)
-		cfg4 := nat44.DefaultConfig()
-		cfg4.TwiceNATAddress = nodeIP4
-		r4, err := nat44.New(rec.Client(nat44.Name), cfg4, log)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		proc.RegisterRenderer(nat44.Name, r4)
+	cfg6 := ipv6.DefaultConfig()
+	cfg6.SNATAddress = nodeIP6
+	cfg4 := nat44.DefaultConfig()
+	cfg4.TwiceNATAddress = nodeIP4
+	run := agenttest.Start(tb, v, first, vppagent.Options{
+		NodeName: tracetest.ThisNode, FrontendInterfaces: []string{"uplink0", "host0"},
+		Config: agenttest.Config(&cfg4, &cfg6), Log: tracetest.QuietLogger(),
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	a := &agent{Layer: layer, proc: proc, stopRun: cancel, runDone: make(chan struct{})}
-	go func() {
-		defer close(a.runDone)
-		proc.Run(ctx)
-	}()
-	tb.Cleanup(a.stop)
-	return a
+	return &agent{Run: run, proc: run.Agent.Processor}
 }
 
 // scope is a testing.TB whose Cleanup functions run when the scope ends
@@ -188,11 +168,7 @@ func inScope(tb testing.TB, f func(tb testing.TB)) {
 }
 
 // stop stops the agent; VPP keeps its state. Stopping twice is harmless.
-func (a *agent) stop() {
-	a.stopRun()
-	<-a.runDone
-	a.Layer.Stop()
-}
+func (a *agent) stop() { a.Run.Stop() }
 
 // converged reports whether every renderer is clean and every desired item
 // is applied.

@@ -5,10 +5,11 @@
 // tests assert behaviour (who reaches which endpoint, with or without
 // source NAT, what is dropped), not item layout.
 //
-// It holds what does not depend on the renderer under test: the VPP layer
-// over a fake VPP (layer.go), traced flows and what they must do (env.go),
-// builders of Kubernetes objects (objects.go), counting VPP calls
-// (calls.go) and the loop of the endpoint-change benchmarks (bench.go). Each test package wires
-// the processor and its renderers itself in its _test files: renderer
-// packages never import the processor, so neither does this one.
+// It holds what does not depend on the renderer under test: quiet test
+// logs and govpp's test timings (quiet.go), traced flows and what they
+// must do (env.go), builders of Kubernetes objects (objects.go), counting
+// VPP calls (calls.go) and the loop of the endpoint-change benchmarks
+// (bench.go). The agent itself is started by internal/agenttest, in each
+// test package's _test files: renderer packages never import the
+// processor, which the agent reaches, so neither does this one.
 package tracetest
