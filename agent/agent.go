@@ -51,7 +51,7 @@ type Agent struct {
 	// Renderers are the registered renderers by name (unwrapped).
 	Renderers map[string]vppsvc.ServiceRendererAPI
 
-	gate      *connectGate
+	gate      *govppdriver.ConnectGate
 	observer  Observer
 	layerDone chan struct{}
 	layerErr  error
@@ -75,7 +75,7 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := newConnectGate(drv)
+	gate := govppdriver.NewConnectGate(drv)
 	rec := vppcfg.NewReconciler(gate, vppcfg.Options{
 		Logger: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
 		Claims: claims(opts),
@@ -121,8 +121,8 @@ func (a *Agent) register(name string, r vppsvc.ServiceRendererAPI) {
 // Start runs the VPP layer and the processor's retry loop until ctx ends, and
 // returns once the VPP layer has compared VPP with the desired state for the
 // first time (or ctx ends first). The VPP layer starts once govpp has
-// connected (see connectGate); until then commits are only recorded. After
-// Start, LayerDone tells when the VPP layer stops for good.
+// connected (see govppdriver.ConnectGate); until then commits are only
+// recorded. After Start, LayerDone tells when the VPP layer stops for good.
 func (a *Agent) Start(ctx context.Context) error {
 	go a.Processor.Run(ctx)
 	select {
