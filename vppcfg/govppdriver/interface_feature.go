@@ -1,15 +1,29 @@
 package govppdriver
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
+	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/feature"
 	"go.fd.io/govpp/binapi/interface_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
+
+func init() {
+	register(&kindDriver{
+		kind:     vppcfg.KindInterfaceFeature,
+		messages: []api.Message{&feature.FeatureEnableDisable{}},
+		ops: forItem(func(op *vppcfg.Op, f *vppcfg.InterfaceFeature, _ *vppcfg.OpResult) []*call {
+			return featureCalls(adds(op), f, op.SwIfIndex)
+		}),
+		dump: dumpFeatures,
+		// The probed features are cnat's: without the plugin VPP does not
+		// know them, and features are not observed.
+		dumpNeeds: capCNAT,
+	})
+}
 
 // probedFeatures are the graph features vppsvc's renderers enable. VPP has
 // no dump of an interface's features but answers feature_is_enabled for one
@@ -39,19 +53,19 @@ var arcCanaries = map[string]string{
 	"ip6-output":  "ip6-outacl",
 }
 
-// dumpFeatures adds every probed feature enabled on an interface to st.
-// Cost: per interface, one request per probed feature and one per arc.
-func (d *Driver) dumpFeatures(ctx context.Context, st *vppcfg.State) error {
-	names := make([]string, 0, len(st.Interfaces))
-	for n := range st.Interfaces {
+// dumpFeatures adds every probed feature enabled on an interface to the
+// dump. Cost: per interface, one request per probed feature and one per arc.
+func dumpFeatures(r *dumpRun) error {
+	names := make([]string, 0, len(r.st.Interfaces))
+	for n := range r.st.Interfaces {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		sw := interface_types.InterfaceIndex(st.Interfaces[name])
+		sw := interface_types.InterfaceIndex(r.st.Interfaces[name])
 		isEnabled := func(arc, feat string) (bool, error) {
 			reply := &feature.FeatureIsEnabledReply{}
-			if err := d.invoke(ctx, &feature.FeatureIsEnabled{SwIfIndex: sw, ArcName: arc, FeatureName: feat}, reply); err != nil {
+			if err := r.d.invoke(r.ctx, &feature.FeatureIsEnabled{SwIfIndex: sw, ArcName: arc, FeatureName: feat}, reply); err != nil {
 				return false, fmt.Errorf("feature %s %s on %s: %w", arc, feat, name, err)
 			}
 			return reply.IsEnabled, nil
@@ -73,7 +87,7 @@ func (d *Driver) dumpFeatures(ctx context.Context, st *vppcfg.State) error {
 				return err
 			}
 			if on {
-				st.Objects = append(st.Objects, vppcfg.Observed{Item: &vppcfg.InterfaceFeature{Interface: name, Arc: f.Arc, Feature: f.Feature}})
+				r.add(&vppcfg.InterfaceFeature{Interface: name, Arc: f.Arc, Feature: f.Feature}, "", 0)
 			}
 		}
 	}
@@ -88,4 +102,33 @@ func isProbed(f *vppcfg.InterfaceFeature) bool {
 		}
 	}
 	return false
+}
+
+// featureCalls enables or disables a feature. VPP counts enables (a second
+// one runs the node twice per packet). A probed feature (probedFeatures) is
+// read back by Dump, so the layer creates it only when VPP does not hold
+// it: one enable. Any other feature cannot be read back and is re-asserted
+// after a reconnect, so its enable is sent as disable + enable, "enabled
+// once" whatever VPP held. (That pair is not atomic: a disable that fails
+// while the enable succeeds leaves a second copy, which is why the features
+// vppsvc uses are probed.) Disabling a feature that is off is accepted by VPP.
+func featureCalls(enable bool, f *vppcfg.InterfaceFeature, swIfIndex uint32) []*call {
+	if !enable || isProbed(f) {
+		return []*call{enableDisableFeature(enable, f, swIfIndex)}
+	}
+	return []*call{enableDisableFeature(false, f, swIfIndex), enableDisableFeature(true, f, swIfIndex)}
+}
+
+// enableDisableFeature switches a graph feature on an interface's arc.
+func enableDisableFeature(enable bool, f *vppcfg.InterfaceFeature, swIfIndex uint32) *call {
+	what := "disable feature"
+	if enable {
+		what = "enable feature"
+	}
+	return &call{
+		req: &feature.FeatureEnableDisable{SwIfIndex: interface_types.InterfaceIndex(swIfIndex), Enable: enable,
+			ArcName: f.Arc, FeatureName: f.Feature},
+		reply: &feature.FeatureEnableDisableReply{},
+		check: accept(fmt.Sprintf("%s %s %s on %s", what, f.Arc, f.Feature, f.Interface)),
+	}
 }
