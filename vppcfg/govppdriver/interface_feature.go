@@ -13,7 +13,9 @@ import (
 
 func init() {
 	register(&kindDriver{
-		kind:     vppcfg.KindInterfaceFeature,
+		kind: vppcfg.KindInterfaceFeature,
+		// feature_is_enabled, which only the dump sends, is not required
+		// (VPP 25.10 has it); a VPP without it fails the dump.
 		messages: []api.Message{&feature.FeatureEnableDisable{}},
 		ops: forItem(func(op *vppcfg.Op, f *vppcfg.InterfaceFeature, _ *vppcfg.OpResult) []*call {
 			return featureCalls(adds(op), f, op.SwIfIndex)

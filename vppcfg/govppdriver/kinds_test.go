@@ -31,6 +31,9 @@ func TestEveryKindHasADriver(t *testing.T) {
 		assert.NotEmpty(t, kd.messages, "%s sends no message", k)
 		assert.NotNil(t, kd.ops.build, "%s builds no op", k)
 		assert.True(t, kd.ops.item != nil || kd.ops.itemless != 0, "no op belongs to %s", k)
+		if kd.dumpIfFound != 0 {
+			assert.Less(t, kd.dumpIfFound, k, "%s's dump waits for a kind dumped after it", k)
+		}
 		if kd.ops.item != nil {
 			zero := reflect.New(kd.ops.item.Elem()).Interface().(vppcfg.Item)
 			assert.Equal(t, k, zero.Key().Kind, "the item type %s registered for %s is of another kind", kd.ops.item, k)
