@@ -50,7 +50,7 @@ type Agent struct {
 	// Renderers are the registered renderers by name (unwrapped).
 	Renderers map[string]vppsvc.ServiceRendererAPI
 
-	gate      *connectGate
+	gate      *govppdriver.ConnectGate
 	observer  Observer
 	layerDone chan struct{}
 	layerErr  error
@@ -74,7 +74,7 @@ func New(opts Options) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	gate := newConnectGate(drv)
+	gate := govppdriver.NewConnectGate(drv)
 	p, err := pipeline.New(gate, pipelineConfig(opts, cfg, log))
 	if err != nil {
 		gate.Close()
@@ -87,8 +87,8 @@ func New(opts Options) (*Agent, error) {
 // Start runs the VPP layer and the processor's retry loop until ctx ends, and
 // returns once the VPP layer has compared VPP with the desired state for the
 // first time (or ctx ends first). The VPP layer starts once govpp has
-// connected (see connectGate); until then commits are only recorded. After
-// Start, LayerDone tells when the VPP layer stops for good.
+// connected (see govppdriver.ConnectGate); until then commits are only
+// recorded. After Start, LayerDone tells when the VPP layer stops for good.
 func (a *Agent) Start(ctx context.Context) error {
 	go a.Processor.Run(ctx)
 	select {

@@ -6,11 +6,28 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/acl"
 	"go.fd.io/govpp/binapi/acl_types"
-	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
+
+func init() {
+	register(&kindDriver{
+		kind:     vppcfg.KindACL,
+		messages: []api.Message{&acl.ACLAddReplace{}, &acl.ACLDel{}, &acl.ACLDump{}},
+		ops: forItem(func(op *vppcfg.Op, a *vppcfg.ACL, res *vppcfg.OpResult) []*call {
+			if op.Type == vppcfg.OpDelete {
+				return []*call{delACL(op.Handle)}
+			}
+			index := ^uint32(0)
+			if op.Type == vppcfg.OpUpdate {
+				index = op.Handle
+			}
+			return []*call{addReplaceACL(index, a, op.Tag, &res.Handle)}
+		}),
+		dump: dumpACLs,
+	})
+}
 
 // addReplaceACL creates an ACL (index ^0) or replaces the rules of an
 // existing one in place: same index, effective at once wherever it is
@@ -33,28 +50,6 @@ func addReplaceACL(index uint32, a *vppcfg.ACL, tag string, handle *uint32) *cal
 func delACL(index uint32) *call {
 	return &call{req: &acl.ACLDel{ACLIndex: index}, reply: &acl.ACLDelReply{},
 		check: accept(fmt.Sprintf("delete ACL index %d", index), api.NO_SUCH_ENTRY)}
-}
-
-// setACLList replaces both ACL lists of an interface: input first, then
-// output, in one message (VPP has no per-ACL ordering otherwise).
-func setACLList(swIfIndex uint32, a *vppcfg.ACLAssignment) *call {
-	acls := make([]uint32, 0, len(a.InputIndexes)+len(a.OutputIndexes))
-	acls = append(acls, a.InputIndexes...)
-	acls = append(acls, a.OutputIndexes...)
-	return &call{
-		req: &acl.ACLInterfaceSetACLList{SwIfIndex: interface_types.InterfaceIndex(swIfIndex),
-			NInput: uint8(len(a.InputIndexes)), Acls: acls},
-		reply: &acl.ACLInterfaceSetACLListReply{},
-		check: func(err error) error {
-			if err == nil {
-				return nil
-			}
-			if err == api.VPPApiError(1) {
-				err = fmt.Errorf("%w (an ACL repeated within one list)", err)
-			}
-			return accept(fmt.Sprintf("set ACLs of %s", a.Interface))(err)
-		},
-	}
 }
 
 func aclRule(r vppcfg.ACLRule) acl_types.ACLRule {
@@ -91,4 +86,19 @@ func fromACLRule(r acl_types.ACLRule) vppcfg.ACLRule {
 		DstPorts: vppcfg.PortRange{First: r.DstportOrIcmpcodeFirst, Last: r.DstportOrIcmpcodeLast},
 	}
 	return out
+}
+
+// dumpACLs reads every ACL (index ~0: 0 would dump ACL 0 only) with its
+// index, which is how bindings refer to it.
+func dumpACLs(r *dumpRun) error {
+	rpc := acl.NewServiceClient(r.d.conn)
+	return drain(r.d, "acl_dump", func() (receiver[*acl.ACLDetails], error) {
+		return rpc.ACLDump(r.ctx, &acl.ACLDump{ACLIndex: ^uint32(0)})
+	}, func(m *acl.ACLDetails) {
+		a := &vppcfg.ACL{Rules: make([]vppcfg.ACLRule, len(m.R))}
+		for i, rule := range m.R {
+			a.Rules[i] = fromACLRule(rule)
+		}
+		r.add(a, m.Tag, m.ACLIndex)
+	})
 }

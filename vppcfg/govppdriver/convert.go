@@ -3,11 +3,17 @@ package govppdriver
 import (
 	"net/netip"
 
+	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
 )
 
 // Conversions between net/netip (the layer's types) and binapi types. Items
 // never carry binapi types; only this package builds or reads them.
+
+// anyInterface is VPP's ~0: "no interface, use the literal address". The Go
+// zero value 0 would mean local0, which never has an address, and leave a
+// mapping silently pending forever.
+const anyInterface = interface_types.InterfaceIndex(^uint32(0))
 
 func ip4(a netip.Addr) ip_types.IP4Address {
 	if !a.Is4() {

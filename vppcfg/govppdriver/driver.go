@@ -3,20 +3,23 @@
 // and feature messages, dumps become items again, and govpp connection
 // events become the layer's interface and reconnect events.
 //
+// Each item kind is one file (nat44_lb_mapping.go, acl.go, drop_route.go,
+// …) that registers the kind's descriptor (kinds.go): the messages it
+// sends, the capability of VPP it needs, how its ops become requests and
+// how its dump becomes items. Apply and Dump look kinds up and know none;
+// adding a kind is adding such a file.
+//
 // Every request goes through an api.Connection with a context deadline.
 // Operations are pipelined on one stream (pipeline.go), so a cold sync does
 // not pay one round trip per message. Each Add/Del pair of messages is built
-// by one private addDel function per object (nat44.go, acl.go, cnat.go,
-// interfaces.go), and VPP's error codes are branched explicitly: a delete
-// that finds nothing is success, an add that finds the object is drift.
+// by one private addDel function per object, and VPP's error codes are
+// branched explicitly: a delete that finds nothing is success, an add that
+// finds the object is drift.
 package govppdriver
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"go.fd.io/govpp/binapi/memclnt"
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -25,11 +28,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/api"
-	"go.fd.io/govpp/binapi/acl"
-	"go.fd.io/govpp/binapi/cnat"
-	"go.fd.io/govpp/binapi/feature"
-	interfaces "go.fd.io/govpp/binapi/interface"
-	"go.fd.io/govpp/binapi/nat44_ed"
+	"go.fd.io/govpp/binapi/memclnt"
 	"go.fd.io/govpp/core"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -115,16 +114,6 @@ func newConnectionLife(parent context.Context) *connectionLife {
 // return now; later calls belong to the next connection.
 func (d *Driver) connectionLost() {
 	d.connection.Swap(newConnectionLife(d.ctx)).lost()
-}
-
-// capabilities record what the compatibility check found.
-type capabilities struct {
-	// err is set when a message the driver cannot do without is missing.
-	err error
-	// cnat is false when the cnat plugin (or one of its messages) is missing.
-	cnat bool
-	// routes is false when a message DropRoute items need is missing.
-	routes bool
 }
 
 var _ vppcfg.Driver = (*Driver)(nil)
@@ -253,161 +242,20 @@ func (d *Driver) Apply(ctx context.Context, ops []vppcfg.Op) []vppcfg.OpResult {
 	return res
 }
 
-// buildOp returns the requests of one op; their done callbacks write the
-// handle VPP returns into res.
+// buildOp returns the requests of one op, built by the descriptor of the
+// op's kind; their done callbacks write the handle VPP returns into res.
 func (d *Driver) buildOp(caps *capabilities, op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error) {
 	if caps.err != nil {
 		return nil, caps.err
 	}
-	isAdd := op.Type != vppcfg.OpDelete
-	switch it := op.Item.(type) {
-	case nil:
-		if op.Type == vppcfg.OpSetACLs {
-			return []*call{setACLList(op.SwIfIndex, op.ACLs)}, nil
-		}
-	case *vppcfg.NAT44Global:
-		return natGlobalCalls(op, it), nil
-	case *vppcfg.NAT44Address:
-		return []*call{addDelAddress(isAdd, it)}, nil
-	case *vppcfg.NAT44Interface:
-		return []*call{addDelInterfaceRole(isAdd, it, op.SwIfIndex)}, nil
-	case *vppcfg.NAT44StaticMapping:
-		return []*call{addDelStaticMapping(isAdd, it, op.Tag)}, nil
-	case *vppcfg.NAT44IdentityMapping:
-		return []*call{addDelIdentityMapping(isAdd, it, op.Tag)}, nil
-	case *vppcfg.NAT44LBMapping:
-		switch op.Type {
-		case vppcfg.OpAddLocal, vppcfg.OpDelLocal:
-			return []*call{addDelLBLocal(op.Type == vppcfg.OpAddLocal, it, op.Local)}, nil
-		}
-		return []*call{addDelLBMapping(isAdd, it, op.Tag)}, nil
-	case *vppcfg.ACL:
-		if op.Type == vppcfg.OpDelete {
-			return []*call{delACL(op.Handle)}, nil
-		}
-		index := ^uint32(0)
-		if op.Type == vppcfg.OpUpdate {
-			index = op.Handle
-		}
-		return []*call{addReplaceACL(index, it, op.Tag, &res.Handle)}, nil
-	case *vppcfg.CNATTranslation:
-		if !caps.cnat {
-			return nil, fmt.Errorf("%s: cnat plugin: %w", op, vppcfg.ErrUnsupported)
-		}
-		if op.Type == vppcfg.OpDelete {
-			return []*call{delTranslation(op.Handle)}, nil
-		}
-		return []*call{updateTranslation(it, &res.Handle)}, nil
-	case *vppcfg.CNATSnatConfig:
-		if !caps.cnat {
-			return nil, fmt.Errorf("%s: cnat plugin: %w", op, vppcfg.ErrUnsupported)
-		}
-		old, _ := op.Old.(*vppcfg.CNATSnatConfig)
-		return snatConfigCalls(op.Type, it, old), nil
-	case *vppcfg.CNATSnatInterface:
-		if !caps.cnat {
-			return nil, fmt.Errorf("%s: cnat plugin: %w", op, vppcfg.ErrUnsupported)
-		}
-		return []*call{addDelSnatInterface(isAdd, it, op.SwIfIndex)}, nil
-	case *vppcfg.InterfaceFeature:
-		return featureCalls(isAdd, it, op.SwIfIndex), nil
-	case *vppcfg.DropRoute:
-		if !caps.routes {
-			return nil, fmt.Errorf("%s: ip route messages: %w", op, vppcfg.ErrUnsupported)
-		}
-		return []*call{addDelDropRoute(isAdd, it)}, nil
+	kd := driverOf(op)
+	if kd == nil {
+		return nil, unsupportedItem(op)
 	}
-	return nil, fmt.Errorf("%s: item type %T: %w", op, op.Item, vppcfg.ErrUnsupported)
-}
-
-// usedMessages are the requests the driver sends; each must be known to
-// VPP, except the optional ones (cnat, the feature query).
-func usedMessages() (required, optionalCNAT []api.Message) {
-	required = []api.Message{
-		&interfaces.SwInterfaceDump{}, &interfaces.WantInterfaceEvents{}, &interfaces.SwInterfaceEvent{},
-		&nat44_ed.Nat44EdPluginEnableDisable{}, &nat44_ed.Nat44ShowRunningConfig{},
-		&nat44_ed.Nat44ForwardingEnableDisable{}, &nat44_ed.NatSetTimeouts{},
-		&nat44_ed.Nat44InterfaceAddDelFeature{}, &nat44_ed.Nat44InterfaceDump{},
-		&nat44_ed.Nat44EdAddDelOutputInterface{}, &nat44_ed.Nat44EdOutputInterfaceGet{},
-		&nat44_ed.Nat44AddDelAddressRange{}, &nat44_ed.Nat44AddressDump{},
-		&nat44_ed.Nat44AddDelStaticMappingV2{}, &nat44_ed.Nat44StaticMappingDump{},
-		&nat44_ed.Nat44AddDelIdentityMapping{}, &nat44_ed.Nat44IdentityMappingDump{},
-		&nat44_ed.Nat44AddDelLbStaticMapping{}, &nat44_ed.Nat44LbStaticMappingAddDelLocal{},
-		&nat44_ed.Nat44LbStaticMappingDump{},
-		&acl.ACLAddReplace{}, &acl.ACLDel{}, &acl.ACLDump{}, &acl.ACLInterfaceSetACLList{}, &acl.ACLInterfaceListDump{},
-		&feature.FeatureEnableDisable{},
+	if !caps.has(kd.needs) {
+		return nil, fmt.Errorf("%s: %s: %w", op, kd.needs, vppcfg.ErrUnsupported)
 	}
-	optionalCNAT = []api.Message{
-		&cnat.CnatTranslationUpdate{}, &cnat.CnatTranslationDel{}, &cnat.CnatTranslationDump{},
-		&cnat.CnatSetSnatAddresses{}, &cnat.CnatGetSnatAddresses{}, &cnat.CnatSnatPolicyAddDelIf{},
-		&cnat.CnatSnatPolicyAddDelExcludePfx{}, &cnat.CnatSetSnatPolicy{},
-	}
-	return required, optionalCNAT
-}
-
-// checkCompatibility looks every message of the binapi packages the driver
-// uses up in the connected VPP (as govpp's examples do with AllMessages).
-// Missing optional messages switch a capability off; a missing required one
-// makes the driver refuse to work (vppcfg.ErrIncompatible).
-func (d *Driver) checkCompatibility() *capabilities {
-	lookup, ok := d.conn.(interface {
-		GetMessageID(api.Message) (uint16, error)
-	})
-	if !ok {
-		d.log.Warn("connection cannot look message IDs up; skipping the compatibility check")
-		return &capabilities{cnat: true, routes: true}
-	}
-	missing := map[string]bool{}
-	for _, pkg := range [][]api.Message{interfaces.AllMessages(), nat44_ed.AllMessages(), acl.AllMessages(),
-		cnat.AllMessages(), feature.AllMessages(), routeMessages()} {
-		for _, m := range pkg {
-			if _, err := lookup.GetMessageID(m); err != nil {
-				missing[m.GetMessageName()] = true
-			}
-		}
-	}
-	required, optCNAT := usedMessages()
-	anyMissing := func(ms []api.Message) []string {
-		var out []string
-		for _, m := range ms {
-			if missing[m.GetMessageName()] {
-				out = append(out, m.GetMessageName())
-			}
-		}
-		return out
-	}
-	caps := &capabilities{cnat: true, routes: len(anyMissing(routeMessages())) == 0}
-	if !caps.routes {
-		d.log.WithField("missing", anyMissing(routeMessages())).Warn("ip route messages missing: drop routes will fail as unsupported")
-	}
-	if m := anyMissing(required); len(m) > 0 {
-		caps.err = fmt.Errorf("%w: missing messages %v", vppcfg.ErrIncompatible, m)
-	}
-	if m := anyMissing(optCNAT); len(m) > 0 {
-		caps.cnat = false
-		d.log.WithField("missing", m).Warn("cnat plugin not usable: cnat items will fail as unsupported")
-	} else if !d.cnatAnswers() {
-		caps.cnat = false
-		d.log.Warn("cnat plugin answers UNIMPLEMENTED: cnat items will fail as unsupported")
-	}
-	if len(missing) > 0 {
-		names := make([]string, 0, len(missing))
-		for n := range missing {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		d.log.WithField("messages", names).Debug("messages unknown to the connected VPP")
-	}
-	return caps
-}
-
-// cnatAnswers probes the cnat plugin: its message IDs may exist while the
-// plugin is not loaded (or not emulated), and then it answers UNIMPLEMENTED.
-func (d *Driver) cnatAnswers() bool {
-	ctx, cancel := d.withDeadline(d.ctx)
-	defer cancel()
-	err := d.invoke(ctx, &cnat.CnatGetSnatAddresses{}, &cnat.CnatGetSnatAddressesReply{})
-	return !errors.Is(err, api.UNIMPLEMENTED)
+	return kd.ops.build(op, res)
 }
 
 // watchConnection turns govpp connection events into layer events.

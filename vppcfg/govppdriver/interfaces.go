@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"go.fd.io/govpp/api"
-	"go.fd.io/govpp/binapi/feature"
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
 
@@ -132,34 +131,5 @@ func (d *Driver) interfaceEvents(w api.Watcher) {
 		if found && !known {
 			d.emit(vppcfg.Event{Type: vppcfg.EventInterfaceAdded, Interface: name, SwIfIndex: idx})
 		}
-	}
-}
-
-// featureCalls enables or disables a feature. VPP counts enables (a second
-// one runs the node twice per packet). A probed feature (probedFeatures) is
-// read back by Dump, so the layer creates it only when VPP does not hold
-// it: one enable. Any other feature cannot be read back and is re-asserted
-// after a reconnect, so its enable is sent as disable + enable, "enabled
-// once" whatever VPP held. (That pair is not atomic: a disable that fails
-// while the enable succeeds leaves a second copy, which is why the features
-// vppsvc uses are probed.) Disabling a feature that is off is accepted by VPP.
-func featureCalls(enable bool, f *vppcfg.InterfaceFeature, swIfIndex uint32) []*call {
-	if !enable || isProbed(f) {
-		return []*call{enableDisableFeature(enable, f, swIfIndex)}
-	}
-	return []*call{enableDisableFeature(false, f, swIfIndex), enableDisableFeature(true, f, swIfIndex)}
-}
-
-// enableDisableFeature switches a graph feature on an interface's arc.
-func enableDisableFeature(enable bool, f *vppcfg.InterfaceFeature, swIfIndex uint32) *call {
-	what := "disable feature"
-	if enable {
-		what = "enable feature"
-	}
-	return &call{
-		req: &feature.FeatureEnableDisable{SwIfIndex: interface_types.InterfaceIndex(swIfIndex), Enable: enable,
-			ArcName: f.Arc, FeatureName: f.Feature},
-		reply: &feature.FeatureEnableDisableReply{},
-		check: accept(fmt.Sprintf("%s %s %s on %s", what, f.Arc, f.Feature, f.Interface)),
 	}
 }

@@ -182,3 +182,21 @@ func markDrift(err error) error {
 	}
 	return err
 }
+
+// deleteTolerant treats NO_SUCH_ENTRY on a delete as success: the object
+// is gone, which is what the delete wanted. On an add every error counts
+// (VALUE_EXIST is drift, see markDrift).
+func deleteTolerant(isAdd bool, what string) func(error) error {
+	if isAdd {
+		return accept(what)
+	}
+	return accept(what, api.NO_SUCH_ENTRY)
+}
+
+// verb names an add or a delete in errors.
+func verb(isAdd bool) string {
+	if isAdd {
+		return "add"
+	}
+	return "delete"
+}

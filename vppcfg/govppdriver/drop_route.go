@@ -1,7 +1,6 @@
 package govppdriver
 
 import (
-	"context"
 	"fmt"
 
 	"go.fd.io/govpp/api"
@@ -11,11 +10,18 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// routeMessages are the requests DropRoute items need; without them (a VPP
-// or fake that lacks one) DropRoute items fail as unsupported and Dump reads
-// no routes.
-func routeMessages() []api.Message {
-	return []api.Message{&ip.IPRouteAddDel{}, &ip.IPRouteDump{}, &ip.IPTableDump{}}
+// Without the route messages (a VPP or fake that lacks one) DropRoute items
+// fail as unsupported and Dump reads no routes.
+func init() {
+	register(&kindDriver{
+		kind:     vppcfg.KindDropRoute,
+		needs:    capRoutes,
+		messages: []api.Message{&ip.IPRouteAddDel{}, &ip.IPRouteDump{}, &ip.IPTableDump{}},
+		ops: forItem(func(op *vppcfg.Op, dr *vppcfg.DropRoute, _ *vppcfg.OpResult) []*call {
+			return []*call{addDelDropRoute(adds(op), dr)}
+		}),
+		dump: dumpDropRoutes,
+	})
 }
 
 // dropPath is the one path of a DropRoute, marked as vppsvc's.
@@ -45,22 +51,22 @@ func addDelDropRoute(isAdd bool, r *vppcfg.DropRoute) *call {
 
 // dumpDropRoutes reads vppsvc's drop routes of every table: routes whose
 // only path drops and carries vppcfg.DropRoutePreference.
-func (d *Driver) dumpDropRoutes(ctx context.Context, st *vppcfg.State) error {
-	rpc := ip.NewServiceClient(d.conn)
+func dumpDropRoutes(r *dumpRun) error {
+	rpc := ip.NewServiceClient(r.d.conn)
 	var tables []ip.IPTable
-	err := drain(d, "ip_table_dump", func() (receiver[*ip.IPTableDetails], error) {
-		return rpc.IPTableDump(ctx, &ip.IPTableDump{})
+	err := drain(r.d, "ip_table_dump", func() (receiver[*ip.IPTableDetails], error) {
+		return rpc.IPTableDump(r.ctx, &ip.IPTableDump{})
 	}, func(m *ip.IPTableDetails) { tables = append(tables, m.Table) })
 	if err != nil {
 		return err
 	}
 	for _, t := range tables {
-		err := drain(d, "ip_route_dump", func() (receiver[*ip.IPRouteDetails], error) {
-			return rpc.IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}})
+		err := drain(r.d, "ip_route_dump", func() (receiver[*ip.IPRouteDetails], error) {
+			return rpc.IPRouteDump(r.ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}})
 		}, func(m *ip.IPRouteDetails) {
-			if r := m.Route; len(r.Paths) == 1 && r.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
-				r.Paths[0].Preference == vppcfg.DropRoutePreference {
-				st.Objects = append(st.Objects, vppcfg.Observed{Item: &vppcfg.DropRoute{Prefix: fromPrefix(r.Prefix).Masked(), VRF: r.TableID}})
+			if route := m.Route; len(route.Paths) == 1 && route.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
+				route.Paths[0].Preference == vppcfg.DropRoutePreference {
+				r.add(&vppcfg.DropRoute{Prefix: fromPrefix(route.Prefix).Masked(), VRF: route.TableID}, "", 0)
 			}
 		})
 		if err != nil {

@@ -1,0 +1,97 @@
+package govppdriver
+
+import (
+	"fmt"
+	"net/netip"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/nat44_ed"
+	"go.fd.io/govpp/binapi/nat_types"
+
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+func init() {
+	register(&kindDriver{
+		kind: vppcfg.KindNAT44LBMapping,
+		messages: []api.Message{&nat44_ed.Nat44AddDelLbStaticMapping{}, &nat44_ed.Nat44LbStaticMappingAddDelLocal{},
+			&nat44_ed.Nat44LbStaticMappingDump{}},
+		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44LBMapping, _ *vppcfg.OpResult) []*call {
+			switch op.Type {
+			case vppcfg.OpAddLocal, vppcfg.OpDelLocal:
+				return []*call{addDelLBLocal(op.Type == vppcfg.OpAddLocal, m, op.Local)}
+			}
+			return []*call{addDelLBMapping(adds(op), m, op.Tag)}
+		}),
+		dump:        dumpLBMappings,
+		dumpIfFound: vppcfg.KindNAT44Global,
+	})
+}
+
+func lbFlags(m *vppcfg.NAT44LBMapping) nat_types.NatConfigFlags {
+	return staticFlags(false, m.Out2InOnly, m.TwiceNAT)
+}
+
+func lbLocal(l vppcfg.NAT44LBLocal) nat44_ed.Nat44LbAddrPort {
+	return nat44_ed.Nat44LbAddrPort{Addr: ip4(l.Addr.Addr()), Port: l.Addr.Port(), Probability: l.Probability, VrfID: l.VRF}
+}
+
+// addDelLBMapping adds or removes a load-balanced mapping with its locals.
+func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) *call {
+	req := &nat44_ed.Nat44AddDelLbStaticMapping{
+		IsAdd:        isAdd,
+		Flags:        lbFlags(m),
+		ExternalAddr: ip4(m.External.Addr()),
+		ExternalPort: m.External.Port(),
+		Protocol:     uint8(m.Protocol),
+		Affinity:     m.Affinity,
+		Tag:          tag,
+		Locals:       make([]nat44_ed.Nat44LbAddrPort, len(m.Locals)),
+	}
+	for i, l := range m.Locals {
+		req.Locals[i] = lbLocal(l)
+	}
+	return &call{req: req, reply: &nat44_ed.Nat44AddDelLbStaticMappingReply{},
+		check: deleteTolerant(isAdd, fmt.Sprintf("%s NAT44 LB mapping %s/%s", verb(isAdd), m.External, m.Protocol))}
+}
+
+// addDelLBLocal adds or removes one local of an LB mapping. A delete that
+// would leave fewer than two locals fails with UNSPECIFIED; the plan never
+// asks for one.
+func addDelLBLocal(isAdd bool, m *vppcfg.NAT44LBMapping, l vppcfg.NAT44LBLocal) *call {
+	what := fmt.Sprintf("%s local %s of NAT44 LB mapping %s/%s", verb(isAdd), l.Addr, m.External, m.Protocol)
+	// NO_SUCH_ENTRY is success for a local already gone, and drift for an
+	// add (the mapping itself is missing); INVALID_VALUE means the key holds
+	// a mapping of another kind.
+	chk := check(what, nil, []api.VPPApiError{api.NO_SUCH_ENTRY, api.INVALID_VALUE})
+	if !isAdd {
+		chk = check(what, []api.VPPApiError{api.NO_SUCH_ENTRY}, []api.VPPApiError{api.INVALID_VALUE})
+	}
+	return &call{
+		req: &nat44_ed.Nat44LbStaticMappingAddDelLocal{IsAdd: isAdd, ExternalAddr: ip4(m.External.Addr()),
+			ExternalPort: m.External.Port(), Protocol: uint8(m.Protocol), Local: lbLocal(l)},
+		reply: &nat44_ed.Nat44LbStaticMappingAddDelLocalReply{},
+		check: chk,
+	}
+}
+
+func dumpLBMappings(r *dumpRun) error {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	return drain(r.d, "nat44_lb_static_mapping_dump", func() (receiver[*nat44_ed.Nat44LbStaticMappingDetails], error) {
+		return rpc.Nat44LbStaticMappingDump(r.ctx, &nat44_ed.Nat44LbStaticMappingDump{})
+	}, func(m *nat44_ed.Nat44LbStaticMappingDetails) {
+		it := &vppcfg.NAT44LBMapping{
+			External:   netip.AddrPortFrom(fromIP4(m.ExternalAddr), m.ExternalPort),
+			Protocol:   vppcfg.Protocol(m.Protocol),
+			Affinity:   m.Affinity,
+			Out2InOnly: m.Flags&nat_types.NAT_IS_OUT2IN_ONLY != 0,
+			TwiceNAT:   fromTwiceNATFlags(m.Flags),
+			Locals:     make([]vppcfg.NAT44LBLocal, len(m.Locals)),
+		}
+		for i, l := range m.Locals {
+			it.Locals[i] = vppcfg.NAT44LBLocal{Addr: netip.AddrPortFrom(fromIP4(l.Addr), l.Port), Probability: l.Probability, VRF: l.VrfID}
+		}
+		vppcfg.SortLBLocals(it.Locals)
+		r.add(it, m.Tag, 0)
+	})
+}
