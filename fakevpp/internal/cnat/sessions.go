@@ -179,7 +179,8 @@ func (p *Plugin) insertSession(s *session) {
 // createSessions is cnat_session_create followed, unless withReturn is false
 // (NO_RETURN_SESSION), by cnat_rsession_create. The forward entry gets a new
 // timestamp (30 s). The return entry maps (newDst → newSrc) back to
-// (original dst → original src) and shares the timestamp. When its key is
+// (original dst → original src), shares the timestamp and sits at the
+// location where the replies meet cnat (returnLocation). When its key is
 // already taken, VPP keeps the existing entry and learns no client; the
 // forward entry stays. Otherwise, unless rflags has sessNoClient, the new
 // source address is learned as a client so that replies to it reach cnat.
@@ -191,7 +192,7 @@ func (p *Plugin) createSessions(fwd *session, now time.Time, withReturn bool, rf
 		return false
 	}
 	r := &session{
-		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: fwd.key.loc},
+		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: returnLocation(fwd.key.loc)},
 		newSrc: fwd.key.dst,
 		newDst: fwd.key.src,
 		flags:  rflags | sessIsReturn,
@@ -205,6 +206,20 @@ func (p *Plugin) createSessions(fwd *session, now time.Time, withReturn bool, rf
 		p.clientLearn(fwd.newSrc.Addr())
 	}
 	return true
+}
+
+// returnLocation is where the replies of a flow keyed at loc are looked up:
+// the FIB location's replies come back through the FIB, a feature node's
+// through the other feature node (cnat-input's at OUTPUT, cnat-output's at
+// INPUT), as the nodes pass them to cnat_rsession_create.
+func returnLocation(loc uint8) uint8 {
+	switch loc {
+	case locInput:
+		return locOutput
+	case locOutput:
+		return locInput
+	}
+	return loc
 }
 
 // freeSession is cnat_session_free: release the allocated port and the client
