@@ -98,11 +98,11 @@ func traceAllocPort(d *diffCase, label string, p fakevpp.Packet) {
 	if tr.Verdict == fakevpp.Forward {
 		out := tr.Out.String()
 		if isAllocPort(tr.Out.Src.Port()) {
-			out = strings.Replace(out, fmt.Sprintf("]:%d ", tr.Out.Src.Port()), "]:alloc ", 1)
+			out = strings.Replace(out, fmt.Sprintf(":%d → ", tr.Out.Src.Port()), ":alloc → ", 1)
 		}
 		s = fmt.Sprintf("forward via %s as %s reply ok %t", tr.Egress, out, tr.ReplyOK)
 	}
-	d.Record(label+": "+p.String(), s)
+	fmt.Fprintf(&d.out, "# %s: %s\n  %s\n", label, p, s)
 }
 
 // sessionsAllocPort records the cnat session dump with ports from the

@@ -282,5 +282,6 @@ func TestCnatSessionExpiry(t *testing.T) {
 	assert.Len(t, e.cnatSessions(), 2, "deleted only once last_seen + 30 s has passed")
 	e.v.Advance(time.Second)
 	assert.Empty(t, e.cnatSessions())
-	requireCnatForward(t, e.v.Trace(udpPkt("eth0", "8.8.8.8:53001", cnatVIP)), "tap0", snatAddr4+":49152", backendA)
+	// The expired session's port is never handed out again (sessions/cnat-port-reuse).
+	requireCnatForward(t, e.v.Trace(udpPkt("eth0", "8.8.8.8:53001", cnatVIP)), "tap0", snatAddr4+":49153", backendA)
 }

@@ -1,6 +1,7 @@
 package cnat
 
 import (
+	"fmt"
 	"net/netip"
 	"sort"
 	"time"
@@ -222,16 +223,34 @@ func returnLocation(loc uint8) uint8 {
 	return loc
 }
 
-// freeSession is cnat_session_free: release the allocated port and the client
-// reference, then drop the entry.
+// freeSession is cnat_session_free: release the allocated port (as VPP
+// does, see freeAsVPP) and the client reference, then drop the entry.
 func (p *Plugin) freeSession(s *session) {
 	delete(p.sessions, s.key)
 	if s.flags&sessAllocPort != 0 {
-		p.ports.free(s.key.proto, s.newSrc.Port())
+		port := s.newSrc.Port()
+		if cleared, taken := p.ports.freeAsVPP(s.key.proto, port); taken && cleared != port {
+			if holder := p.allocPortHolder(s.key.proto, cleared); holder != nil {
+				p.violate("cnat frees another flow's source port",
+					fmt.Sprintf("the session %s → %s expired and freed port %d (its own %d byte-swapped), still used by %s → %s: the next flow may get it too",
+						s.key.src, s.key.dst, cleared, port, holder.key.src, holder.key.dst))
+			}
+		}
 	}
 	if s.flags&sessNoClient == 0 {
 		p.clientSessionFreed(s.key.dst.Addr())
 	}
+}
+
+// allocPortHolder is the live session that holds allocated port port of
+// proto, or nil.
+func (p *Plugin) allocPortHolder(proto uint8, port uint16) *session {
+	for _, s := range p.sessions {
+		if s.flags&sessAllocPort != 0 && s.key.proto == proto && s.newSrc.Port() == port {
+			return s
+		}
+	}
+	return nil
 }
 
 // sortedSessions returns the entries in creation order.
