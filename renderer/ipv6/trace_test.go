@@ -95,15 +95,20 @@ func TestTraceHairpinOnly(t *testing.T) {
 		services: []*corev1.Service{
 			k8sService("self", "fd00:96::11"),
 			k8sService("pair", "fd00:96::12", loadBalancer(30084, "2001:db8:1b::12")),
+			k8sService("local-lb", "fd00:96::13", loadBalancer(30085, "2001:db8:1b::13"), etpLocal),
 		},
 		slices: []*discoveryv1.EndpointSlice{
 			k8sSlice("self", local("fd00:1:1::2")),
 			k8sSlice("pair", local("fd00:1:1::2"), local("fd00:1:1::3"), remote("fd00:1:2::2")),
+			k8sSlice("local-lb", local("fd00:1:1::2")),
 		},
 	})
 	t.Run("the pod reaching itself is source-NATed, its flows to others are not", func(t *testing.T) {
 		e.T = t
 		e.Check(podClient(2), protoTCP, "[fd00:96::11]:80", reaches(pod2).SNATAll())
+		// Under externalTrafficPolicy Local too, where no path has a source.
+		e.Check(podClient(2), protoTCP, "[2001:db8:1b::13]:80", reaches(pod2).SNATAll())
+		e.Check(podClient(3), protoTCP, "[2001:db8:1b::13]:80", reaches(pod2))
 		for range 20 {
 			e.Check(podClient(2), protoTCP, "[fd00:96::12]:80", reaches(pod2, pod3, remote2).SNATTo(pod2))
 		}
