@@ -57,5 +57,5 @@ func cnatOutputFeatureNode(c *pktCtx) {
 		return
 	}
 	defer c.v.cnatViolations()
-	applyCnat(c, "cnat-output-"+c.family(), c.v.cnat().OutputFeature(cnatFlow(c.pkt), c.v.clock()))
+	applyCnat(c, "cnat-output-"+c.family(), c.v.cnat().OutputFeature(cnatFlow(c.pkt), c.rx.index, c.tx.index, c.v.clock()))
 }

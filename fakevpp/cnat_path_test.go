@@ -173,8 +173,9 @@ func TestCnatRealIPAndExclusiveVIP(t *testing.T) {
 // cnat-snat-ip6 with the K8S policy and a pod reaching itself through a VIP.
 // The node runs on ip6-unicast of the pod's interface, before the FIB lookup
 // that translates the VIP, so the policy sees pod → VIP: rule 4 (src == dst)
-// cannot fire for that packet in VPP 25.10 (only cnat-output, not modelled,
-// sees the translated destination). Rule 4 fires for a packet that arrives
+// cannot fire for that packet in VPP 25.10 (only cnat-output sees the
+// translated destination: TestCnatOutputK8sHairpinIPv6). Rule 4 fires for a
+// packet that arrives
 // with src == dst; rule 3 SNATs the hairpin when the pod's interface is not
 // in the POD table.
 func TestCnatSnatK8sHairpinIPv6(t *testing.T) {
@@ -205,6 +206,31 @@ func TestCnatSnatK8sHairpinIPv6(t *testing.T) {
 			assert.Contains(t, steps(tr), c.step)
 		})
 	}
+}
+
+// cnat-input-ip6 and cnat-output-ip6 on the pods' interface with the K8S
+// policy: cnat-output sees the translated packet, so rule 4 (src == dst)
+// source-NATs exactly the pod that reached itself through a VIP; a pod
+// reaching another pod, and a client from the uplink, keep their sources.
+// Every reply comes back from the VIP (dataplane case cnat/k8s-policy-hairpin
+// on a real VPP).
+func TestCnatOutputK8sHairpinIPv6(t *testing.T) {
+	const self, other = "[fd00:96::20]:80", "[fd00:96::21]:80"
+	e := newCnatEnv(t)
+	e.mustUpdate(cnatTCP(self, cnatPath("", "[fd00::2]:8080")))
+	e.mustUpdate(cnatTCP(other, cnatPath("", "[fd00::3]:8080")))
+	e.setSnat(snatAddr4, snatAddr6, cnat.CNAT_POLICY_K8S)
+	e.snatPolicyIf("tap0", cnat.CNAT_POLICY_POD)
+	e.ok(e.setFeature("tap0", "ip6-unicast", "cnat-input-ip6", true))
+	e.ok(e.setFeature("tap0", "ip6-output", "cnat-output-ip6", true))
+
+	tr := e.v.Trace(tcpSyn("tap0", "[fd00::2]:40000", self))
+	requireCnatForward(t, tr, "tap0", "[fd00:ff::1]:49152", "[fd00::2]:8080")
+	assert.True(t, tr.SNAT)
+	assert.Contains(t, steps(tr), "cnat-output: policy k8s: source [fd00::2]:40000 → [fd00:ff::1]:49152")
+	requireCnatForward(t, e.v.Trace(tcpSyn("tap0", "[fd00::2]:40001", other)), "tap0", "[fd00::2]:40001", "[fd00::3]:8080")
+	requireCnatForward(t, e.v.Trace(tcpSyn("eth0", "[2001:db8::7]:40002", self)), "tap0", "[2001:db8::7]:40002", "[fd00::2]:8080")
+	assert.Empty(t, e.v.Violations())
 }
 
 // docs/fakevpp.md#acl: the input ACL of the ingress interface sees the VIP (before cnat),
@@ -256,5 +282,6 @@ func TestCnatSessionExpiry(t *testing.T) {
 	assert.Len(t, e.cnatSessions(), 2, "deleted only once last_seen + 30 s has passed")
 	e.v.Advance(time.Second)
 	assert.Empty(t, e.cnatSessions())
-	requireCnatForward(t, e.v.Trace(udpPkt("eth0", "8.8.8.8:53001", cnatVIP)), "tap0", snatAddr4+":49152", backendA)
+	// The expired session's port is never handed out again (sessions/cnat-port-reuse).
+	requireCnatForward(t, e.v.Trace(udpPkt("eth0", "8.8.8.8:53001", cnatVIP)), "tap0", snatAddr4+":49153", backendA)
 }

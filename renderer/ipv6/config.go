@@ -27,14 +27,19 @@ type Config struct {
 	// session affinity always use maglev.
 	LoadBalancing LBAlgorithm `json:"loadBalancing" yaml:"loadBalancing"`
 
-	// HairpinSNAT source-NATs flows that a translation sends to an endpoint
-	// on this node (except under externalTrafficPolicy Local), so that a pod
-	// reaching itself through its own service gets the reply. cnat can only
-	// source-NAT per path, not per client, so every client of a local
-	// endpoint through a service frontend then shows up with SNATAddress;
-	// false keeps client addresses and leaves hairpin connections broken.
-	// Default true. See docs/renderer-ipv6.md, "Hairpin".
-	HairpinSNAT bool `json:"hairpinSNAT" yaml:"hairpinSNAT"`
+	// HairpinSNAT is how a pod reaching itself through its own service gets
+	// the reply: true (HairpinSNATLocalPaths, the default) source-NATs every
+	// path to an endpoint on this node, false (HairpinSNATOff) none, and
+	// "hairpin-only" (HairpinSNATOnly) only the flows whose client is the
+	// endpoint. See docs/renderer-ipv6.md, "Hairpin".
+	HairpinSNAT HairpinSNAT `json:"hairpinSNAT" yaml:"hairpinSNAT"`
+
+	// UplinkInterfaces are the frontend interfaces through which clients
+	// outside the cluster arrive. With hairpinSNAT "hairpin-only", every
+	// other frontend interface (this node's pods, the host) gets cnat's
+	// feature nodes; the uplinks never do, so their clients keep the VIP
+	// path and the input ACL before it. Default ["uplink0"].
+	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
 
 	// ACLShards is the number of filter ACLs (1–256) that hold the
 	// renderer's filter rules, each service's rules in the shard its ID
@@ -71,7 +76,8 @@ func (a LBAlgorithm) lbType() (vppcfg.CNATLBType, bool) {
 // DefaultConfig returns the documented defaults. SNATAddress is left unset:
 // it depends on the node and must be configured.
 func DefaultConfig() Config {
-	return Config{LoadBalancing: LBDefault, HairpinSNAT: true, ACLShards: renderer.DefaultACLShards}
+	return Config{LoadBalancing: LBDefault, HairpinSNAT: HairpinSNATLocalPaths, ACLShards: renderer.DefaultACLShards,
+		UplinkInterfaces: []string{"uplink0"}}
 }
 
 // Validate reports every invalid field, named by its YAML path.
@@ -89,6 +95,15 @@ func (c *Config) Validate() error {
 	}
 	if _, ok := c.LoadBalancing.lbType(); !ok {
 		errs = append(errs, renderer.FieldErrorf("loadBalancing", "%q is not %q or %q", c.LoadBalancing, LBDefault, LBMaglev))
+	}
+	switch c.HairpinSNAT {
+	case HairpinSNATLocalPaths, HairpinSNATOff:
+	case HairpinSNATOnly:
+		if len(c.UplinkInterfaces) == 0 {
+			errs = append(errs, renderer.FieldErrorf("uplinkInterfaces", "hairpinSNAT %q needs the uplinks: without them every client would be treated as a pod", HairpinSNATOnly))
+		}
+	default:
+		errs = append(errs, renderer.FieldErrorf("hairpinSNAT", "%q is not true, false or %q", string(c.HairpinSNAT), HairpinSNATOnly))
 	}
 	if err := renderer.ValidateACLShards("aclShards", c.ACLShards); err != nil {
 		errs = append(errs, err)

@@ -91,6 +91,18 @@ func checkIPv6(items map[vppcfg.Key]vppcfg.Item) []string {
 				}
 			}
 		case *vppcfg.ACLBinding:
+		case *vppcfg.CNATSnatConfig: // hairpin-only
+			if v.Policy != vppcfg.CNATSnatPolicyK8s || !v.SnatIP4.IsUnspecified() || !v.SnatIP6.Is6() || len(v.ExcludePrefixes) > 0 {
+				fail("%s: %s is not the K8S policy with an IPv6 address only", k, v)
+			}
+		case *vppcfg.CNATSnatInterface:
+			if v.Table != vppcfg.CNATSnatPod {
+				fail("%s: not in the POD table", k)
+			}
+		case *vppcfg.InterfaceFeature:
+			if v.Feature != cnatInputFeature6 && v.Feature != cnatOutputFeature6 {
+				fail("%s: feature %s is not cnat's IPv6 feature node", k, v.Feature)
+			}
 		default:
 			fail("%s: unexpected item kind", k)
 		}
@@ -103,7 +115,8 @@ func checkIPv6(items map[vppcfg.Key]vppcfg.Item) []string {
 func TestConformance(t *testing.T) {
 	for name, mutate := range map[string]func(*Config){
 		"default config, 3 shards":    func(c *Config) { c.ACLShards = 3 },
-		"maglev, no hairpin, 1 shard": func(c *Config) { c.ACLShards, c.LoadBalancing, c.HairpinSNAT = 1, LBMaglev, false },
+		"maglev, no hairpin, 1 shard": func(c *Config) { c.ACLShards, c.LoadBalancing, c.HairpinSNAT = 1, LBMaglev, HairpinSNATOff },
+		"hairpin-only, 2 shards":      func(c *Config) { c.ACLShards, c.HairpinSNAT = 2, HairpinSNATOnly },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig()

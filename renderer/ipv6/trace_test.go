@@ -72,7 +72,7 @@ func TestTraceHairpin(t *testing.T) {
 	})
 	t.Run("without hairpinSNAT the pod receives its own address as source", func(t *testing.T) {
 		cfg := testConfig()
-		cfg.HairpinSNAT = false
+		cfg.HairpinSNAT = ipv6.HairpinSNATOff
 		e := newEnvWith(t, agentOptions{cfg: cfg}, c)
 		tr := e.Check(podClient(2), protoTCP, "[fd00:96::11]:80", reaches(pod2))
 		// Its stack answers itself, bypassing VPP: the connection to the
@@ -80,6 +80,76 @@ func TestTraceHairpin(t *testing.T) {
 		if tr.Out.Src.Addr() != tr.Out.Dst.Addr() {
 			t.Fatalf("expected a packet from the pod to itself, got %s → %s", tr.Out.Src, tr.Out.Dst)
 		}
+	})
+}
+
+// hairpinSNAT "hairpin-only": cnat-input-ip6 and cnat-output-ip6 on the
+// pods' taps and host0 with cnat's K8S policy source-NAT exactly the flows of
+// a pod that lands on itself (dataplane case cnat/k8s-policy-hairpin); every
+// other client keeps its address, through the ClusterIP and the external
+// frontends alike.
+func TestTraceHairpinOnly(t *testing.T) {
+	cfg := testConfig()
+	cfg.HairpinSNAT = ipv6.HairpinSNATOnly
+	e := newEnvWith(t, agentOptions{cfg: cfg}, cluster{
+		services: []*corev1.Service{
+			k8sService("self", "fd00:96::11"),
+			k8sService("pair", "fd00:96::12", loadBalancer(30084, "2001:db8:1b::12")),
+			k8sService("local-lb", "fd00:96::13", loadBalancer(30085, "2001:db8:1b::13"), etpLocal),
+		},
+		slices: []*discoveryv1.EndpointSlice{
+			k8sSlice("self", local("fd00:1:1::2")),
+			k8sSlice("pair", local("fd00:1:1::2"), local("fd00:1:1::3"), remote("fd00:1:2::2")),
+			k8sSlice("local-lb", local("fd00:1:1::2")),
+		},
+	})
+	t.Run("the pod reaching itself is source-NATed, its flows to others are not", func(t *testing.T) {
+		e.T = t
+		e.Check(podClient(2), protoTCP, "[fd00:96::11]:80", reaches(pod2).SNATAll())
+		// Under externalTrafficPolicy Local too, where no path has a source.
+		e.Check(podClient(2), protoTCP, "[2001:db8:1b::13]:80", reaches(pod2).SNATAll())
+		e.Check(podClient(3), protoTCP, "[2001:db8:1b::13]:80", reaches(pod2))
+		for range 20 {
+			e.Check(podClient(2), protoTCP, "[fd00:96::12]:80", reaches(pod2, pod3, remote2).SNATTo(pod2))
+		}
+	})
+	e.forEachClient(t, func(cl client) {
+		e.Check(cl, protoTCP, "[fd00:96::12]:80", reaches(pod2, pod3, remote2))
+	})
+	t.Run("external frontends: remote endpoints still source-NATed for the uplink's clients only", func(t *testing.T) {
+		e.T = t
+		e.Check(external, protoTCP, "[2001:db8:1b::12]:80", reaches(pod2, pod3, remote2).SNATTo(remote2))
+		e.Check(remotePod, protoTCP, "[fd00:16::1]:30084", reaches(pod2, pod3, remote2).SNATTo(remote2))
+		// cnat-input ignores path sources: the pod's own node turns the
+		// remote endpoint's reply back, as it routes the pod's address.
+		e.Check(localPod, protoTCP, "[2001:db8:1b::12]:80", reaches(pod2, pod3, remote2))
+		e.Check(theNode, protoTCP, "[fd00:16::1]:30084", reaches(pod2, pod3, remote2))
+	})
+}
+
+// The price of "hairpin-only": cnat-input rewrites before the input ACL, so
+// loadBalancerSourceRanges no longer stop this node's pods and host, which
+// reach the LoadBalancer IP from outside the ranges; the uplink's clients
+// are still filtered.
+func TestTraceHairpinOnlySourceRangesSkipInternalClients(t *testing.T) {
+	c := cluster{
+		services: []*corev1.Service{k8sService("lb", "fd00:96::23", loadBalancer(30088, "2001:db8:1b::23"), func(s *corev1.Service) {
+			s.Spec.LoadBalancerSourceRanges = []string{"2001:db8:c:1::/64"}
+		})},
+		slices: []*discoveryv1.EndpointSlice{k8sSlice("lb", remote("fd00:1:2::2"))},
+	}
+	t.Run("default: the pod outside the ranges is dropped", func(t *testing.T) {
+		e := newEnv(t, c)
+		e.Check(localPod, protoTCP, "[2001:db8:1b::23]:80", dropped)
+	})
+	t.Run("hairpin-only: the pod passes, the outsider does not", func(t *testing.T) {
+		cfg := testConfig()
+		cfg.HairpinSNAT = ipv6.HairpinSNATOnly
+		e := newEnvWith(t, agentOptions{cfg: cfg}, c)
+		e.Check(localPod, protoTCP, "[2001:db8:1b::23]:80", reaches(remote2))
+		e.Check(theNode, protoTCP, "[2001:db8:1b::23]:80", reaches(remote2))
+		e.Check(outsider, protoTCP, "[2001:db8:1b::23]:80", dropped)
+		e.Check(external, protoTCP, "[2001:db8:1b::23]:80", reaches(remote2).SNATAll())
 	})
 }
 

@@ -62,10 +62,12 @@ func plain(fes []Frontend) []renderer.Frontend {
 }
 
 // RenderNode returns the node-wide items of the renderer: a drop route per
-// IPv6 service CIDR, nothing else. cnat needs no node-wide configuration
-// (its VIP path works on every interface without a feature to enable), and
-// renderer.Core adds the filter ACLs, bound on every frontend interface
-// with the shared permit-all ACL after them.
-func RenderNode(_ Node, cfg *Config) []vppcfg.Item {
-	return renderer.ServiceCIDRDropRoutes(cfg.ServiceCIDRs, renderer.IPv6)
+// IPv6 service CIDR and, with hairpinSNAT "hairpin-only", cnat's K8S SNAT
+// policy and feature nodes on the internal frontend interfaces
+// (hairpinOnlyItems). cnat's VIP path needs no node-wide configuration (it
+// works on every interface without a feature to enable), and renderer.Core
+// adds the filter ACLs, bound on every frontend interface with the shared
+// permit-all ACL after them.
+func RenderNode(node Node, cfg *Config) []vppcfg.Item {
+	return append(renderer.ServiceCIDRDropRoutes(cfg.ServiceCIDRs, renderer.IPv6), hairpinOnlyItems(node, cfg)...)
 }

@@ -19,7 +19,8 @@ const (
 
 func TestRenderService(t *testing.T) {
 	maglev := func(c *Config) { c.LoadBalancing = LBMaglev }
-	noHairpin := func(c *Config) { c.HairpinSNAT = false }
+	noHairpin := func(c *Config) { c.HairpinSNAT = HairpinSNATOff }
+	hairpinOnly := func(c *Config) { c.HairpinSNAT = HairpinSNATOnly }
 	tests := []struct {
 		name   string
 		svc    *model.ContivService
@@ -36,6 +37,12 @@ func TestRenderService(t *testing.T) {
 			name:   "ClusterIP without hairpin SNAT keeps every client address",
 			svc:    service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1))),
 			config: noHairpin,
+			want:   []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(local1), to(remote1))},
+		},
+		{
+			name:   "ClusterIP with hairpin-only: no path source-NATed (cnat-output does it per flow)",
+			svc:    service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1))),
+			config: hairpinOnly,
 			want:   []vppcfg.Item{xlat("[fd00:96::10]:80", tcp, to(local1), to(remote1))},
 		},
 		{
@@ -274,9 +281,36 @@ func TestRenderServiceIsDeterministic(t *testing.T) {
 }
 
 func TestRenderNodeHasNothingOfItsOwn(t *testing.T) {
+	for _, mode := range []HairpinSNAT{HairpinSNATLocalPaths, HairpinSNATOff} {
+		cfg := testConfig()
+		cfg.HairpinSNAT = mode
+		if items := RenderNode(testNode(), &cfg); len(items) != 0 {
+			t.Fatalf("hairpinSNAT %s: RenderNode = %s, want nothing (the core adds the filter ACLs)", mode, itemLines(items))
+		}
+	}
+}
+
+// hairpin-only: the K8S policy with the SNAT address, and on every frontend
+// interface but the uplink the POD table and both feature nodes; nothing
+// while the uplink is not among the frontends.
+func TestRenderNodeHairpinOnly(t *testing.T) {
 	cfg := testConfig()
-	if items := RenderNode(testNode(), &cfg); len(items) != 0 {
-		t.Fatalf("RenderNode = %s, want nothing (the core adds the filter ACLs)", itemLines(items))
+	cfg.HairpinSNAT = HairpinSNATOnly
+	var want []vppcfg.Item
+	want = append(want, &vppcfg.CNATSnatConfig{SnatIP4: netip.IPv4Unspecified(), SnatIP6: nodeIP6, Policy: vppcfg.CNATSnatPolicyK8s})
+	for _, i := range []string{"host0", "tap1", "tap2"} {
+		want = append(want, &vppcfg.CNATSnatInterface{Interface: i, Table: vppcfg.CNATSnatPod},
+			&vppcfg.InterfaceFeature{Interface: i, Arc: "ip6-unicast", Feature: "cnat-input-ip6"},
+			&vppcfg.InterfaceFeature{Interface: i, Arc: "ip6-output", Feature: "cnat-output-ip6"})
+	}
+	got := renderer.SortItems(RenderNode(testNode(), &cfg))
+	if g, w := itemLines(got), itemLines(renderer.SortItems(want)); g != w {
+		t.Fatalf("RenderNode =\n%s\nwant\n%s", g, w)
+	}
+	node := testNode()
+	node.FrontendIfs = model.NewInterfaces("host0", "tap1")
+	if items := RenderNode(node, &cfg); len(items) != 0 {
+		t.Fatalf("without the uplink among the frontends: RenderNode = %s, want nothing", itemLines(items))
 	}
 }
 

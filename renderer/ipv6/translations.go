@@ -21,12 +21,14 @@ import (
 //     external client directly, bypassing the session that turns the reply
 //     back into one from the frontend; replying to the SNAT address (this
 //     node) brings it back here.
-//   - a backend on this node: only with Config.HairpinSNAT. A pod reaching
-//     itself through its own service would otherwise receive a packet from
-//     itself to itself and answer inside its own network stack, where the
-//     reply does not match the connection it opened to the frontend.
-//     cnat cannot source-NAT only the flows whose client is the backend, so
-//     every client of a local backend is source-NATed (docs: "Hairpin").
+//   - a backend on this node: only with HairpinSNATLocalPaths. A pod
+//     reaching itself through its own service would otherwise receive a
+//     packet from itself to itself and answer inside its own network stack,
+//     where the reply does not match the connection it opened to the
+//     frontend. A path cannot source-NAT only the flows whose client is the
+//     backend, so every client of a local backend is source-NATed; with
+//     HairpinSNATOnly cnat's feature nodes do that per flow instead
+//     (hairpinOnlyItems, docs: "Hairpin").
 //   - a backend on another node reached through a ClusterIP: never. The
 //     client is on this node (pods of other nodes are translated there), so
 //     the reply is routed to this node and meets its session here.
@@ -35,7 +37,7 @@ func snatPath(svc *model.ContivService, kind renderer.FrontendKind, b model.Serv
 	case kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal:
 		return false
 	case b.Local:
-		return cfg.HairpinSNAT
+		return cfg.HairpinSNAT == HairpinSNATLocalPaths
 	}
 	return kind.External()
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
-
-	"go.fd.io/govpp/binapi/cnat"
 )
 
 // Session locations of the feature-arc nodes (cnat_session_location_t):
@@ -110,49 +108,22 @@ func (p *Plugin) featureSession(f Flow, now time.Time, loc uint8, node string) (
 // withReturn, its return entry at the OUTPUT location, which learns no client.
 // An existing return entry with the same key is kept, as createSessions does.
 func (p *Plugin) createFeatureSessions(fwd *session, now time.Time, withReturn bool) {
-	p.createSessions(fwd, now, false, 0)
-	if !withReturn {
-		return
-	}
-	r := &session{
-		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: locOutput},
-		newSrc: fwd.key.dst,
-		newDst: fwd.key.src,
-		flags:  sessNoClient | sessIsReturn,
-		ts:     fwd.ts,
-	}
-	if p.sessions[r.key] == nil {
-		p.insertSession(r)
-	}
+	p.createSessions(fwd, now, withReturn, sessNoClient)
 }
 
-// OutputFeature is cnat-output-ip4 / cnat-output-ip6 (cnat_output_feature_fn),
-// a feature of the egress interface's output arc after acl-plugin-out: it
-// translates packets that match an OUTPUT entry, the replies of flows
-// cnat-input translated. Its other role, source-NAT by the SNAT policy for
-// new flows, is taken only when a policy is set and the family's SNAT address
-// is not zero; the fake does not model it and records a violation instead.
-func (p *Plugin) OutputFeature(f Flow, now time.Time) Result {
+// OutputFeature is cnat-output-ip4 / cnat-output-ip6 (cnat_output_feature_fn)
+// for a packet received on inIf and leaving through outIf, a feature of the
+// egress interface's output arc after acl-plugin-out. It translates packets
+// that match an OUTPUT entry: the replies of flows cnat-input translated, and
+// the later packets of flows it source-NATed itself. A new flow is
+// source-NATed when the SNAT policy says so (outputSnat).
+func (p *Plugin) OutputFeature(f Flow, inIf, outIf uint32, now time.Time) Result {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f = f.normalized()
-	r, _, done := p.featureSession(f, now, locOutput, "cnat-output")
+	r, key, done := p.featureSession(f, now, locOutput, "cnat-output")
 	if done {
 		return r
 	}
-	if p.outputFeatureWouldSnat(f) {
-		p.violate("unmodelled cnat-output SNAT", fmt.Sprintf("%s: with a SNAT policy and a %s SNAT address, cnat-output source-NATs new flows; the fake passes them untranslated", f, familyName(f.is6())))
-	}
-	return r
-}
-
-// outputFeatureWouldSnat tells whether VPP's cnat-output could source-NAT a
-// new flow of f's family: a policy is set and the family's SNAT address is a
-// real address (cnat_output_feature_fn skips a zero address).
-func (p *Plugin) outputFeatureWouldSnat(f Flow) bool {
-	ep := p.snat.ip4
-	if f.is6() {
-		ep = p.snat.ip6
-	}
-	return p.snat.policy != cnat.CNAT_POLICY_NONE && ep.resolved && !ep.addr.IsUnspecified()
+	return p.outputSnat(f, key, inIf, outIf, now, r)
 }

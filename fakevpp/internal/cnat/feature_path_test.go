@@ -42,7 +42,7 @@ func TestInputFeatureTranslatesAndOutputReturns(t *testing.T) {
 	// back into the frontend by cnat-output only.
 	back := tcpFlow("10.96.0.10:80", clientIP+":40000", TCPSyn|TCPAck)
 	assert.Equal(t, Pass, p.InputFeature(back, at(1)).Verdict, "cnat-input does not match OUTPUT entries")
-	out := p.OutputFeature(back, at(1))
+	out := p.OutputFeature(back, podTap, podTap, at(1))
 	require.Equal(t, Forward, out.Verdict)
 	assert.Equal(t, ap("198.51.100.10:80"), out.Flow.Src)
 	assert.Equal(t, ap(clientIP+":40000"), out.Flow.Dst)
@@ -65,7 +65,7 @@ func TestInputFeaturePassesWhatIsNotTranslated(t *testing.T) {
 		assert.Equal(t, f.Dst, r.Flow.Dst, name)
 	}
 	assert.Empty(t, p.SessionDump())
-	assert.Empty(t, p.OutputFeature(tcpFlow("10.1.2.2:8080", clientIP+":40000", TCPAck), at(0)).Steps, "nothing to say about unrelated traffic")
+	assert.Empty(t, p.OutputFeature(tcpFlow("10.1.2.2:8080", clientIP+":40000", TCPAck), uplinkIf, podTap, at(0)).Steps, "nothing to say about unrelated traffic")
 }
 
 func TestInputFeatureSessionsExpireTogether(t *testing.T) {
@@ -76,7 +76,7 @@ func TestInputFeatureSessionsExpireTogether(t *testing.T) {
 	assert.Len(t, p.SessionDump(), 2)
 	p.Expire(at(31))
 	assert.Empty(t, p.SessionDump())
-	assert.Equal(t, Pass, p.OutputFeature(udpFlow("10.96.0.10:80", clientIP+":5000"), at(31)).Verdict)
+	assert.Equal(t, Pass, p.OutputFeature(udpFlow("10.96.0.10:80", clientIP+":5000"), podTap, podTap, at(31)).Verdict)
 }
 
 func TestInputFeatureNoReturnSession(t *testing.T) {
@@ -87,15 +87,5 @@ func TestInputFeatureNoReturnSession(t *testing.T) {
 	r := p.InputFeature(tcpFlow(clientIP+":40000", "198.51.100.10:80", TCPSyn), at(0))
 	require.Equal(t, Forward, r.Verdict)
 	assert.Len(t, p.SessionDump(), 1)
-	assert.Equal(t, Pass, p.OutputFeature(tcpFlow("10.96.0.10:80", clientIP+":40000", TCPAck), at(0)).Verdict)
-}
-
-// cnat-output's own source NAT of new flows (SNAT policy) is not modelled:
-// a configuration that would use it is reported.
-func TestOutputFeatureSNATPolicyIsReported(t *testing.T) {
-	p := New(nil)
-	require.Equal(t, int32(0), p.SetSnatAddresses(&cnat.CnatSetSnatAddresses{SnatIP4: [4]byte{10, 0, 0, 1}, SwIfIndex: anyIfIdx}).Retval)
-	require.Equal(t, int32(0), p.SetSnatPolicy(&cnat.CnatSetSnatPolicy{Policy: cnat.CNAT_POLICY_K8S}).Retval)
-	p.OutputFeature(tcpFlow(clientIP+":40000", "8.8.8.8:443", TCPSyn), at(0))
-	assert.Contains(t, violationMessages(p), "unmodelled cnat-output SNAT")
+	assert.Equal(t, Pass, p.OutputFeature(tcpFlow("10.96.0.10:80", clientIP+":40000", TCPAck), podTap, podTap, at(0)).Verdict)
 }

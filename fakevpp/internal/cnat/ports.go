@@ -7,9 +7,10 @@ import "math/bits"
 // VPP keeps one global bitmap per protocol — TCP, UDP, ICMP and ICMPv6, shared
 // by IPv4 and IPv6 and by the VIP path and cnat-snat — and always takes the
 // lowest free port at or above 49152 (MIN_SRC_PORT). Port 65535 is never
-// handed out, so 16383 ports exist per protocol. Freed ports (when the session
-// holding them expires) are reused first. Other protocols (SCTP included) have
-// no allocator: asking for a port fails, which the callers turn into a drop.
+// handed out, so 16383 ports exist per protocol. A session that expires does
+// not give its port back (freeAsVPP): a real VPP 25.10 hands out each port
+// once until it restarts. Other protocols (SCTP included) have no allocator:
+// asking for a port fails, which the callers turn into a drop.
 const (
 	minSrcPort = 49152
 	maxSrcPort = 65534
@@ -71,6 +72,24 @@ func (a *portAllocator) free(proto uint8, port uint16) {
 	if bm := a.bitmap(proto); bm != nil {
 		bm[port/64] &^= 1 << (port % 64)
 	}
+}
+
+// freeAsVPP is what cnat_session_free does with a session's allocated port.
+// cnat_allocate_port returns the port in network byte order, the session
+// keeps it so, and cnat_session_free hands it as is to cnat_free_port, which
+// clears the bit of that number read in host order: on a little-endian host
+// the byte-swapped port. The session's own port stays taken (unless both of
+// its bytes are equal); the bit cleared is below the range when the low byte
+// is under 0xC0, else another port of the range, which may belong to a live
+// flow. Seen on a real VPP 25.10 (dataplane case sessions/cnat-port-reuse).
+// It returns the port whose bit was cleared and whether it was taken.
+func (a *portAllocator) freeAsVPP(proto uint8, port uint16) (cleared uint16, wasTaken bool) {
+	cleared = bits.ReverseBytes16(port)
+	if bm := a.bitmap(proto); bm != nil {
+		wasTaken = bm[cleared/64]&(1<<(cleared%64)) != 0
+	}
+	a.free(proto, cleared)
+	return cleared, wasTaken
 }
 
 // inUse counts the allocated ports of a protocol (for Dump).

@@ -1,6 +1,7 @@
 package cnat
 
 import (
+	"fmt"
 	"net/netip"
 	"sort"
 	"time"
@@ -179,7 +180,8 @@ func (p *Plugin) insertSession(s *session) {
 // createSessions is cnat_session_create followed, unless withReturn is false
 // (NO_RETURN_SESSION), by cnat_rsession_create. The forward entry gets a new
 // timestamp (30 s). The return entry maps (newDst → newSrc) back to
-// (original dst → original src) and shares the timestamp. When its key is
+// (original dst → original src), shares the timestamp and sits at the
+// location where the replies meet cnat (returnLocation). When its key is
 // already taken, VPP keeps the existing entry and learns no client; the
 // forward entry stays. Otherwise, unless rflags has sessNoClient, the new
 // source address is learned as a client so that replies to it reach cnat.
@@ -191,7 +193,7 @@ func (p *Plugin) createSessions(fwd *session, now time.Time, withReturn bool, rf
 		return false
 	}
 	r := &session{
-		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: fwd.key.loc},
+		key:    sessionKey{src: fwd.newDst, dst: fwd.newSrc, proto: fwd.key.proto, loc: returnLocation(fwd.key.loc)},
 		newSrc: fwd.key.dst,
 		newDst: fwd.key.src,
 		flags:  rflags | sessIsReturn,
@@ -207,16 +209,48 @@ func (p *Plugin) createSessions(fwd *session, now time.Time, withReturn bool, rf
 	return true
 }
 
-// freeSession is cnat_session_free: release the allocated port and the client
-// reference, then drop the entry.
+// returnLocation is where the replies of a flow keyed at loc are looked up:
+// the FIB location's replies come back through the FIB, a feature node's
+// through the other feature node (cnat-input's at OUTPUT, cnat-output's at
+// INPUT), as the nodes pass them to cnat_rsession_create.
+func returnLocation(loc uint8) uint8 {
+	switch loc {
+	case locInput:
+		return locOutput
+	case locOutput:
+		return locInput
+	}
+	return loc
+}
+
+// freeSession is cnat_session_free: release the allocated port (as VPP
+// does, see freeAsVPP) and the client reference, then drop the entry.
 func (p *Plugin) freeSession(s *session) {
 	delete(p.sessions, s.key)
 	if s.flags&sessAllocPort != 0 {
-		p.ports.free(s.key.proto, s.newSrc.Port())
+		port := s.newSrc.Port()
+		if cleared, taken := p.ports.freeAsVPP(s.key.proto, port); taken && cleared != port {
+			if holder := p.allocPortHolder(s.key.proto, cleared); holder != nil {
+				p.violate("cnat frees another flow's source port",
+					fmt.Sprintf("the session %s → %s expired and freed port %d (its own %d byte-swapped), still used by %s → %s: the next flow may get it too",
+						s.key.src, s.key.dst, cleared, port, holder.key.src, holder.key.dst))
+			}
+		}
 	}
 	if s.flags&sessNoClient == 0 {
 		p.clientSessionFreed(s.key.dst.Addr())
 	}
+}
+
+// allocPortHolder is the live session that holds allocated port port of
+// proto, or nil.
+func (p *Plugin) allocPortHolder(proto uint8, port uint16) *session {
+	for _, s := range p.sessions {
+		if s.flags&sessAllocPort != 0 && s.key.proto == proto && s.newSrc.Port() == port {
+			return s
+		}
+	}
+	return nil
 }
 
 // sortedSessions returns the entries in creation order.
