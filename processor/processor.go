@@ -230,11 +230,7 @@ func (p *Processor) DeleteNode(name string) {
 func (p *Processor) applyNodeChange(ch nodeChange, oldNodePort model.IPAddresses) {
 	affected := map[model.ServiceID]struct{}{}
 	for _, ip := range ch.changedIPs {
-		users, used := p.services.byBackendIP[ip]
-		if !used {
-			continue
-		}
-		for _, id := range users.ids() {
+		for _, id := range p.services.byBackendIP.ids(ip) {
 			affected[id] = struct{}{}
 		}
 	}
@@ -362,7 +358,7 @@ func (p *Processor) refresh(id model.ServiceID) {
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
 		var probs []Problem
-		v, probs = ConvertService(e.svc, e.sliceList(), p.nodeContext())
+		v, probs = ConvertService(e.svc, e.slices, p.nodeContext())
 		p.report(owner, probs)
 	} else {
 		p.problems.forget(owner)

@@ -71,5 +71,6 @@ func TestServiceCacheIndexes(t *testing.T) {
 	assert.False(t, c.isBackend(ip("10.244.2.1")))
 	assert.Zero(t, c.rendered)
 	assert.Empty(t, c.entries)
-	assert.Empty(t, c.byBackendIP)
+	assert.Zero(t, c.byBackendIP.len())
+	assert.Empty(t, c.byBackendIP.more)
 }
