@@ -210,12 +210,12 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 		return nil
 	}
 	n := 0
-	for _, list := range v.Backends {
-		n += len(list)
+	for _, p := range v.Ports {
+		n += len(p.Backends)
 	}
 	out := make([]netip.Addr, 0, n)
-	for _, list := range v.Backends {
-		for _, b := range list {
+	for _, p := range v.Ports {
+		for _, b := range p.Backends {
 			out = append(out, b.IP)
 		}
 	}
@@ -227,8 +227,8 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 // that is the case only if some port's backends carry hints (see
 // filterByZoneHints, which only filters when every endpoint is hinted).
 func hasZoneHints(v *model.ContivService) bool {
-	for _, list := range v.Backends {
-		for _, b := range list {
+	for _, p := range v.Ports {
+		for _, b := range p.Backends {
 			if len(b.ZoneHints) > 0 {
 				return true
 			}
