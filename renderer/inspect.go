@@ -15,11 +15,12 @@ func (c *Core[N]) ServiceKeys() map[model.ServiceID][]vppcfg.Key {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[model.ServiceID][]vppcfg.Key, len(c.ix.services))
-	for claim, ids := range c.ix.owners {
-		if _, shadowed := c.ix.node[claim]; shadowed || len(ids) == 0 {
+	for claim, cl := range c.ix.owners {
+		if _, shadowed := c.ix.node[claim]; shadowed || cl.first == nil {
 			continue
 		}
-		out[ids[0]] = append(out[ids[0]], c.ix.services[ids[0]].items[claim].Key())
+		id := cl.first.svc.ID
+		out[id] = append(out[id], cl.first.item(claim).Key())
 	}
 	return out
 }
