@@ -4,67 +4,74 @@ import (
 	"slices"
 
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// claimants are the services that want one claim, sorted by ID: the first
-// wins. Nearly every claim has one claimant, kept inline, so the index's
-// claim map costs no allocation per claim; the others are in more.
-type claimants struct {
-	first *serviceEntry
-	more  []*serviceEntry
+// The services that want one claim are its claimants, in ID order: the
+// first wins. Nearly every claim has one, so the index keeps the winner in
+// winners (one pointer per claim, no allocation) and the others, rare, in
+// contenders.
+
+// addClaimant adds e to the claimants of c in ID order; an entry of the
+// same service must have been removed before.
+func (ix *index) addClaimant(c vppcfg.Key, e *serviceEntry) {
+	w := ix.winners[c]
+	if w == nil {
+		ix.winners[c] = e
+		return
+	}
+	if e.svc.ID.Compare(w.svc.ID) < 0 {
+		ix.winners[c], e = e, w
+	}
+	rest := ix.contenders[c]
+	i, _ := slices.BinarySearchFunc(rest, e.svc.ID, func(m *serviceEntry, id model.ServiceID) int { return m.svc.ID.Compare(id) })
+	ix.contenders[c] = slices.Insert(rest, i, e)
 }
 
-func (c claimants) len() int {
-	if c.first == nil {
+// removeClaimant takes the entry of service id out of the claimants of c;
+// the next in ID order wins.
+func (ix *index) removeClaimant(c vppcfg.Key, id model.ServiceID) {
+	w := ix.winners[c]
+	if w == nil {
+		return
+	}
+	rest := ix.contenders[c]
+	if w.svc.ID == id {
+		if len(rest) == 0 {
+			delete(ix.winners, c)
+			return
+		}
+		ix.winners[c] = rest[0]
+		rest = rest[1:]
+	} else {
+		rest = slices.DeleteFunc(rest, func(m *serviceEntry) bool { return m.svc.ID == id })
+	}
+	if len(rest) == 0 {
+		delete(ix.contenders, c)
+	} else {
+		ix.contenders[c] = rest
+	}
+}
+
+// claimants returns how many services want c.
+func (ix *index) claimants(c vppcfg.Key) int {
+	if ix.winners[c] == nil {
 		return 0
 	}
-	return 1 + len(c.more)
+	return 1 + len(ix.contenders[c])
 }
 
-// ids returns the claimants' IDs, winner first.
-func (c claimants) ids() []model.ServiceID {
-	if c.first == nil {
+// claimantIDs returns the IDs of the services that want c, winner first.
+func (ix *index) claimantIDs(c vppcfg.Key) []model.ServiceID {
+	w := ix.winners[c]
+	if w == nil {
 		return nil
 	}
-	out := make([]model.ServiceID, 0, c.len())
-	out = append(out, c.first.svc.ID)
-	for _, e := range c.more {
+	rest := ix.contenders[c]
+	out := make([]model.ServiceID, 0, 1+len(rest))
+	out = append(out, w.svc.ID)
+	for _, e := range rest {
 		out = append(out, e.svc.ID)
 	}
 	return out
-}
-
-// insert adds e in ID order; an entry of the same service must have been
-// removed before.
-func (c claimants) insert(e *serviceEntry) claimants {
-	switch {
-	case c.first == nil:
-		c.first = e
-	case e.svc.ID.Compare(c.first.svc.ID) < 0:
-		c.more = slices.Insert(c.more, 0, c.first)
-		c.first = e
-	default:
-		i, _ := slices.BinarySearchFunc(c.more, e.svc.ID, func(m *serviceEntry, id model.ServiceID) int { return m.svc.ID.Compare(id) })
-		c.more = slices.Insert(c.more, i, e)
-	}
-	return c
-}
-
-// remove takes the entry of service id out; the next in ID order wins.
-func (c claimants) remove(id model.ServiceID) claimants {
-	switch {
-	case c.first == nil:
-	case c.first.svc.ID == id:
-		c.first = nil
-		if len(c.more) > 0 {
-			c.first = c.more[0]
-			c.more = slices.Delete(c.more, 0, 1)
-		}
-	default:
-		c.more = slices.DeleteFunc(c.more, func(m *serviceEntry) bool { return m.svc.ID == id })
-	}
-	if len(c.more) == 0 {
-		c.more = nil
-	}
-	return c
 }

@@ -9,35 +9,36 @@ import (
 )
 
 func TestClaimantsKeepIDOrder(t *testing.T) {
+	ix := newIndex(nil, ACLShards{Renderer: "t", Count: 1, Family: IPv4})
+	claim := vppcfg.NAT44GlobalKey()
 	entry := func(name string) *serviceEntry { return &serviceEntry{svc: svc(name)} }
 	a, b, c := entry("a"), entry("b"), entry("c")
-	var cl claimants
 	for _, e := range []*serviceEntry{b, c, a} {
-		cl = cl.insert(e)
+		ix.addClaimant(claim, e)
 	}
 	ids := func() []string {
 		var out []string
-		for _, id := range cl.ids() {
+		for _, id := range ix.claimantIDs(claim) {
 			out = append(out, id.Name)
 		}
 		return out
 	}
-	if got := ids(); !slices.Equal(got, []string{"a", "b", "c"}) || cl.len() != 3 {
+	if got := ids(); !slices.Equal(got, []string{"a", "b", "c"}) || ix.claimants(claim) != 3 {
 		t.Fatalf("claimants %v, want a b c", got)
 	}
-	cl = cl.remove(b.svc.ID)
+	ix.removeClaimant(claim, b.svc.ID)
 	if got := ids(); !slices.Equal(got, []string{"a", "c"}) {
 		t.Fatalf("after b left: %v", got)
 	}
-	cl = cl.remove(a.svc.ID)
-	if cl.first != c || cl.more != nil {
+	ix.removeClaimant(claim, a.svc.ID)
+	if ix.winners[claim] != c || len(ix.contenders) != 0 {
 		t.Fatalf("after a left, c must win alone: %v", ids())
 	}
-	cl = cl.remove(model.ServiceID{Namespace: "default", Name: "x"})
-	if cl.first != c {
+	ix.removeClaimant(claim, model.ServiceID{Namespace: "default", Name: "x"})
+	if ix.winners[claim] != c {
 		t.Fatal("removing a non-claimant changed the winner")
 	}
-	if cl = cl.remove(c.svc.ID); cl.len() != 0 || cl.ids() != nil {
+	if ix.removeClaimant(claim, c.svc.ID); ix.claimants(claim) != 0 || ix.claimantIDs(claim) != nil || len(ix.winners) != 0 {
 		t.Fatalf("after the last left: %v", ids())
 	}
 }

@@ -174,7 +174,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node))
 		claims += len(entries[i].items)
 	}
-	ix.owners = make(map[vppcfg.Key]claimants, claims)
+	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
 	for _, e := range entries {
 		ix.setService(e.svc.ID, e)
 	}
@@ -198,8 +198,8 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	// Only contested keys can warn; sorting just them keeps the warnings in
 	// key order without sorting every key of a cold sync.
 	contested := map[vppcfg.Key]bool{}
-	for k, cl := range ix.owners {
-		if _, byNode := ix.node[k]; byNode || cl.len() > 1 {
+	for k := range ix.winners {
+		if _, byNode := ix.node[k]; byNode || ix.claimants(k) > 1 {
 			contested[k] = true
 		}
 	}
@@ -395,7 +395,7 @@ func (c *Core[N]) warn(old, svc *model.ContivService) {
 // the service with the smallest ID gets a contested frontend, and none gets
 // one a node item holds.
 func (c *Core[N]) warnConflict(k vppcfg.Key, before ownership) {
-	ids := c.ix.owners[k].ids()
+	ids := c.ix.claimantIDs(k)
 	_, byNode := c.ix.node[k]
 	if len(ids) == 0 || (!byNode && len(ids) < 2) || (ownership{ids[0], len(ids)}) == before {
 		return

@@ -62,8 +62,10 @@ type index struct {
 	claim    ClaimFunc
 	shards   ACLShards
 	services map[model.ServiceID]*serviceEntry
-	// owners lists, per claim, the services that want it, sorted by ID.
-	owners map[vppcfg.Key]claimants
+	// winners and contenders hold, per claim, the services that want it
+	// (claimants.go).
+	winners    map[vppcfg.Key]*serviceEntry
+	contenders map[vppcfg.Key][]*serviceEntry
 	// node are the node-wide items, by claim.
 	node map[vppcfg.Key]vppcfg.Item
 	// members lists, per shard, the services with filter rules, sorted by
@@ -87,13 +89,14 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 		claim = vppcfg.Item.Key
 	}
 	return &index{
-		claim:    claim,
-		shards:   shards,
-		services: make(map[model.ServiceID]*serviceEntry, services),
-		owners:   make(map[vppcfg.Key]claimants, claims),
-		node:     map[vppcfg.Key]vppcfg.Item{},
-		members:  make([][]model.ServiceID, shards.Count),
-		acls:     make([]*vppcfg.ACL, shards.Count),
+		claim:      claim,
+		shards:     shards,
+		services:   make(map[model.ServiceID]*serviceEntry, services),
+		winners:    make(map[vppcfg.Key]*serviceEntry, claims),
+		contenders: map[vppcfg.Key][]*serviceEntry{},
+		node:       map[vppcfg.Key]vppcfg.Item{},
+		members:    make([][]model.ServiceID, shards.Count),
+		acls:       make([]*vppcfg.ACL, shards.Count),
 	}
 }
 
@@ -124,7 +127,7 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 	if it, ok := ix.node[c]; ok {
 		return it
 	}
-	if w := ix.owners[c].first; w != nil {
+	if w := ix.winners[c]; w != nil {
 		return w.item(c)
 	}
 	return nil
@@ -137,11 +140,7 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 	old := ix.services[id]
 	if old != nil {
 		for _, it := range old.items {
-			if rest := ix.owners[it.claim].remove(id); rest.first == nil {
-				delete(ix.owners, it.claim)
-			} else {
-				ix.owners[it.claim] = rest
-			}
+			ix.removeClaimant(it.claim, id)
 		}
 		if len(old.rules) > 0 {
 			ix.members[old.shard] = removeID(ix.members[old.shard], id)
@@ -152,7 +151,7 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 	if e != nil {
 		ix.services[id] = e
 		for _, it := range e.items {
-			ix.owners[it.claim] = ix.owners[it.claim].insert(e)
+			ix.addClaimant(it.claim, e)
 		}
 		if len(e.rules) > 0 {
 			ix.members[e.shard] = insertID(ix.members[e.shard], id)
@@ -187,20 +186,20 @@ type ownership struct {
 }
 
 func (ix *index) ownership(c vppcfg.Key) ownership {
-	cl := ix.owners[c]
-	if cl.first == nil {
+	w := ix.winners[c]
+	if w == nil {
 		return ownership{}
 	}
-	return ownership{cl.first.svc.ID, cl.len()}
+	return ownership{w.svc.ID, ix.claimants(c)}
 }
 
 // all returns every effective item, shard ACLs included, in no particular
 // order: a resync transaction does not depend on it, and sorting 50,000
 // items by key cost a tenth of the renderer's part of a cold sync.
 func (ix *index) all() []vppcfg.Item {
-	items := make([]vppcfg.Item, 0, len(ix.node)+len(ix.owners)+len(ix.acls))
+	items := make([]vppcfg.Item, 0, len(ix.node)+len(ix.winners)+len(ix.acls))
 	items = slices.AppendSeq(items, maps.Values(ix.node))
-	for c := range ix.owners {
+	for c := range ix.winners {
 		if _, shadowed := ix.node[c]; !shadowed {
 			items = append(items, ix.effective(c))
 		}

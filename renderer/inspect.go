@@ -15,12 +15,11 @@ func (c *Core[N]) ServiceKeys() map[model.ServiceID][]vppcfg.Key {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[model.ServiceID][]vppcfg.Key, len(c.ix.services))
-	for claim, cl := range c.ix.owners {
-		if _, shadowed := c.ix.node[claim]; shadowed || cl.first == nil {
+	for claim, w := range c.ix.winners {
+		if _, shadowed := c.ix.node[claim]; shadowed {
 			continue
 		}
-		id := cl.first.svc.ID
-		out[id] = append(out[id], cl.first.item(claim).Key())
+		out[w.svc.ID] = append(out[w.svc.ID], w.item(claim).Key())
 	}
 	return out
 }
