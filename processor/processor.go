@@ -308,10 +308,14 @@ func (p *Processor) Resync(s Snapshot) {
 			p.pods.set(valid)
 		}
 	}
-	endpoints := 0
+	var endpoints [2]int // IPv4, IPv6
 	for _, sl := range s.EndpointSlices {
-		if sl != nil {
-			endpoints += len(sl.Endpoints)
+		switch {
+		case sl == nil:
+		case sl.AddressType == discoveryv1.AddressTypeIPv6:
+			endpoints[1] += len(sl.Endpoints)
+		default:
+			endpoints[0] += len(sl.Endpoints)
 		}
 	}
 	p.services = newServiceCacheSized(len(s.Services), len(s.EndpointSlices), endpoints)

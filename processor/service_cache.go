@@ -69,17 +69,17 @@ type serviceCache struct {
 	rendered int
 }
 
-func newServiceCache() *serviceCache { return newServiceCacheSized(0, 0, 0) }
+func newServiceCache() *serviceCache { return newServiceCacheSized(0, 0, [2]int{}) }
 
 // newServiceCacheSized returns a cache with room for the given numbers of
-// services, slices and endpoints: a Resync knows them, and growing the maps
+// services, slices and endpoints (IPv4, IPv6): a Resync knows them, and growing the maps
 // from empty (rehashing every entry at each doubling) was a tenth of a cold
 // sync of 5,000 services × 10 endpoints.
-func newServiceCacheSized(services, slices, endpoints int) *serviceCache {
+func newServiceCacheSized(services, slices int, endpoints [2]int) *serviceCache {
 	return &serviceCache{
 		entries:     make(map[model.ServiceID]*serviceEntry, services),
 		sliceOwners: make(map[sliceKey]model.ServiceID, slices),
-		byBackendIP: newBackendIndex(endpoints),
+		byBackendIP: newBackendIndex(endpoints[0], endpoints[1]),
 		nodePort:    map[model.ServiceID]struct{}{},
 		hinted:      map[model.ServiceID]struct{}{},
 	}

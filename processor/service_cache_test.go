@@ -72,5 +72,5 @@ func TestServiceCacheIndexes(t *testing.T) {
 	assert.Zero(t, c.rendered)
 	assert.Empty(t, c.entries)
 	assert.Zero(t, c.byBackendIP.len())
-	assert.Empty(t, c.byBackendIP.more)
+	assert.Empty(t, c.byBackendIP.v4.more)
 }
