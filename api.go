@@ -4,6 +4,9 @@
 // The processor (package processor) turns Services, EndpointSlices, Nodes and
 // the local pods reported by the agent into one model.ContivService per
 // Service, and drives every registered renderer through ServiceRendererAPI.
+// A renderer reads a service's ports from ContivService.Ports (sorted by
+// name, each with its backends) and the endpoints a frontend may use from
+// ContivService.ClusterBackends or LocalBackends.
 // Renderers (package renderer and its sub-packages) translate those values into
 // VPP configuration through the declarative VPP layer (package vppcfg).
 package vppsvc

@@ -270,7 +270,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 		s.SourceRanges = append(s.SourceRanges, p.String())
 	}
 	for _, name := range svc.PortNames() {
-		p := svc.Ports[name]
+		p, _ := svc.Port(name)
 		serving := func(policy model.TrafficPolicy, family func(netip.Addr) bool) []string {
 			bs := svc.ClusterBackends(name)
 			if policy == model.TrafficPolicyLocal {
@@ -297,7 +297,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 			s.Frontends = append(s.Frontends, Frontend{Type: "NodePort", Address: fmt.Sprintf("*:%d", p.NodePort),
 				Protocol: p.Protocol.String(), PortName: name, Backends: serving(svc.ExternalTrafficPolicy, nil)})
 		}
-		for _, b := range svc.Backends[name] {
+		for _, b := range svc.Backends(name) {
 			state := "active"
 			if b.Terminating {
 				state = "terminating"

@@ -12,7 +12,7 @@ package model
 // proxier per family: the IPv6 half of a dual-stack service falls back even
 // when its IPv4 half has ready endpoints.
 func (s *ContivService) ClusterBackends(port string) []ServiceBackend {
-	return servingSet(s.Backends[port], false)
+	return servingSet(s.Backends(port), false)
 }
 
 // LocalBackends returns the endpoints of the named port that a frontend
@@ -24,7 +24,7 @@ func (s *ContivService) ClusterBackends(port string) []ServiceBackend {
 // ready endpoints exist on other nodes, so that a load balancer whose
 // health check has not noticed yet does not see connections dropped.
 func (s *ContivService) LocalBackends(port string) []ServiceBackend {
-	return servingSet(s.Backends[port], true)
+	return servingSet(s.Backends(port), true)
 }
 
 // servingSet picks, per address family, the ready members of list (only the

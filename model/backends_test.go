@@ -87,7 +87,7 @@ func TestClusterAndLocalBackends(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc := &ContivService{Backends: map[string][]ServiceBackend{"http": tt.backends}}
+			svc := &ContivService{Ports: []NamedPort{{Name: "http", Backends: tt.backends}}}
 			before := slices.Clone(tt.backends)
 			if got := addrs(svc.ClusterBackends("http")); got != tt.cluster {
 				t.Errorf("ClusterBackends = [%s], want [%s]", got, tt.cluster)
@@ -95,7 +95,7 @@ func TestClusterAndLocalBackends(t *testing.T) {
 			if got := addrs(svc.LocalBackends("http")); got != tt.local {
 				t.Errorf("LocalBackends = [%s], want [%s]", got, tt.local)
 			}
-			if !slices.EqualFunc(before, svc.Backends["http"], ServiceBackend.Equal) {
+			if !slices.EqualFunc(before, svc.Backends("http"), ServiceBackend.Equal) {
 				t.Error("the helpers changed Backends")
 			}
 			if got := svc.ClusterBackends("other"); got != nil {
@@ -106,7 +106,7 @@ func TestClusterAndLocalBackends(t *testing.T) {
 }
 
 func TestBackendSetsKeepFlags(t *testing.T) {
-	svc := &ContivService{Backends: map[string][]ServiceBackend{"": {ep("10.1.1.2:80", "local", "term")}}}
+	svc := &ContivService{Ports: []NamedPort{{Backends: []ServiceBackend{ep("10.1.1.2:80", "local", "term")}}}}
 	got := svc.LocalBackends("")
 	if len(got) != 1 || !got[0].Terminating || !got[0].Local {
 		t.Fatalf("LocalBackends = %v, want the local terminating endpoint with its flags", got)

@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -129,7 +128,8 @@ func CompareBackends(a, b ServiceBackend) int {
 // renderer contract vppsvc follows.
 //
 // Collections are kept in a canonical order (IP sets sorted, source ranges
-// sorted, backends sorted by IP:port) so that Equal is a plain field compare.
+// sorted, ports sorted by name, backends sorted by IP:port) so that Equal is
+// a plain field compare.
 type ContivService struct {
 	ID ServiceID
 
@@ -151,20 +151,96 @@ type ContivService struct {
 	// externalTrafficPolicy Local services; 0 when unset.
 	HealthCheckNodePort uint16
 
-	// Ports by service-port name ("" for a single unnamed port).
-	Ports map[string]ServicePort
-	// Backends by service-port name, sorted by IP:port: every serving
-	// endpoint of the port, ready ones and serving-terminating ones (marked
-	// Terminating), of both address families. Ready endpoints are already
-	// filtered by topology hints. A port with no entry or an empty list has
-	// no endpoint at all. Renderers pick the endpoints of a frontend with
-	// ClusterBackends or LocalBackends.
-	Backends map[string][]ServiceBackend
+	// Ports are the service's ports sorted by name (distinct names; "" for
+	// a single unnamed port), each with the endpoints that may serve it. A
+	// sorted list rather than maps keyed by name: most services have one
+	// port, and a Go map costs a few hundred bytes even for one entry, which
+	// was a quarter of the agent's memory per service. Read it with Port,
+	// Backends and PortNames, or range over it; build it with SetPort and
+	// SetBackends, or as a literal sorted by name.
+	Ports []NamedPort
+}
+
+// NamedPort is one port of a service: its name, how the frontends expose
+// it, and its backends.
+type NamedPort struct {
+	Name string
+	ServicePort
+	// Backends, sorted by IP:port, are every serving endpoint of the port:
+	// ready ones and serving-terminating ones (marked Terminating), of both
+	// address families. Ready endpoints are already filtered by topology
+	// hints. Renderers pick the endpoints of a frontend with
+	// ContivService.ClusterBackends or LocalBackends.
+	Backends []ServiceBackend
+}
+
+// portIndex returns the position of the named port, or where it would be
+// inserted, and whether it exists.
+func (s *ContivService) portIndex(name string) (int, bool) {
+	return slices.BinarySearchFunc(s.Ports, name, func(p NamedPort, name string) int { return cmp.Compare(p.Name, name) })
+}
+
+// Port returns the named port and whether the service has it.
+func (s *ContivService) Port(name string) (ServicePort, bool) {
+	if i, ok := s.portIndex(name); ok {
+		return s.Ports[i].ServicePort, true
+	}
+	return ServicePort{}, false
+}
+
+// Backends returns every serving endpoint of the named port, sorted by
+// IP:port (see NamedPort.Backends); nil for an unknown port. Frontends use
+// ClusterBackends or LocalBackends.
+func (s *ContivService) Backends(port string) []ServiceBackend {
+	if i, ok := s.portIndex(port); ok {
+		return s.Ports[i].Backends
+	}
+	return nil
+}
+
+// SetPort adds the named port or changes how it is exposed, keeping its
+// backends. Like SetBackends and DeletePort it is for building a value:
+// it writes a new Ports list, so values sharing the old one (a shallow
+// copy) are not changed, and a value handed to a renderer must not be
+// changed at all.
+func (s *ContivService) SetPort(name string, p ServicePort) {
+	i, ok := s.portIndex(name)
+	ports := slices.Clone(s.Ports)
+	if ok {
+		ports[i].ServicePort = p
+	} else {
+		ports = slices.Insert(ports, i, NamedPort{Name: name, ServicePort: p})
+	}
+	s.Ports = ports
+}
+
+// SetBackends replaces the backends of the named port, which must exist
+// (SetPort first); list must be sorted by IP:port. See SetPort.
+func (s *ContivService) SetBackends(port string, list []ServiceBackend) {
+	i, ok := s.portIndex(port)
+	if !ok {
+		panic(fmt.Sprintf("model: SetBackends of %s: no port %q", s.ID, port))
+	}
+	ports := slices.Clone(s.Ports)
+	ports[i].Backends = list
+	s.Ports = ports
+}
+
+// DeletePort removes the named port and its backends, if present. See
+// SetPort.
+func (s *ContivService) DeletePort(name string) {
+	if i, ok := s.portIndex(name); ok {
+		s.Ports = slices.Delete(slices.Clone(s.Ports), i, i+1)
+	}
 }
 
 // PortNames returns the service-port names in sorted order.
 func (s *ContivService) PortNames() []string {
-	return slices.Sorted(maps.Keys(s.Ports))
+	out := make([]string, len(s.Ports))
+	for i, p := range s.Ports {
+		out[i] = p.Name
+	}
+	return out
 }
 
 // HasNodePort reports whether any port of the service is exposed on node IPs.
@@ -192,9 +268,9 @@ func (s *ContivService) Equal(o *ContivService) bool {
 		s.LoadBalancerIPs.Equal(o.LoadBalancerIPs) &&
 		slices.Equal(s.LoadBalancerSourceRanges, o.LoadBalancerSourceRanges) &&
 		s.HealthCheckNodePort == o.HealthCheckNodePort &&
-		maps.Equal(s.Ports, o.Ports) &&
-		maps.EqualFunc(s.Backends, o.Backends, func(a, b []ServiceBackend) bool {
-			return slices.EqualFunc(a, b, ServiceBackend.Equal)
+		slices.EqualFunc(s.Ports, o.Ports, func(a, b NamedPort) bool {
+			return a.Name == b.Name && a.ServicePort == b.ServicePort &&
+				slices.EqualFunc(a.Backends, b.Backends, ServiceBackend.Equal)
 		})
 }
 
@@ -208,16 +284,15 @@ func (s *ContivService) Clone() *ContivService {
 	c.ExternalIPs = slices.Clone(s.ExternalIPs)
 	c.LoadBalancerIPs = slices.Clone(s.LoadBalancerIPs)
 	c.LoadBalancerSourceRanges = slices.Clone(s.LoadBalancerSourceRanges)
-	c.Ports = maps.Clone(s.Ports)
-	if s.Backends != nil {
-		c.Backends = make(map[string][]ServiceBackend, len(s.Backends))
-		for name, list := range s.Backends {
+	c.Ports = slices.Clone(s.Ports)
+	for i := range c.Ports {
+		if list := c.Ports[i].Backends; list != nil {
 			cl := make([]ServiceBackend, len(list))
-			for i, b := range list {
+			for j, b := range list {
 				b.ZoneHints = slices.Clone(b.ZoneHints)
-				cl[i] = b
+				cl[j] = b
 			}
-			c.Backends[name] = cl
+			c.Ports[i].Backends = cl
 		}
 	}
 	return &c
@@ -246,12 +321,12 @@ func (s *ContivService) String() string {
 	if s.HealthCheckNodePort != 0 {
 		fmt.Fprintf(&b, " hcNodePort=%d", s.HealthCheckNodePort)
 	}
-	for _, name := range s.PortNames() {
-		backends := make([]string, len(s.Backends[name]))
-		for i, be := range s.Backends[name] {
+	for _, p := range s.Ports {
+		backends := make([]string, len(p.Backends))
+		for i, be := range p.Backends {
 			backends[i] = be.String()
 		}
-		fmt.Fprintf(&b, " port[%s]=%s->[%s]", name, s.Ports[name], strings.Join(backends, " "))
+		fmt.Fprintf(&b, " port[%s]=%s->[%s]", p.Name, p.ServicePort, strings.Join(backends, " "))
 	}
 	return b.String()
 }

@@ -61,7 +61,7 @@ func ConvertService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, no
 	if out == nil {
 		return nil, c.problems
 	}
-	out.Backends = c.backends(svc, out, slices, node)
+	c.backends(svc, out, slices, node)
 	return out, c.problems
 }
 
@@ -289,9 +289,11 @@ func parseProtocol(p corev1.Protocol) (model.Protocol, bool) {
 	return 0, false
 }
 
-func (c *converter) ports(svc *corev1.Service) map[string]model.ServicePort {
+// ports converts the service ports, sorted by name; of two ports with one
+// name the first is kept.
+func (c *converter) ports(svc *corev1.Service) []model.NamedPort {
 	hasNodePorts := svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer
-	out := make(map[string]model.ServicePort, len(svc.Spec.Ports))
+	out := make([]model.NamedPort, 0, len(svc.Spec.Ports))
 	for _, sp := range svc.Spec.Ports {
 		proto, ok := parseProtocol(sp.Protocol)
 		if !ok {
@@ -302,7 +304,9 @@ func (c *converter) ports(svc *corev1.Service) map[string]model.ServicePort {
 			c.serviceProblem("spec.ports[].port", strconv.Itoa(int(sp.Port)), "port out of range 1-65535; port "+strconv.Quote(sp.Name)+" skipped")
 			continue
 		}
-		if _, dup := out[sp.Name]; dup {
+		// Linear: services have a handful of ports, and the API server
+		// rejects duplicate names anyway.
+		if slices.ContainsFunc(out, func(p model.NamedPort) bool { return p.Name == sp.Name }) {
 			c.serviceProblem("spec.ports[].name", sp.Name, "duplicate port name; later port skipped")
 			continue
 		}
@@ -314,7 +318,8 @@ func (c *converter) ports(svc *corev1.Service) map[string]model.ServicePort {
 				c.serviceProblem("spec.ports[].nodePort", strconv.Itoa(int(sp.NodePort)), "port out of range 1-65535; node port skipped")
 			}
 		}
-		out[sp.Name] = port
+		out = append(out, model.NamedPort{Name: sp.Name, ServicePort: port})
 	}
+	slices.SortFunc(out, func(a, b model.NamedPort) int { return cmp.Compare(a.Name, b.Name) })
 	return out
 }

@@ -18,7 +18,7 @@ func wantService(mutators ...func(*model.ContivService)) *model.ContivService {
 	s := &model.ContivService{
 		ID:         model.ServiceID{Namespace: "default", Name: "svc"},
 		ClusterIPs: ips("10.96.0.10"),
-		Ports:      map[string]model.ServicePort{"http": {Protocol: model.ProtocolTCP, Port: 80}},
+		Ports:      []model.NamedPort{{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80}}},
 	}
 	for _, m := range mutators {
 		m(s)
@@ -70,10 +70,9 @@ func TestConvertServiceFrontends(t *testing.T) {
 			svc: makeService("default", "svc", withType(corev1.ServiceTypeNodePort),
 				withPorts(svcPort("http", corev1.ProtocolTCP, 80, 30080), svcPort("dns", corev1.ProtocolUDP, 53, 30053))),
 			want: wantService(func(s *model.ContivService) {
-				s.Ports = map[string]model.ServicePort{
-					"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080},
-					"dns":  {Protocol: model.ProtocolUDP, Port: 53, NodePort: 30053},
-				}
+				s.Ports = nil
+				s.SetPort("http", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080})
+				s.SetPort("dns", model.ServicePort{Protocol: model.ProtocolUDP, Port: 53, NodePort: 30053})
 			}),
 		},
 		{
@@ -86,11 +85,10 @@ func TestConvertServiceFrontends(t *testing.T) {
 			svc: makeService("default", "svc", withPorts(
 				svcPort("", "", 1, 0), svcPort("u", corev1.ProtocolUDP, 2, 0), svcPort("s", corev1.ProtocolSCTP, 3, 0))),
 			want: wantService(func(s *model.ContivService) {
-				s.Ports = map[string]model.ServicePort{
-					"":  {Protocol: model.ProtocolTCP, Port: 1},
-					"u": {Protocol: model.ProtocolUDP, Port: 2},
-					"s": {Protocol: model.ProtocolSCTP, Port: 3},
-				}
+				s.Ports = nil
+				s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 1})
+				s.SetPort("u", model.ServicePort{Protocol: model.ProtocolUDP, Port: 2})
+				s.SetPort("s", model.ServicePort{Protocol: model.ProtocolSCTP, Port: 3})
 			}),
 		},
 		{
@@ -107,7 +105,7 @@ func TestConvertServiceFrontends(t *testing.T) {
 					s.Spec.LoadBalancerSourceRanges = []string{" 198.18.0.7/15 ", "10.0.0.0/8", "10.1.2.3/8", "bogus"}
 				}),
 			want: wantService(func(s *model.ContivService) {
-				s.Ports = map[string]model.ServicePort{"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}}
+				s.SetPort("http", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080})
 				s.LoadBalancerIPs = ips("192.0.2.1", "192.0.2.2")
 				s.LoadBalancerSourceRanges = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("198.18.0.0/15")}
 			}),
@@ -246,7 +244,7 @@ func TestConvertServiceFrontends(t *testing.T) {
 				svcPort("badnp", corev1.ProtocolTCP, 82, 99999),
 			)),
 			want: wantService(func(s *model.ContivService) {
-				s.Ports["badnp"] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 82}
+				s.SetPort("badnp", model.ServicePort{Protocol: model.ProtocolTCP, Port: 82})
 			}),
 			wantProblems: []ProblemKey{
 				{KindService, "spec.ports[].port"}, {KindService, "spec.ports[].port"}, {KindService, "spec.ports[].protocol"},

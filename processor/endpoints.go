@@ -43,10 +43,11 @@ type sliceBackendPort struct {
 	port        uint16
 }
 
-// backends joins the slices to the service ports and picks, per port, the
-// endpoints renderers should use. Slices are visited in name order so that the
-// winner among duplicates does not depend on the order they arrived in.
-func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in []*discoveryv1.EndpointSlice, node NodeContext) map[string][]model.ServiceBackend {
+// backends joins the slices to the service ports and sets, per port of out,
+// the endpoints renderers should use. Slices are visited in name order so
+// that the winner among duplicates does not depend on the order they arrived
+// in.
+func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in []*discoveryv1.EndpointSlice, node NodeContext) {
 	fam := familiesOf(out.ClusterIPs)
 	sorted := slices.Clone(in)
 	slices.SortFunc(sorted, func(a, b *discoveryv1.EndpointSlice) int {
@@ -62,7 +63,7 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 		if !c.sliceUsable(svc, s, fam) {
 			continue
 		}
-		ports := c.matchSlicePorts(s, out.Ports)
+		ports := c.matchSlicePorts(s, out)
 		if len(ports) == 0 {
 			continue
 		}
@@ -88,13 +89,13 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 	}
 
 	keepLocal := out.ExternalTrafficPolicy == model.TrafficPolicyLocal || out.InternalTrafficPolicy == model.TrafficPolicyLocal
-	result := make(map[string][]model.ServiceBackend, len(candidates))
-	for name, list := range candidates {
-		if b := usableBackends(list, node.Zone, keepLocal); len(b) > 0 {
-			result[name] = b
+	for i := range out.Ports {
+		if list := candidates[out.Ports[i].Name]; len(list) > 0 {
+			if b := usableBackends(list, node.Zone, keepLocal); len(b) > 0 {
+				out.Ports[i].Backends = b
+			}
 		}
 	}
-	return result
 }
 
 func boolInt(b bool) int {
@@ -192,7 +193,7 @@ func (c *converter) sliceUsable(svc *corev1.Service, s *discoveryv1.EndpointSlic
 // kube-proxy, a slice port serves the service port of the same name and
 // protocol, and its number is the backend port: the EndpointSlice controller
 // has already resolved named and numbered targetPorts per pod.
-func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svcPorts map[string]model.ServicePort) []sliceBackendPort {
+func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svc *model.ContivService) []sliceBackendPort {
 	var out []sliceBackendPort
 	for _, p := range s.Ports {
 		if p.Name == nil {
@@ -215,7 +216,7 @@ func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svcPorts map[s
 			c.sliceProblem(s, "ports[].port", value, "port missing or out of range 1-65535; port skipped")
 			continue
 		}
-		if sp, ok := svcPorts[*p.Name]; ok && sp.Protocol == proto {
+		if sp, ok := svc.Port(*p.Name); ok && sp.Protocol == proto {
 			out = append(out, sliceBackendPort{svcPortName: *p.Name, port: uint16(*p.Port)})
 		}
 	}

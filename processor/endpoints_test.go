@@ -224,7 +224,13 @@ func TestConvertServiceBackends(t *testing.T) {
 			assert.Equal(t, tc.wantProblems, problemKeys(probs), "problems: %v", probs)
 			require.NotNil(t, got)
 			want := got.Clone()
-			want.Backends = tc.want
+			for name := range tc.want {
+				_, ok := want.Port(name)
+				require.True(t, ok, "backends of unknown port %q", name)
+			}
+			for i := range want.Ports {
+				want.Ports[i].Backends = tc.want[want.Ports[i].Name]
+			}
 			requireSameService(t, want, got)
 		})
 	}
@@ -326,7 +332,7 @@ func TestConvertServiceSliceOrder(t *testing.T) {
 	want, _ := ConvertService(svc, slices, nodeCtx)
 	// svc-b's ready copy of .1 beats svc-a's not-ready one, and is met first
 	// among the ready ones; .2 is local in svc-b; .3 is serving-terminating.
-	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-b"), be("10.244.2.2:8080", "local"), be("10.244.2.3:8080", "terminating")}, want.Backends["http"])
+	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-b"), be("10.244.2.2:8080", "local"), be("10.244.2.3:8080", "terminating")}, want.Backends("http"))
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 20 {
 		rng.Shuffle(len(slices), func(i, j int) { slices[i], slices[j] = slices[j], slices[i] })

@@ -230,11 +230,7 @@ func (p *Processor) DeleteNode(name string) {
 func (p *Processor) applyNodeChange(ch nodeChange, oldNodePort model.IPAddresses) {
 	affected := map[model.ServiceID]struct{}{}
 	for _, ip := range ch.changedIPs {
-		users, used := p.services.byBackendIP[ip]
-		if !used {
-			continue
-		}
-		for _, id := range users.ids() {
+		for _, id := range p.services.byBackendIP.ids(ip) {
 			affected[id] = struct{}{}
 		}
 	}
@@ -312,10 +308,14 @@ func (p *Processor) Resync(s Snapshot) {
 			p.pods.set(valid)
 		}
 	}
-	endpoints := 0
+	var endpoints [2]int // IPv4, IPv6
 	for _, sl := range s.EndpointSlices {
-		if sl != nil {
-			endpoints += len(sl.Endpoints)
+		switch {
+		case sl == nil:
+		case sl.AddressType == discoveryv1.AddressTypeIPv6:
+			endpoints[1] += len(sl.Endpoints)
+		default:
+			endpoints[0] += len(sl.Endpoints)
 		}
 	}
 	p.services = newServiceCacheSized(len(s.Services), len(s.EndpointSlices), endpoints)
@@ -362,7 +362,7 @@ func (p *Processor) refresh(id model.ServiceID) {
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
 		var probs []Problem
-		v, probs = ConvertService(e.svc, e.sliceList(), p.nodeContext())
+		v, probs = ConvertService(e.svc, e.slices, p.nodeContext())
 		p.report(owner, probs)
 	} else {
 		p.problems.forget(owner)

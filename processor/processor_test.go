@@ -92,7 +92,7 @@ func TestServiceLifecycle(t *testing.T) {
 			continue
 		}
 		require.Len(t, svcs, 1, step.name)
-		assert.Equal(t, step.wantHTTP, svcs[0].Backends["http"], step.name)
+		assert.Equal(t, step.wantHTTP, svcs[0].Backends("http"), step.name)
 	}
 	requireNoViolations(t, r)
 }
@@ -104,7 +104,7 @@ func TestServiceRenderability(t *testing.T) {
 
 	p.UpdateService(makeService("default", "svc"))
 	assert.Equal(t, []string{"add default/svc"}, r.takeCalls(), "slice seen first: one add with its backends")
-	assert.Len(t, p.Services()[0].Backends["http"], 1)
+	assert.Len(t, p.Services()[0].Backends("http"), 1)
 
 	p.UpdateService(makeService("default", "svc", withType(corev1.ServiceTypeExternalName), withClusterIPs()))
 	assert.Equal(t, []string{"delete default/svc"}, r.takeCalls(), "stops being renderable")
@@ -137,7 +137,9 @@ func TestSliceMovesBetweenServices(t *testing.T) {
 	p.DeleteEndpointSlice("default", "s1")
 	assert.Empty(t, r.takeCalls())
 	for _, s := range p.Services() {
-		assert.Empty(t, s.Backends, s.ID.String())
+		for _, port := range s.Ports {
+			assert.Empty(t, port.Backends, s.ID.String())
+		}
 	}
 	requireNoViolations(t, r)
 }
@@ -155,7 +157,7 @@ func TestEndpointMovesBetweenSlices(t *testing.T) {
 	p.UpdateEndpointSlice(makeSlice("default", "s2", "svc", withEndpoints(makeEndpoint("10.244.2.3"), makeEndpoint("10.244.2.2"))))
 	p.UpdateEndpointSlice(makeSlice("default", "s1", "svc", withEndpoints(makeEndpoint("10.244.2.1"))))
 	assert.Empty(t, r.takeCalls())
-	assert.Len(t, p.Services()[0].Backends["http"], 3)
+	assert.Len(t, p.Services()[0].Backends("http"), 3)
 }
 
 func TestNodeIPChanges(t *testing.T) {
@@ -175,7 +177,7 @@ func TestNodeIPChanges(t *testing.T) {
 	p.UpdateNode(makeNode("node-b", "192.168.0.2", "zone-b"))
 	assert.Equal(t, []string{"update default/hostnet"}, r.takeCalls(),
 		"the endpoint on the new node IP becomes host-network; another node's IP answers no node port here")
-	assert.True(t, p.Services()[0].Backends["http"][0].HostNetwork, "default/hostnet sorts first")
+	assert.True(t, p.Services()[0].Backends("http")[0].HostNetwork, "default/hostnet sorts first")
 
 	p.UpdateNode(makeNode("node-b", "192.168.0.2", "zone-b", func(n *corev1.Node) {
 		n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
@@ -212,11 +214,11 @@ func TestThisNodeZoneChange(t *testing.T) {
 		},
 		Nodes: []*corev1.Node{makeNode("node-a", "192.168.0.1", "")},
 	})
-	assert.Len(t, p.Services()[0].Backends["http"], 2, "no zone label: hints ignored")
+	assert.Len(t, p.Services()[0].Backends("http"), 2, "no zone label: hints ignored")
 
 	p.UpdateNode(makeNode("node-a", "192.168.0.1", "zone-a"))
 	assert.Equal(t, []string{"update default/hinted"}, r.takeCalls())
-	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-a")}, p.Services()[0].Backends["http"])
+	assert.Equal(t, []model.ServiceBackend{be("10.244.2.1:8080", "zones=zone-a")}, p.Services()[0].Backends("http"))
 
 	p.UpdateNode(makeNode("node-b", "192.168.0.1", "zone-b"))
 	assert.Empty(t, r.takeCalls(), "another node's zone does not matter")
@@ -225,7 +227,7 @@ func TestThisNodeZoneChange(t *testing.T) {
 	assert.Equal(t, []string{"update default/hinted"}, r.takeCalls())
 	p.DeleteNode("node-a")
 	assert.Equal(t, []string{"update default/hinted", "nodeports {} []"}, r.takeCalls(), "this node gone: no zone, hints ignored, no node-port address")
-	assert.Len(t, p.Services()[0].Backends["http"], 2)
+	assert.Len(t, p.Services()[0].Backends("http"), 2)
 	requireNoViolations(t, r)
 }
 

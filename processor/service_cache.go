@@ -16,21 +16,37 @@ type sliceKey struct{ Namespace, Name string }
 func (k sliceKey) String() string { return k.Namespace + "/" + k.Name }
 
 // serviceEntry is everything known about one service ID: the Service (nil
-// while only slices are known), its slices by name, and its last computed
-// value (nil when it is not rendered). Keeping slices grouped per service is
-// what makes an event cost O(that service) instead of O(cluster).
+// while only slices are known), its slices, and its last computed value (nil
+// when it is not rendered). Keeping slices grouped per service is what makes
+// an event cost O(that service) instead of O(cluster). The objects are the
+// informers' own, kept by pointer: the cache adds no copy of them.
 type serviceEntry struct {
-	svc    *corev1.Service
-	slices map[string]*discoveryv1.EndpointSlice
+	svc *corev1.Service
+	// slices are in no particular order (ConvertService sorts them) and
+	// distinct by name. A service has one or a few slices, so a list
+	// costs a pointer per slice where a map cost a few hundred bytes.
+	slices []*discoveryv1.EndpointSlice
 	value  *model.ContivService
 }
 
-func (e *serviceEntry) sliceList() []*discoveryv1.EndpointSlice {
-	out := make([]*discoveryv1.EndpointSlice, 0, len(e.slices))
-	for _, s := range e.slices {
-		out = append(out, s)
+// setSlice stores s, replacing the slice of the same name.
+func (e *serviceEntry) setSlice(s *discoveryv1.EndpointSlice) {
+	if i := e.sliceIndex(s.Name); i >= 0 {
+		e.slices[i] = s
+		return
 	}
-	return out
+	e.slices = append(e.slices, s)
+}
+
+// deleteSlice forgets the slice of that name.
+func (e *serviceEntry) deleteSlice(name string) {
+	if i := e.sliceIndex(name); i >= 0 {
+		e.slices = slices.Delete(e.slices, i, i+1)
+	}
+}
+
+func (e *serviceEntry) sliceIndex(name string) int {
+	return slices.IndexFunc(e.slices, func(s *discoveryv1.EndpointSlice) bool { return s.Name == name })
 }
 
 // serviceCache holds the service entries, which slice belongs to which
@@ -42,9 +58,8 @@ type serviceCache struct {
 	// service-name label can change and a delete carries only the slice name.
 	sliceOwners map[sliceKey]model.ServiceID
 	// byBackendIP maps each backend IP of a rendered service to the services
-	// using it: a node-IP change flips HostNetwork on exactly those, and a
-	// local pod is a backend while its IP has an entry here.
-	byBackendIP map[netip.Addr]backendUsers
+	// using it.
+	byBackendIP backendIndex
 	// nodePort holds rendered services with a node port, for
 	// UpdateNodePortServices.
 	nodePort map[model.ServiceID]struct{}
@@ -54,17 +69,17 @@ type serviceCache struct {
 	rendered int
 }
 
-func newServiceCache() *serviceCache { return newServiceCacheSized(0, 0, 0) }
+func newServiceCache() *serviceCache { return newServiceCacheSized(0, 0, [2]int{}) }
 
 // newServiceCacheSized returns a cache with room for the given numbers of
-// services, slices and endpoints: a Resync knows them, and growing the maps
+// services, slices and endpoints (IPv4, IPv6): a Resync knows them, and growing the maps
 // from empty (rehashing every entry at each doubling) was a tenth of a cold
 // sync of 5,000 services × 10 endpoints.
-func newServiceCacheSized(services, slices, endpoints int) *serviceCache {
+func newServiceCacheSized(services, slices int, endpoints [2]int) *serviceCache {
 	return &serviceCache{
 		entries:     make(map[model.ServiceID]*serviceEntry, services),
 		sliceOwners: make(map[sliceKey]model.ServiceID, slices),
-		byBackendIP: make(map[netip.Addr]backendUsers, endpoints),
+		byBackendIP: newBackendIndex(endpoints[0], endpoints[1]),
 		nodePort:    map[model.ServiceID]struct{}{},
 		hinted:      map[model.ServiceID]struct{}{},
 	}
@@ -73,7 +88,7 @@ func newServiceCacheSized(services, slices, endpoints int) *serviceCache {
 func (c *serviceCache) entry(id model.ServiceID) *serviceEntry {
 	e := c.entries[id]
 	if e == nil {
-		e = &serviceEntry{slices: map[string]*discoveryv1.EndpointSlice{}}
+		e = &serviceEntry{}
 		c.entries[id] = e
 	}
 	return e
@@ -101,7 +116,7 @@ func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discover
 		previous, moved = old, true
 	}
 	c.sliceOwners[key] = owner
-	c.entry(owner).slices[key.Name] = s
+	c.entry(owner).setSlice(s)
 	return previous, moved
 }
 
@@ -117,7 +132,7 @@ func (c *serviceCache) deleteSlice(key sliceKey) (model.ServiceID, bool) {
 func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 	delete(c.sliceOwners, key)
 	if e := c.entries[owner]; e != nil {
-		delete(e.slices, key.Name)
+		e.deleteSlice(key.Name)
 	}
 }
 
@@ -159,12 +174,12 @@ func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old
 	for i < len(oldIPs) || j < len(newIPs) {
 		switch {
 		case j == len(newIPs) || (i < len(oldIPs) && oldIPs[i].Less(newIPs[j])):
-			if c.removeUser(oldIPs[i], id) {
+			if c.byBackendIP.remove(oldIPs[i], e) {
 				cross(oldIPs[i])
 			}
 			i++
 		case i == len(oldIPs) || newIPs[j].Less(oldIPs[i]):
-			if c.addUser(newIPs[j], id) {
+			if c.byBackendIP.add(newIPs[j], e) {
 				cross(newIPs[j])
 			}
 			j++
@@ -178,8 +193,7 @@ func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old
 
 // isBackend reports whether ip backs at least one rendered service.
 func (c *serviceCache) isBackend(ip netip.Addr) bool {
-	_, used := c.byBackendIP[ip]
-	return used
+	return c.byBackendIP.has(ip)
 }
 
 func setMember(set map[model.ServiceID]struct{}, id model.ServiceID, in bool) {
@@ -190,61 +204,18 @@ func setMember(set map[model.ServiceID]struct{}, id model.ServiceID, in bool) {
 	}
 }
 
-// backendUsers lists the services using one backend IP. Most IPs back a
-// single service, which is kept inline: the index then costs no allocation
-// per endpoint, which matters for a cold sync of many thousand endpoints.
-type backendUsers struct {
-	first model.ServiceID
-	more  []model.ServiceID
-}
-
-// ids returns the services in no particular order.
-func (u backendUsers) ids() []model.ServiceID { return append([]model.ServiceID{u.first}, u.more...) }
-
-// addUser records that id uses ip and reports whether ip was unused before.
-func (c *serviceCache) addUser(ip netip.Addr, id model.ServiceID) bool {
-	users, used := c.byBackendIP[ip]
-	if !used {
-		c.byBackendIP[ip] = backendUsers{first: id}
-		return true
-	}
-	users.more = append(users.more, id)
-	c.byBackendIP[ip] = users
-	return false
-}
-
-// removeUser forgets that id uses ip and reports whether ip is now unused.
-func (c *serviceCache) removeUser(ip netip.Addr, id model.ServiceID) bool {
-	users, used := c.byBackendIP[ip]
-	if !used {
-		return false
-	}
-	if users.first == id {
-		if len(users.more) == 0 {
-			delete(c.byBackendIP, ip)
-			return true
-		}
-		users.first = users.more[len(users.more)-1]
-		users.more = users.more[:len(users.more)-1]
-	} else if k := slices.Index(users.more, id); k >= 0 {
-		users.more = slices.Delete(users.more, k, k+1)
-	}
-	c.byBackendIP[ip] = users
-	return false
-}
-
 // backendIPs returns the distinct backend IPs of a value, sorted.
 func backendIPs(v *model.ContivService) []netip.Addr {
 	if v == nil {
 		return nil
 	}
 	n := 0
-	for _, list := range v.Backends {
-		n += len(list)
+	for _, p := range v.Ports {
+		n += len(p.Backends)
 	}
 	out := make([]netip.Addr, 0, n)
-	for _, list := range v.Backends {
-		for _, b := range list {
+	for _, p := range v.Ports {
+		for _, b := range p.Backends {
 			out = append(out, b.IP)
 		}
 	}
@@ -256,8 +227,8 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 // that is the case only if some port's backends carry hints (see
 // filterByZoneHints, which only filters when every endpoint is hinted).
 func hasZoneHints(v *model.ContivService) bool {
-	for _, list := range v.Backends {
-		for _, b := range list {
+	for _, p := range v.Ports {
+		for _, b := range p.Backends {
 			if len(b.ZoneHints) > 0 {
 				return true
 			}

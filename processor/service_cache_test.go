@@ -41,8 +41,8 @@ func TestServiceCacheIndexes(t *testing.T) {
 	c.setService(makeService("default", "a"))
 	c.setService(makeService("default", "b"))
 	val := func(id model.ServiceID, nodePort uint16, backends ...model.ServiceBackend) *model.ContivService {
-		return &model.ContivService{ID: id, Ports: map[string]model.ServicePort{"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort}},
-			Backends: map[string][]model.ServiceBackend{"http": backends}}
+		return &model.ContivService{ID: id, Ports: []model.NamedPort{
+			{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort}, Backends: backends}}}
 	}
 
 	_, crossed := c.setValue(a, val(a, 30080, be("10.244.2.1:80"), be("10.244.2.2:80", "zones=zone-a")))
@@ -71,5 +71,6 @@ func TestServiceCacheIndexes(t *testing.T) {
 	assert.False(t, c.isBackend(ip("10.244.2.1")))
 	assert.Zero(t, c.rendered)
 	assert.Empty(t, c.entries)
-	assert.Empty(t, c.byBackendIP)
+	assert.Zero(t, c.byBackendIP.len())
+	assert.Empty(t, c.byBackendIP.v4.more)
 }

@@ -102,7 +102,7 @@ func TestConvertServiceTopology(t *testing.T) {
 			node.Zone = tc.zone
 			got, probs := ConvertService(tc.svc, tc.slices, node)
 			assert.Empty(t, probs)
-			assert.Equal(t, tc.want, got.Backends["http"])
+			assert.Equal(t, tc.want, got.Backends("http"))
 		})
 	}
 }

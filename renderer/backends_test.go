@@ -32,7 +32,7 @@ func TestBackendsFollowTrafficPolicyAndFamily(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := svc("b", ips("10.96.0.10", "fd00:96::10"), func(s *model.ContivService) { s.Backends[""] = mixed })
+			s := svc("b", ips("10.96.0.10", "fd00:96::10"), func(s *model.ContivService) { s.SetBackends("", mixed) })
 			if tt.mutate != nil {
 				tt.mutate(s)
 			}

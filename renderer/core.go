@@ -167,9 +167,16 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node := c.cfg.NodeOf(ev)
-	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services))
-	for _, svc := range ev.Services {
-		ix.setService(svc.ID, ix.newEntry(svc, c.cfg.RenderService(svc, node)))
+	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services), 0)
+	entries := make([]*serviceEntry, len(ev.Services))
+	claims := 0
+	for i, svc := range ev.Services {
+		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node))
+		claims += len(entries[i].items)
+	}
+	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
+	for _, e := range entries {
+		ix.setService(e.svc.ID, e)
 	}
 	ix.node = ix.claimMap(c.renderNode(node, ix.filtered > 0))
 	for i := range c.cfg.Shards.Count {
@@ -191,8 +198,8 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	// Only contested keys can warn; sorting just them keeps the warnings in
 	// key order without sorting every key of a cold sync.
 	contested := map[vppcfg.Key]bool{}
-	for k, ids := range ix.owners {
-		if _, byNode := ix.node[k]; byNode || len(ids) > 1 {
+	for k := range ix.winners {
+		if _, byNode := ix.node[k]; byNode || ix.claimants(k) > 1 {
 			contested[k] = true
 		}
 	}
@@ -211,8 +218,8 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 	touched := map[vppcfg.Key]bool{}
 	shards := map[int]bool{}
 	mark := func(e *serviceEntry) {
-		for k := range e.items {
-			touched[k] = true
+		for _, it := range e.items {
+			touched[it.claim] = true
 		}
 		if len(e.rules) > 0 {
 			shards[e.shard] = true
@@ -388,7 +395,7 @@ func (c *Core[N]) warn(old, svc *model.ContivService) {
 // the service with the smallest ID gets a contested frontend, and none gets
 // one a node item holds.
 func (c *Core[N]) warnConflict(k vppcfg.Key, before ownership) {
-	ids := c.ix.owners[k]
+	ids := c.ix.claimantIDs(k)
 	_, byNode := c.ix.node[k]
 	if len(ids) == 0 || (!byNode && len(ids) < 2) || (ownership{ids[0], len(ids)}) == before {
 		return

@@ -84,12 +84,11 @@ func toySvc(name, clusterIP string, backends ...string) *model.ContivService {
 	s := &model.ContivService{
 		ID:         model.ServiceID{Namespace: "default", Name: name},
 		ClusterIPs: model.NewIPAddresses(netip.MustParseAddr(clusterIP)),
-		Ports:      map[string]model.ServicePort{"": {Protocol: model.ProtocolTCP, Port: 80}},
-		Backends:   map[string][]model.ServiceBackend{},
+		Ports:      []model.NamedPort{{ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80}}},
 	}
 	for _, b := range backends {
 		a := netip.MustParseAddrPort(b)
-		s.Backends[""] = append(s.Backends[""], model.ServiceBackend{IP: a.Addr(), Port: a.Port()})
+		s.SetBackends("", append(s.Backends(""), model.ServiceBackend{IP: a.Addr(), Port: a.Port()}))
 	}
 	return s
 }

@@ -52,7 +52,7 @@ func TestFilterRules(t *testing.T) {
 		}), served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"2001:db8:16::1", "192.168.16.1"},
 			want: []vppcfg.ACLRule{rule(vppcfg.ACLPermit, "100.64.1.0/24", lb4), rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
 		{name: "SCTP ports: SCTP to the external and LoadBalancer IPs is dropped, every port", svc: svc("sc", model.NewIPAddresses(netip.MustParseAddr("10.96.0.1")), func(s *model.ContivService) {
-			s.Ports["sctp"] = model.ServicePort{Protocol: model.ProtocolSCTP, Port: 9000}
+			s.SetPort("sctp", model.ServicePort{Protocol: model.ProtocolSCTP, Port: 9000})
 			s.ExternalIPs = model.NewIPAddresses(netip.MustParseAddr("203.0.113.9"), netip.MustParseAddr("2001:db8:e::9"))
 			s.LoadBalancerIPs = model.NewIPAddresses(netip.MustParseAddr("198.51.100.1"))
 		}), served: []renderer.Frontend{cip4, lb4}, fam: renderer.IPv4,

@@ -84,7 +84,8 @@ func Frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []
 			}
 		}
 	}
-	for name, p := range svc.Ports {
+	for _, p := range svc.Ports {
+		name := p.Name
 		proto, ok := L4Protocol(p.Protocol)
 		if !ok || p.Port == 0 {
 			continue
@@ -132,9 +133,9 @@ func L4Protocol(p model.Protocol) (vppcfg.Protocol, bool) {
 // SCTPPorts returns the names of the service's SCTP ports, sorted.
 func SCTPPorts(svc *model.ContivService) []string {
 	var out []string
-	for _, name := range svc.PortNames() {
-		if svc.Ports[name].Protocol == model.ProtocolSCTP {
-			out = append(out, name)
+	for _, p := range svc.Ports {
+		if p.Protocol == model.ProtocolSCTP {
+			out = append(out, p.Name)
 		}
 	}
 	return out

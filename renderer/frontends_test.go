@@ -15,12 +15,12 @@ func TestFrontends(t *testing.T) {
 		s.ClusterIPs = ips("10.96.0.10", "fd00:96::10")
 		s.ExternalIPs = ips("198.51.100.1", "2001:db8:1b::1")
 		s.LoadBalancerIPs = ips("198.51.100.1", "198.51.100.2")
-		s.Ports[""] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}
-		s.Ports["sig"] = model.ServicePort{Protocol: model.ProtocolSCTP, Port: 3868}
-		s.Ports["zero"] = model.ServicePort{Protocol: model.ProtocolUDP}
+		s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080})
+		s.SetPort("sig", model.ServicePort{Protocol: model.ProtocolSCTP, Port: 3868})
+		s.SetPort("zero", model.ServicePort{Protocol: model.ProtocolUDP})
 	}
 	nodePort := func(s *model.ContivService) {
-		s.Ports[""] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}
+		s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080})
 	}
 	tests := []struct {
 		name string

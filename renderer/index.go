@@ -25,10 +25,27 @@ type ClaimFunc func(vppcfg.Item) vppcfg.Key
 // serviceEntry is what the index remembers of one service: the value last
 // rendered, its items by claim and its filter rules.
 type serviceEntry struct {
-	svc   *model.ContivService
-	items map[vppcfg.Key]vppcfg.Item
+	svc *model.ContivService
+	// items are sorted by claim, one per claim. A service has a few items
+	// (one per frontend and port, and a drop route), so a sorted list costs
+	// 40 bytes per item where a map cost a few hundred bytes per service.
+	items []claimed
 	rules []vppcfg.ACLRule
 	shard int
+}
+
+// claimed is an item under the claim it competes for.
+type claimed struct {
+	claim vppcfg.Key
+	item  vppcfg.Item
+}
+
+// item returns the entry's item for claim c, or nil.
+func (e *serviceEntry) item(c vppcfg.Key) vppcfg.Item {
+	if i, found := slices.BinarySearchFunc(e.items, c, func(it claimed, c vppcfg.Key) int { return it.claim.Compare(c) }); found {
+		return e.items[i].item
+	}
+	return nil
 }
 
 // index is a renderer's whole desired configuration: node-wide items, per
@@ -45,8 +62,10 @@ type index struct {
 	claim    ClaimFunc
 	shards   ACLShards
 	services map[model.ServiceID]*serviceEntry
-	// owners lists, per claim, the services that want it, sorted by ID.
-	owners map[vppcfg.Key][]model.ServiceID
+	// winners and contenders hold, per claim, the services that want it
+	// (claimants.go).
+	winners    map[vppcfg.Key]*serviceEntry
+	contenders map[vppcfg.Key][]*serviceEntry
 	// node are the node-wide items, by claim.
 	node map[vppcfg.Key]vppcfg.Item
 	// members lists, per shard, the services with filter rules, sorted by
@@ -60,36 +79,38 @@ type index struct {
 	acls []*vppcfg.ACL
 }
 
-func newIndex(claim ClaimFunc, shards ACLShards) *index { return newIndexSized(claim, shards, 0) }
+func newIndex(claim ClaimFunc, shards ACLShards) *index { return newIndexSized(claim, shards, 0, 0) }
 
-// newIndexSized returns an index with room for the given number of
-// services (a Resync knows it; growing the maps from empty rehashes them at
-// every doubling).
-func newIndexSized(claim ClaimFunc, shards ACLShards, services int) *index {
+// newIndexSized returns an index with room for the given numbers of
+// services and claims (a Resync knows them; growing the maps from empty
+// rehashes them at every doubling and leaves them up to half empty).
+func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *index {
 	if claim == nil {
 		claim = vppcfg.Item.Key
 	}
 	return &index{
-		claim:    claim,
-		shards:   shards,
-		services: make(map[model.ServiceID]*serviceEntry, services),
-		owners:   make(map[vppcfg.Key][]model.ServiceID, services),
-		node:     map[vppcfg.Key]vppcfg.Item{},
-		members:  make([][]model.ServiceID, shards.Count),
-		acls:     make([]*vppcfg.ACL, shards.Count),
+		claim:      claim,
+		shards:     shards,
+		services:   make(map[model.ServiceID]*serviceEntry, services),
+		winners:    make(map[vppcfg.Key]*serviceEntry, claims),
+		contenders: map[vppcfg.Key][]*serviceEntry{},
+		node:       map[vppcfg.Key]vppcfg.Item{},
+		members:    make([][]model.ServiceID, shards.Count),
+		acls:       make([]*vppcfg.ACL, shards.Count),
 	}
 }
 
 // newEntry indexes a service's rendering by claim; of two items with one
 // claim the first is kept.
 func (ix *index) newEntry(svc *model.ContivService, r Rendering) *serviceEntry {
-	e := &serviceEntry{svc: svc, items: make(map[vppcfg.Key]vppcfg.Item, len(r.Items)), rules: r.Rules, shard: ix.shards.Of(svc.ID)}
-	for _, it := range r.Items {
-		if c := ix.claim(it); e.items[c] == nil {
-			e.items[c] = it
-		}
+	items := make([]claimed, len(r.Items))
+	for i, it := range r.Items {
+		items[i] = claimed{ix.claim(it), it}
 	}
-	return e
+	// Stable: among items of one claim the first stays first and is kept.
+	slices.SortStableFunc(items, func(a, b claimed) int { return a.claim.Compare(b.claim) })
+	items = slices.CompactFunc(items, func(a, b claimed) bool { return a.claim == b.claim })
+	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: ix.shards.Of(svc.ID)}
 }
 
 // claimMap indexes node items by claim.
@@ -106,8 +127,8 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 	if it, ok := ix.node[c]; ok {
 		return it
 	}
-	if ids := ix.owners[c]; len(ids) > 0 {
-		return ix.services[ids[0]].items[c]
+	if w := ix.winners[c]; w != nil {
+		return w.item(c)
 	}
 	return nil
 }
@@ -118,11 +139,8 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 	old := ix.services[id]
 	if old != nil {
-		for c := range old.items {
-			ix.owners[c] = removeID(ix.owners[c], id)
-			if len(ix.owners[c]) == 0 {
-				delete(ix.owners, c)
-			}
+		for _, it := range old.items {
+			ix.removeClaimant(it.claim, id)
 		}
 		if len(old.rules) > 0 {
 			ix.members[old.shard] = removeID(ix.members[old.shard], id)
@@ -132,8 +150,8 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 	}
 	if e != nil {
 		ix.services[id] = e
-		for c := range e.items {
-			ix.owners[c] = insertID(ix.owners[c], id)
+		for _, it := range e.items {
+			ix.addClaimant(it.claim, e)
 		}
 		if len(e.rules) > 0 {
 			ix.members[e.shard] = insertID(ix.members[e.shard], id)
@@ -168,20 +186,20 @@ type ownership struct {
 }
 
 func (ix *index) ownership(c vppcfg.Key) ownership {
-	ids := ix.owners[c]
-	if len(ids) == 0 {
+	w := ix.winners[c]
+	if w == nil {
 		return ownership{}
 	}
-	return ownership{ids[0], len(ids)}
+	return ownership{w.svc.ID, ix.claimants(c)}
 }
 
 // all returns every effective item, shard ACLs included, in no particular
 // order: a resync transaction does not depend on it, and sorting 50,000
 // items by key cost a tenth of the renderer's part of a cold sync.
 func (ix *index) all() []vppcfg.Item {
-	items := make([]vppcfg.Item, 0, len(ix.node)+len(ix.owners)+len(ix.acls))
+	items := make([]vppcfg.Item, 0, len(ix.node)+len(ix.winners)+len(ix.acls))
 	items = slices.AppendSeq(items, maps.Values(ix.node))
-	for c := range ix.owners {
+	for c := range ix.winners {
 		if _, shadowed := ix.node[c]; !shadowed {
 			items = append(items, ix.effective(c))
 		}

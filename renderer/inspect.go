@@ -15,11 +15,11 @@ func (c *Core[N]) ServiceKeys() map[model.ServiceID][]vppcfg.Key {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[model.ServiceID][]vppcfg.Key, len(c.ix.services))
-	for claim, ids := range c.ix.owners {
-		if _, shadowed := c.ix.node[claim]; shadowed || len(ids) == 0 {
+	for claim, w := range c.ix.winners {
+		if _, shadowed := c.ix.node[claim]; shadowed {
 			continue
 		}
-		out[ids[0]] = append(out[ids[0]], c.ix.services[ids[0]].items[claim].Key())
+		out[w.svc.ID] = append(out[w.svc.ID], w.item(claim).Key())
 	}
 	return out
 }

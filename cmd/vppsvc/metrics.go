@@ -58,8 +58,8 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descServices, prometheus.GaugeValue, float64(ps.Services))
 	backends := 0
 	for _, svc := range c.proc.Services() {
-		for _, bs := range svc.Backends {
-			backends += len(bs)
+		for _, p := range svc.Ports {
+			backends += len(p.Backends)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(descBackends, prometheus.GaugeValue, float64(backends))

@@ -79,7 +79,7 @@ func Rules(svc *model.ContivService, nodeIPs model.IPAddresses) []vppcfg.ACLRule
 		}
 	}
 	for _, name := range svc.PortNames() {
-		p := svc.Ports[name]
+		p, _ := svc.Port(name)
 		proto, ok := renderer.L4Protocol(p.Protocol)
 		if !ok {
 			continue // SCTP: the built-in renderers skip it too

@@ -31,9 +31,9 @@ func TestRules(t *testing.T) {
 		ID:          model.ServiceID{Namespace: "default", Name: "web"},
 		ClusterIPs:  model.IPAddresses{ip("10.96.0.15"), ip("fd00:96::15")},
 		ExternalIPs: model.IPAddresses{ip("203.0.113.20")},
-		Ports: map[string]model.ServicePort{
-			"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: 30085},
-			"sctp": {Protocol: model.ProtocolSCTP, Port: 9},
+		Ports: []model.NamedPort{
+			{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30085}},
+			{Name: "sctp", ServicePort: model.ServicePort{Protocol: model.ProtocolSCTP, Port: 9}},
 		},
 	}
 	var got []string

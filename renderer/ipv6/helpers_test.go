@@ -65,10 +65,10 @@ func testNode() Node {
 
 // withNodePort gives the unnamed TCP port 80 the plan's node port.
 func withNodePort(s *model.ContivService) {
-	s.Ports[""] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort}
+	s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort})
 }
 
-func withoutDefaultPort(s *model.ContivService) { delete(s.Ports, "") }
+func withoutDefaultPort(s *model.ContivService) { s.DeletePort("") }
 
 func externalLocal(s *model.ContivService) { s.ExternalTrafficPolicy = model.TrafficPolicyLocal }
 func internalLocal(s *model.ContivService) { s.InternalTrafficPolicy = model.TrafficPolicyLocal }

@@ -180,7 +180,9 @@ func TestServiceLifecycle(t *testing.T) {
 	})
 	t.Run("no backend: drop rules; the first filtered service brings every filter shard and binding", func(t *testing.T) {
 		v2 := v1.Clone()
-		v2.Backends = map[string][]model.ServiceBackend{}
+		for i := range v2.Ports {
+			v2.Ports[i].Backends = nil
+		}
 		must(t, r.UpdateService(v1, v2))
 		mustCommits(t, c, "txn put="+keyList(filterKeys(r.cfg)...)+
 			" del="+keyList(trKey("[fd00:96::10]:80", tcp), trKey("[fd00:16::1]:30080", tcp), trKey("[fd00:16::2]:30080", tcp)))

@@ -59,7 +59,7 @@ func testNode() Node {
 	}
 }
 
-func withoutDefaultPort(s *model.ContivService) { delete(s.Ports, "") }
+func withoutDefaultPort(s *model.ContivService) { s.DeletePort("") }
 
 // itemLines renders items one per line, for readable diffs.
 func itemLines(items []vppcfg.Item) string {

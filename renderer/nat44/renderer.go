@@ -105,7 +105,7 @@ func warnLBCapacity(log logrus.FieldLogger, old, svc *model.ContivService, cfg *
 		}
 		for _, port := range s.PortNames() {
 			sum := 0
-			for _, b := range s.Backends[port] {
+			for _, b := range s.Backends(port) {
 				if b.IP.Is4() {
 					sum += backendWeight(b, cfg)
 				}

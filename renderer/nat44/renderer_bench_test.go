@@ -86,7 +86,7 @@ func BenchmarkRendererUpdateService(b *testing.B) {
 		old := svcs[(i/2*7919)%len(svcs)]
 		next := old.Clone()
 		if i%2 == 0 {
-			next.Backends[""] = append(next.Backends[""], be("10.3.0.1:8080"))
+			next.SetBackends("", append(next.Backends(""), be("10.3.0.1:8080")))
 		}
 		if err := r.UpdateService(old, next); err != nil {
 			b.Fatal(err)
@@ -122,7 +122,7 @@ func BenchmarkRendererFilteredChange(b *testing.B) {
 				old := svcs[(i/2*7919)%len(svcs)]
 				next := old.Clone()
 				if i%2 == 0 {
-					next.Backends[""] = []model.ServiceBackend{be("10.3.0.1:8080")}
+					next.SetBackends("", []model.ServiceBackend{be("10.3.0.1:8080")})
 				}
 				if err := r.UpdateService(old, next); err != nil {
 					b.Fatal(err)

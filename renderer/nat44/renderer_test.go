@@ -208,7 +208,7 @@ func TestFilterShardsHoldServicesInOrder(t *testing.T) {
 		t.Fatalf("shard rules:\n  %v\nwant\n  %v", acl.Rules, want)
 	}
 	a2 := a.Clone()
-	a2.Backends[""] = []model.ServiceBackend{be("10.1.2.2:8080")}
+	a2.SetBackends("", []model.ServiceBackend{be("10.1.2.2:8080")})
 	must(t, r.UpdateService(a, a2))
 	commits := c.TakeCommits()
 	if len(commits) != 1 || !slices.Contains(commits[0].Puts, shard) {
@@ -260,7 +260,7 @@ func TestAffinityBackendRemovalRecreatesMapping(t *testing.T) {
 
 func TestUpdateNodePortServices(t *testing.T) {
 	np := service("np", "10.96.0.14", withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080")), func(s *model.ContivService) {
-		s.Ports[""] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort}
+		s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort})
 	})
 	plain := service("plain", "10.96.0.10", withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080")))
 	r, c, _ := newTestRenderer(t, np, plain)

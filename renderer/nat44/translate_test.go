@@ -73,7 +73,7 @@ func TestRenderService(t *testing.T) {
 	cfg.HostVRF = hostVRF
 
 	nodePortSvc := func(s *model.ContivService) {
-		s.Ports[""] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort}
+		s.SetPort("", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: nodePort})
 	}
 	etpLocal := func(s *model.ContivService) { s.ExternalTrafficPolicy = model.TrafficPolicyLocal }
 	itpLocal := func(s *model.ContivService) { s.InternalTrafficPolicy = model.TrafficPolicyLocal }
@@ -255,11 +255,11 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "multi-port service with named target ports: one mapping per port, each with its backends",
 			svc: service("multi", "10.96.0.26", withoutDefaultPort, nodePortSvc, func(s *model.ContivService) {
-				delete(s.Ports, "")
-				s.Ports["http"] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 80}
-				s.Ports["https"] = model.ServicePort{Protocol: model.ProtocolTCP, Port: 443, NodePort: nodePort2}
-				s.Backends["http"] = []model.ServiceBackend{be("10.1.1.2:8080", "local"), be("10.1.2.2:8081")}
-				s.Backends["https"] = []model.ServiceBackend{be("10.1.1.2:8443", "local")}
+				s.DeletePort("")
+				s.SetPort("http", model.ServicePort{Protocol: model.ProtocolTCP, Port: 80})
+				s.SetPort("https", model.ServicePort{Protocol: model.ProtocolTCP, Port: 443, NodePort: nodePort2})
+				s.SetBackends("http", []model.ServiceBackend{be("10.1.1.2:8080", "local"), be("10.1.2.2:8081")})
+				s.SetBackends("https", []model.ServiceBackend{be("10.1.1.2:8443", "local")})
 			}),
 			want: []vppcfg.Item{
 				staticMap("multi", "10.96.0.26:443", tcp, "10.1.1.2:8443", 0, self),
@@ -290,7 +290,7 @@ func TestRenderService(t *testing.T) {
 			svc: service("dual", "10.96.0.29", nodePortSvc, func(s *model.ContivService) {
 				s.ClusterIPs = ips("10.96.0.29", "fd00:96::29")
 				s.LoadBalancerIPs = ips("198.51.100.29", "2001:db8::29")
-				s.Backends[""] = []model.ServiceBackend{be("10.1.1.2:8080", "local"), be("[fd00:1:1::2]:8080", "local"), be("10.1.2.2:8080"), be("[fd00:1:2::2]:8080")}
+				s.SetBackends("", []model.ServiceBackend{be("10.1.1.2:8080", "local"), be("[fd00:1:1::2]:8080", "local"), be("10.1.2.2:8080"), be("[fd00:1:2::2]:8080")})
 			}),
 			want: []vppcfg.Item{
 				lbMap("dual", "10.96.0.29:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8080", remoteProb)),

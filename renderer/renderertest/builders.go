@@ -46,8 +46,7 @@ func Service(name, clusterIP string, mutate ...func(*model.ContivService)) *mode
 	s := &model.ContivService{
 		ID:         model.ServiceID{Namespace: "default", Name: name},
 		ClusterIPs: IPs(clusterIP),
-		Ports:      map[string]model.ServicePort{"": {Protocol: model.ProtocolTCP, Port: 80}},
-		Backends:   map[string][]model.ServiceBackend{},
+		Ports:      []model.NamedPort{{ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80}}},
 	}
 	for _, m := range mutate {
 		m(s)
@@ -55,15 +54,16 @@ func Service(name, clusterIP string, mutate ...func(*model.ContivService)) *mode
 	return s
 }
 
-// WithBackends sets the backends of a port.
+// WithBackends sets the backends of a port, which must exist (Service's
+// unnamed port, or WithPort before).
 func WithBackends(port string, bs ...model.ServiceBackend) func(*model.ContivService) {
-	return func(s *model.ContivService) { s.Backends[port] = bs }
+	return func(s *model.ContivService) { s.SetBackends(port, bs) }
 }
 
 // WithPort adds or replaces a port.
 func WithPort(name string, proto model.Protocol, port, nodePort uint16) func(*model.ContivService) {
 	return func(s *model.ContivService) {
-		s.Ports[name] = model.ServicePort{Protocol: proto, Port: port, NodePort: nodePort}
+		s.SetPort(name, model.ServicePort{Protocol: proto, Port: port, NodePort: nodePort})
 	}
 }
 

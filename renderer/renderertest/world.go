@@ -74,7 +74,7 @@ func (w *world) serviceID() model.ServiceID {
 func (w *world) randomService(id model.ServiceID) *model.ContivService {
 	n := int(id.Name[len(id.Name)-1]-'0') + 4*boolInt(id.Namespace == "other")
 	v4, v6 := fmt.Sprintf("10.96.0.%d", 10+n), fmt.Sprintf("fd00:96::%x", 0x10+n)
-	s := &model.ContivService{ID: id, Ports: map[string]model.ServicePort{}, Backends: map[string][]model.ServiceBackend{}}
+	s := &model.ContivService{ID: id}
 	switch w.pick(4) {
 	case 0:
 		s.ClusterIPs = ips(v4)
@@ -110,9 +110,9 @@ func (w *world) randomService(id model.ServiceID) *model.ContivService {
 		if w.chance(2) {
 			p.NodePort = uint16(30000 + 10*n + i)
 		}
-		s.Ports[name] = p
+		s.SetPort(name, p)
 		if bs := w.backends(s.ClusterIPs); len(bs) > 0 {
-			s.Backends[name] = bs
+			s.SetBackends(name, bs)
 		}
 	}
 	return s

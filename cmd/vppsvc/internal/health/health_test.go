@@ -143,8 +143,10 @@ func localService(hcPort uint16, backends ...model.ServiceBackend) *model.Contiv
 		ID:                    model.ServiceID{Namespace: "default", Name: "web"},
 		ExternalTrafficPolicy: model.TrafficPolicyLocal,
 		HealthCheckNodePort:   hcPort,
-		Ports:                 map[string]model.ServicePort{"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}, "https": {Protocol: model.ProtocolTCP, Port: 443, NodePort: 30443}},
-		Backends:              map[string][]model.ServiceBackend{"http": backends, "https": backends},
+		Ports: []model.NamedPort{
+			{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}, Backends: backends},
+			{Name: "https", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 443, NodePort: 30443}, Backends: backends},
+		},
 	}
 }
 

@@ -154,8 +154,8 @@ func (s *ServiceServers) log() logrus.FieldLogger {
 // endpoints must fail the check so that load balancers drain it.
 func LocalReadyEndpoints(svc *model.ContivService) int {
 	ips := map[string]struct{}{}
-	for _, backends := range svc.Backends {
-		for _, b := range backends {
+	for _, p := range svc.Ports {
+		for _, b := range p.Backends {
 			if b.Local && !b.Terminating {
 				ips[b.IP.String()] = struct{}{}
 			}

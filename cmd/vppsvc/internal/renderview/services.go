@@ -201,11 +201,12 @@ func buildService(svc *model.ContivService, in Input, ix *itemIndex) Service {
 	}
 	used := map[vppcfg.Key]bool{}
 	for _, name := range svc.PortNames() {
-		p := Port{Name: name, ServicePort: svc.Ports[name]}
+		sp, _ := svc.Port(name)
+		p := Port{Name: name, ServicePort: sp}
 		if _, ok := renderer.L4Protocol(p.Protocol); !ok {
 			p.Skipped = p.Protocol.String() + " is not translated by NAT44-ED nor by cnat"
 		}
-		for _, b := range svc.Backends[name] {
+		for _, b := range svc.Backends(name) {
 			p.Backends = append(p.Backends, Backend{ServiceBackend: b, Node: in.BackendNodes[b.IP]})
 		}
 		for _, fe := range fronts {

@@ -30,8 +30,8 @@ func TestServicesAttributeItemsByServiceKeys(t *testing.T) {
 	web := model.ServiceID{Namespace: "default", Name: "web"}
 	other := model.ServiceID{Namespace: "default", Name: "other"}
 	svc := &model.ContivService{ID: web, ClusterIPs: model.NewIPAddresses(ip("10.96.0.10")),
-		Ports:    map[string]model.ServicePort{"http": {Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080}},
-		Backends: map[string][]model.ServiceBackend{"http": {be("10.1.1.2:8080", true), be("10.1.2.2:8080", false)}}}
+		Ports: []model.NamedPort{{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080},
+			Backends: []model.ServiceBackend{be("10.1.1.2:8080", true), be("10.1.2.2:8080", false)}}}}
 	lb := &vppcfg.NAT44LBMapping{External: ap("10.96.0.10:80"), Protocol: vppcfg.ProtoTCP, Label: "default/web",
 		Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:8080")}, {Addr: ap("10.1.2.2:8080")}}}
 	np := &vppcfg.NAT44StaticMapping{External: ap("192.168.16.1:30080"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.2:8080")}
@@ -100,7 +100,7 @@ default/web  NodePort
 func TestServicesBadInput(t *testing.T) {
 	id := model.ServiceID{Namespace: "ns", Name: "sctp"}
 	svc := &model.ContivService{ID: id, ClusterIPs: model.NewIPAddresses(ip("10.96.0.20")),
-		Ports: map[string]model.ServicePort{"": {Protocol: model.ProtocolSCTP, Port: 9}}}
+		Ports: []model.NamedPort{{ServicePort: model.ServicePort{Protocol: model.ProtocolSCTP, Port: 9}}}}
 	svcs := Services(Input{
 		Services:    []*model.ContivService{nil, svc},
 		ServiceKeys: map[string]map[model.ServiceID][]vppcfg.Key{"nat44": {id: {vppcfg.ACLKey("gone")}}},
