@@ -463,14 +463,15 @@ func TestCompatibilityCheck(t *testing.T) {
 
 // TestFeatureEnableIsIdempotent: a feature Dump cannot read back is enabled
 // as disable + enable, so re-asserting it after a reconnect leaves it enabled
-// once.
+// once. Every feature vppsvc's renderers enable is probed; a canary is a
+// real VPP feature that is not.
 func TestFeatureEnableIsIdempotent(t *testing.T) {
-	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip6-unicast", Feature: "cnat-input-ip6"}
+	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip6-output", Feature: arcCanaries["ip6-output"]}
 	require.False(t, isProbed(f))
 	calls := featureCalls(true, f, 3)
 	require.Len(t, calls, 2)
-	assert.Equal(t, "&{SwIfIndex:3 Enable:false ArcName:ip6-unicast FeatureName:cnat-input-ip6}", fmt.Sprintf("%+v", calls[0].req))
-	assert.Equal(t, "&{SwIfIndex:3 Enable:true ArcName:ip6-unicast FeatureName:cnat-input-ip6}", fmt.Sprintf("%+v", calls[1].req))
+	assert.Equal(t, "&{SwIfIndex:3 Enable:false ArcName:ip6-output FeatureName:ip6-outacl}", fmt.Sprintf("%+v", calls[0].req))
+	assert.Equal(t, "&{SwIfIndex:3 Enable:true ArcName:ip6-output FeatureName:ip6-outacl}", fmt.Sprintf("%+v", calls[1].req))
 
 	v := newNode(t)
 	d := connectNode(t, v)
@@ -487,22 +488,69 @@ func TestFeatureEnableIsIdempotent(t *testing.T) {
 	mustApply(t, d, withIf(del(f), v, "tap0"))
 }
 
-// TestProbedFeatureIsReadBack: the features vppsvc uses are read back by
-// Dump (feature_is_enabled), so the layer never re-asserts them and enables
-// them with one request.
+// TestProbedFeatureIsReadBack: the features vppsvc's renderers enable (the
+// NAT44 short-circuit's cnat-input/output-ip4, the IPv6 renderer's
+// hairpin-only cnat-input/output-ip6, cnat-snat) are read back by Dump
+// (feature_is_enabled), so the layer never re-asserts them and enables them
+// with one request.
 func TestProbedFeatureIsReadBack(t *testing.T) {
-	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip4-unicast", Feature: "cnat-input-ip4"}
-	require.True(t, isProbed(f))
-	require.Len(t, featureCalls(true, f, 3), 1)
-
 	v := newNode(t)
 	d := connectNode(t, v)
+	for _, p := range []vppcfg.InterfaceFeature{
+		{Arc: "ip4-unicast", Feature: "cnat-input-ip4"},
+		{Arc: "ip4-output", Feature: "cnat-output-ip4"},
+		{Arc: "ip4-unicast", Feature: "cnat-snat-ip4"},
+		{Arc: "ip6-unicast", Feature: "cnat-snat-ip6"},
+		{Arc: "ip6-unicast", Feature: "cnat-input-ip6"},
+		{Arc: "ip6-output", Feature: "cnat-output-ip6"},
+	} {
+		t.Run(p.Feature, func(t *testing.T) {
+			f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: p.Arc, Feature: p.Feature}
+			require.True(t, isProbed(f))
+			require.Len(t, featureCalls(true, f, 3), 1)
+
+			mustApply(t, d, withIf(create(f, ""), v, "tap0"))
+			st := dump(t, d)
+			assert.False(t, st.Unobservable[vppcfg.KindInterfaceFeature], "probed with feature_is_enabled")
+			assert.Contains(t, itemStrings(st), f.String(), "the enabled feature is read back")
+			mustApply(t, d, withIf(del(f), v, "tap0"))
+			assert.NotContains(t, itemStrings(dump(t, d)), f.String(), "the disabled feature is gone")
+		})
+	}
+}
+
+// TestEveryProbedArcHasACanary: without a canary, Dump would take VPP
+// 25.10's "enabled" for a fresh interface's arc at its word and adopt a
+// feature nobody enabled.
+func TestEveryProbedArcHasACanary(t *testing.T) {
+	for _, p := range probedFeatures {
+		assert.NotEmpty(t, arcCanaries[p.Arc], "%s %s: no canary for its arc", p.Arc, p.Feature)
+	}
+}
+
+// TestNeverEnabledFeaturesAreNotReadBack: VPP 25.10 says every feature of
+// an arc is enabled on an interface its config vector does not reach (on a
+// fresh VPP, ip4-output and ip6-output of every interface); the canary
+// keeps Dump from reporting them. Enabling one on tap0 shows exactly that
+// one.
+func TestNeverEnabledFeaturesAreNotReadBack(t *testing.T) {
+	v := newNode(t)
+	d := connectNode(t, v)
+	features := func() []string {
+		var out []string
+		for _, o := range dump(t, d).Objects {
+			if f, ok := o.Item.(*vppcfg.InterfaceFeature); ok {
+				out = append(out, f.String())
+			}
+		}
+		return out
+	}
+	require.Empty(t, features(), "no feature was enabled")
+	f := &vppcfg.InterfaceFeature{Interface: "tap0", Arc: "ip6-output", Feature: "cnat-output-ip6"}
 	mustApply(t, d, withIf(create(f, ""), v, "tap0"))
-	st := dump(t, d)
-	assert.False(t, st.Unobservable[vppcfg.KindInterfaceFeature], "probed with feature_is_enabled")
-	assert.Contains(t, itemStrings(st), f.String(), "the enabled feature is read back")
+	assert.Equal(t, []string{f.String()}, features())
 	mustApply(t, d, withIf(del(f), v, "tap0"))
-	assert.NotContains(t, itemStrings(dump(t, d)), f.String(), "the disabled feature is gone")
+	assert.Empty(t, features())
 }
 
 // TestCallsEndWithTheConnection: a request whose reply is lost with the

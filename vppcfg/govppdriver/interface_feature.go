@@ -39,6 +39,8 @@ var probedFeatures = []vppcfg.InterfaceFeature{
 	{Arc: "ip4-output", Feature: "cnat-output-ip4"},
 	{Arc: "ip4-unicast", Feature: "cnat-snat-ip4"},
 	{Arc: "ip6-unicast", Feature: "cnat-snat-ip6"},
+	{Arc: "ip6-unicast", Feature: "cnat-input-ip6"},
+	{Arc: "ip6-output", Feature: "cnat-output-ip6"},
 }
 
 // arcCanaries are VPP core features of each probed arc that vppsvc never
