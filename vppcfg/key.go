@@ -37,8 +37,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind-%d", uint8(k))
 }
 
-// IsNAT44 reports whether items of kind k belong to the NAT44 plugin: they
-// wait for the NAT44Global item, and disabling NAT44 removes them from VPP.
+// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
+// (KindNAT44Global included): the others wait for the NAT44Global item, and
+// disabling NAT44 removes them from VPP.
 func (k Kind) IsNAT44() bool { return describe(k).nat44 }
 
 // Key identifies one item. Keys are built only by the constructors in this
