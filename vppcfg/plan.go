@@ -324,9 +324,6 @@ func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
 	return ready
 }
 
-// needsRecreate reports whether VPP cannot change old into new in place.
-func needsRecreate(old, new Item) bool { return descriptorOf(new).needsRecreate(old, new) }
-
 // EqualInVPP tells whether VPP holding observed (an object of a dump)
 // means desired is applied, as the layer judges it: Equal, with VPP's
 // defaults standing for the zero values that ask for them, and the fields

@@ -73,7 +73,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		if err := validateItem(k, op.put); err != nil {
 			return err
 		}
-		net[k] = canonical(op.put)
+		net[k] = describe(k.Kind).canonical(op.put)
 	}
 	if resync {
 		for k := range s.byOwner[owner] {
