@@ -11,6 +11,10 @@
 //	txn.Delete(vppcfg.NAT44MappingKey(ext, vppcfg.ProtoTCP))
 //	err := txn.Commit(ctx)
 //
+// Each item kind is described in one file, kind_<kind>.go: its type, key
+// constructor and descriptor (descriptor.go), which the store, diff and
+// classification look up by Kind instead of switching over item types.
+//
 // Everything that talks to VPP goes through the Driver interface, implemented
 // by package govppdriver over go.fd.io/govpp; fakevpp stands in for VPP in tests.
 package vppcfg

@@ -91,85 +91,27 @@ func validateOwner(owner string) error {
 type ClaimFunc func(Item) bool
 
 // taggable reports whether VPP stores a tag for items of kind k.
-func taggable(k Kind) bool {
-	switch k {
-	case KindNAT44StaticMapping, KindNAT44IdentityMapping, KindNAT44LBMapping, KindACL:
-		return true
-	}
-	return false
-}
+func taggable(k Kind) bool { return describe(k).taggable() }
 
 // itemLabel returns the label an item contributes to its tag.
 func itemLabel(it Item) string {
-	switch v := it.(type) {
-	case *NAT44StaticMapping:
-		return v.Label
-	case *NAT44IdentityMapping:
-		return v.Label
-	case *NAT44LBMapping:
-		return v.Label
-	case *ACL:
-		return v.Name
+	if d := descriptorOf(it); d.taggable() {
+		return d.label(it)
 	}
 	return ""
 }
 
 // withLabel returns a copy of a dumped item with the label recovered from its tag.
-func withLabel(it Item, label string) Item {
-	switch v := it.(type) {
-	case *NAT44StaticMapping:
-		c := *v
-		c.Label = label
-		return &c
-	case *NAT44IdentityMapping:
-		c := *v
-		c.Label = label
-		return &c
-	case *NAT44LBMapping:
-		c := *v
-		c.Label = label
-		return &c
-	case *ACL:
-		c := *v
-		c.Name = label
-		return &c
-	}
-	return it
-}
+func withLabel(it Item, label string) Item { return descriptorOf(it).withLabel(it, label) }
 
 // withUnobservable copies into a dumped item the fields VPP does not report
-// back, from the desired value: cnat dumps always show IsRealIP, flags and
-// flow hash as 0, NAT44 static mapping dumps omit the twice-NAT pool
-// address, and LB mapping dumps never fill the affinity. Drift in those fields cannot be detected; it is fixed by the next
-// change of the item.
+// back, from the desired value (each kind's descriptor names them: cnat
+// dumps show IsRealIP, flags and flow hash as 0, NAT44 static mapping dumps
+// omit the twice-NAT pool address, LB mapping dumps never fill the
+// affinity). Drift in those fields cannot be detected; it is fixed by the
+// next change of the item.
 func withUnobservable(observed, desired Item) Item {
-	switch o := observed.(type) {
-	case *CNATTranslation:
-		d, ok := desired.(*CNATTranslation)
-		if !ok {
-			return observed
-		}
-		c := *o
-		c.IsRealIP, c.AllocPort, c.NoReturnSession, c.FlowHash = d.IsRealIP, d.AllocPort, d.NoReturnSession, d.FlowHash
-		return &c
-	case *NAT44StaticMapping:
-		d, ok := desired.(*NAT44StaticMapping)
-		if !ok {
-			return observed
-		}
-		c := *o
-		c.TwiceNATAddr = d.TwiceNATAddr
-		return &c
-	case *NAT44LBMapping:
-		d, ok := desired.(*NAT44LBMapping)
-		if !ok {
-			return observed
-		}
-		c := *o
-		c.Affinity = d.Affinity
-		return &c
-	}
-	return observed
+	return descriptorOf(observed).withUnobservable(observed, desired)
 }
 
 // desiredLookup is what classification needs to know about desired state.

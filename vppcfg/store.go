@@ -73,7 +73,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		if err := validateItem(k, op.put); err != nil {
 			return err
 		}
-		net[k] = canonical(op.put)
+		net[k] = describe(k.Kind).canonical(op.put)
 	}
 	if resync {
 		for k := range s.byOwner[owner] {
@@ -139,12 +139,13 @@ func (s *store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[
 }
 
 // crossCheck rejects combinations VPP refuses between desired items of any
-// owners: static, LB and identity mappings share one external key
-// namespace, and an output-feature interface cannot also be inside or outside.
+// owners: items on one external key (ExternalKey: static, LB and identity
+// mappings share that namespace), and keys a kind excludes (an
+// output-feature interface cannot also be inside or outside).
 func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
 	if ext, ok := externalKeyOf(k, it); ok {
 		check := func(o Key, ownerOf string) error {
-			if o == k || leaving[o] || (k.Kind == KindNAT44IdentityMapping && o.Kind == KindNAT44IdentityMapping) {
+			if leaving[o] || !externalConflict(k, o) {
 				return nil
 			}
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
@@ -161,22 +162,17 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 			}
 		}
 	}
-	if ni, ok := it.(*NAT44Interface); ok {
-		clash := []Key{NAT44InterfaceKey(ni.Interface, NAT44Output)}
-		if ni.Role == NAT44Output {
-			clash = []Key{NAT44InterfaceKey(ni.Interface, NAT44Inside), NAT44InterfaceKey(ni.Interface, NAT44Outside)}
+	d := describe(k.Kind)
+	for _, o := range d.excludes(it) {
+		v, inTxn := net[o]
+		holder := s.ownerNames(o)
+		if inTxn && v != nil {
+			holder = owner
+		} else if s.items[o] == nil || leaving[o] {
+			continue
 		}
-		for _, o := range clash {
-			v, inTxn := net[o]
-			holder := s.ownerNames(o)
-			if inTxn && v != nil {
-				holder = owner
-			} else if s.items[o] == nil || leaving[o] {
-				continue
-			}
-			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q): an output-feature interface cannot also be inside or outside",
-				ErrConflict, k, owner, o, holder)
-		}
+		return fmt.Errorf("%w: %s (owner %q) and %s (owner %q): %s",
+			ErrConflict, k, owner, o, holder, d.excludeWhy)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package renderertest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -20,10 +19,12 @@ type Check func(items map[vppcfg.Key]vppcfg.Item) []string
 
 // Client is an in-memory vppcfg.Client double: it keeps the desired items of
 // one owner with the VPP layer's transaction semantics (a ResyncTxn replaces
-// everything, an incremental Txn applies its puts and deletes), logs every
-// commit, and rejects a commit that would break CheckVPP or one of the extra
-// checks, so that a random call sequence that breaks an invariant fails at
-// the call that broke it. It is safe for concurrent use.
+// everything, an incremental Txn applies its puts and deletes, the last
+// operation on a key wins), logs every commit, and rejects a commit that the
+// VPP layer would reject (it asks vppcfg.Validate and vppcfg.ValidateSet) or
+// that would break CheckVPP or one of the extra checks, so that a random
+// call sequence that breaks an invariant fails at the call that broke it.
+// It is safe for concurrent use.
 type Client struct {
 	owner  string
 	checks []Check
@@ -86,7 +87,8 @@ func RequireCommits(t testing.TB, c *Client, want ...string) {
 	}
 }
 
-// Commit is one successful commit, its keys sorted.
+// Commit is one successful commit, its keys sorted: per key its last
+// operation, a Put or a Delete.
 type Commit struct {
 	Resync  bool
 	Puts    []vppcfg.Key
@@ -112,17 +114,38 @@ func KeyList(keys ...vppcfg.Key) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
+// txn records Puts and Deletes in call order: as in the VPP layer's Txn,
+// the last operation on a key wins.
 type txn struct {
 	c      *Client
 	resync bool
-	puts   []vppcfg.Item
-	dels   []vppcfg.Key
+	ops    []txnOp
 }
 
-func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn  { t.puts = append(t.puts, items...); return t }
-func (t *txn) Delete(keys ...vppcfg.Key) vppcfg.Txn { t.dels = append(t.dels, keys...); return t }
+// txnOp is a Put (isPut) or a Delete (del).
+type txnOp struct {
+	isPut bool
+	put   vppcfg.Item
+	del   vppcfg.Key
+}
 
-// Commit applies the transaction if the resulting state passes every check.
+func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn {
+	for _, it := range items {
+		t.ops = append(t.ops, txnOp{isPut: true, put: it})
+	}
+	return t
+}
+
+func (t *txn) Delete(keys ...vppcfg.Key) vppcfg.Txn {
+	for _, k := range keys {
+		t.ops = append(t.ops, txnOp{del: k})
+	}
+	return t
+}
+
+// Commit applies the transaction if the VPP layer would accept it
+// (vppcfg.Validate of every put, vppcfg.ValidateSet of the result) and the
+// resulting state passes every check.
 func (t *txn) Commit(context.Context) error {
 	c := t.c
 	c.mu.Lock()
@@ -135,26 +158,22 @@ func (t *txn) Commit(context.Context) error {
 	if !t.resync {
 		maps.Copy(next, c.items)
 	}
-	m := Commit{Resync: t.resync}
 	put := map[vppcfg.Key]bool{}
-	for _, it := range t.puts {
-		if it == nil {
-			return errors.New("renderertest client: nil item put")
+	for _, op := range t.ops {
+		if !op.isPut {
+			delete(next, op.del)
+			put[op.del] = false
+			continue
 		}
-		k := it.Key()
-		if put[k] {
-			return fmt.Errorf("renderertest client: %s put twice in one transaction", k)
+		if err := vppcfg.Validate(op.put); err != nil {
+			return fmt.Errorf("renderertest client: %w", err)
 		}
+		k := op.put.Key()
+		next[k] = op.put
 		put[k] = true
-		next[k] = it
-		m.Puts = append(m.Puts, k)
 	}
-	for _, k := range t.dels {
-		if put[k] {
-			return fmt.Errorf("renderertest client: %s both put and deleted in one transaction", k)
-		}
-		delete(next, k)
-		m.Deletes = append(m.Deletes, k)
+	if err := vppcfg.ValidateSet(c.owner, slices.Collect(maps.Values(next))); err != nil {
+		return fmt.Errorf("renderertest client: %w", err)
 	}
 	errs := CheckVPP(next)
 	for _, check := range c.checks {
@@ -163,6 +182,14 @@ func (t *txn) Commit(context.Context) error {
 	if len(errs) > 0 {
 		slices.Sort(errs)
 		return fmt.Errorf("renderertest client: commit would break an invariant: %s", strings.Join(errs, "; "))
+	}
+	m := Commit{Resync: t.resync}
+	for k, isPut := range put {
+		if isPut {
+			m.Puts = append(m.Puts, k)
+		} else {
+			m.Deletes = append(m.Deletes, k)
+		}
 	}
 	slices.SortFunc(m.Puts, vppcfg.Key.Compare)
 	slices.SortFunc(m.Deletes, vppcfg.Key.Compare)

@@ -34,9 +34,49 @@ func TestClientTransactions(t *testing.T) {
 
 	require.NoError(t, c.ResyncTxn().Commit(context.Background()))
 	assert.Empty(t, c.Items(), "a resync replaces everything")
+	c.TakeCommits()
 
-	assert.Error(t, c.Txn().Put(acl, acl).Commit(context.Background()), "put twice")
-	assert.Error(t, c.Txn().Put(acl).Delete(acl.Key()).Commit(context.Background()), "put and delete")
+	// As in the VPP layer's Txn, the last operation on a key wins.
+	require.NoError(t, c.Txn().Put(acl, acl).Commit(context.Background()), "put twice")
+	require.NoError(t, c.Txn().Put(acl).Delete(acl.Key()).Commit(context.Background()), "put, then delete")
+	assert.Empty(t, c.Items())
+	require.NoError(t, c.Txn().Delete(acl.Key()).Put(acl).Commit(context.Background()), "delete, then put")
+	assert.True(t, EqualItems(c.Items(), []vppcfg.Item{acl}))
+	assert.Equal(t, []string{
+		"txn put=[acl/vppsvc-permit-all] del=[]",
+		"txn put=[] del=[acl/vppsvc-permit-all]",
+		"txn put=[acl/vppsvc-permit-all] del=[]",
+	}, commitStrings(c.TakeCommits()))
+	assert.ErrorIs(t, c.Txn().Put(nil).Commit(context.Background()), vppcfg.ErrInvalid, "nil item")
+}
+
+// TestClientRejectsWhatTheVPPLayerRejects: the double asks vppcfg, so it
+// rejects what a real Txn rejects; before it did, it accepted each of these.
+func TestClientRejectsWhatTheVPPLayerRejects(t *testing.T) {
+	ap := netip.MustParseAddrPort
+	pfx := netip.MustParsePrefix
+	tests := []struct {
+		name  string
+		owner string
+		items []vppcfg.Item
+		err   error
+	}{
+		{"an ACL rule with host bits set", "r",
+			[]vppcfg.Item{&vppcfg.ACL{Name: "r-x", Rules: []vppcfg.ACLRule{{Src: pfx("10.1.2.3/24"), Dst: pfx("0.0.0.0/0")}}}}, vppcfg.ErrInvalid},
+		{"LB weights past VPP's 8-bit sum", "r", []vppcfg.Item{&vppcfg.NAT44Global{}, &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP,
+			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.2.2:80"), Probability: 200}, {Addr: ap("10.1.2.3:80"), Probability: 100}}}}, vppcfg.ErrInvalid},
+		{"an output-feature interface that is also inside", "r", []vppcfg.Item{&vppcfg.NAT44Global{},
+			&vppcfg.NAT44Interface{Interface: "eth0", Role: vppcfg.NAT44Output}, &vppcfg.NAT44Interface{Interface: "eth0", Role: vppcfg.NAT44Inside}}, vppcfg.ErrConflict},
+		{"an owner name VPP tags cannot carry", "r:1", []vppcfg.Item{&vppcfg.NAT44Global{}}, vppcfg.ErrInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewClient(tt.owner)
+			assert.ErrorIs(t, c.Txn().Put(tt.items...).Commit(context.Background()), tt.err)
+			assert.Empty(t, c.Items())
+			assert.Empty(t, c.TakeCommits())
+		})
+	}
 }
 
 func commitStrings(commits []Commit) []string {
@@ -60,11 +100,13 @@ func TestCheckVPPFindsBrokenStates(t *testing.T) {
 		want  []string
 	}{
 		{"LB mapping with one local, sharing its external key, without the plugin",
-			[]vppcfg.Item{lb, static}, []string{"fewer than 2 locals", "share the VPP external key", "without nat44-global"}},
+			[]vppcfg.Item{lb, static}, []string{"an LB mapping needs at least 2", "share the VPP external key", "without nat44-global"}},
+		{"LB mapping with a zero weight", []vppcfg.Item{&vppcfg.NAT44Global{}, &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP,
+			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.2.2:80"), Probability: 1}, {Addr: ap("10.1.2.3:80")}}}}, []string{"local 10.1.2.3:80 has probability 0"}},
 		{"cnat translation without paths",
-			[]vppcfg.Item{&vppcfg.CNATTranslation{VIP: ap("[fd00:96::1]:80"), Protocol: vppcfg.ProtoTCP}}, []string{"empty path list"}},
+			[]vppcfg.Item{&vppcfg.CNATTranslation{VIP: ap("[fd00:96::1]:80"), Protocol: vppcfg.ProtoTCP}}, []string{"Paths: empty"}},
 		{"empty ACL", []vppcfg.Item{&vppcfg.ACL{Name: "r-filter-01"}}, []string{"no rules"}},
-		{"mixed-family rule", []vppcfg.Item{filter}, []string{"mixes families"}},
+		{"mixed-family rule", []vppcfg.Item{filter}, []string{"different families"}},
 		{"filter ACL bound without the permit-all ACL, binding of an ACL nobody desires",
 			[]vppcfg.Item{filter, &vppcfg.ACLBinding{Interface: "tap0", Direction: vppcfg.ACLInput, ACL: filter.Name, Priority: renderer.ServiceACLPriority},
 				&vppcfg.ACLBinding{Interface: "tap0", Direction: vppcfg.ACLInput, ACL: "ghost", Priority: renderer.ServiceACLPriority}},

@@ -12,80 +12,59 @@ import (
 // whole desired state, whatever the renderer, and returns one message per
 // violation:
 //
-//   - NAT44: one mapping per external address:port/protocol whatever its
-//     kind (VPP rejects a second one), at least two locals and no zero
-//     weight in an LB mapping (VPP rejects the first and divides by zero on
-//     all-zero weights), and the NAT44 plugin item whenever NAT44 items
-//     exist (the layer holds them pending without it);
-//   - cnat: at least one path per translation (VPP 25.10 aborts on an
-//     empty list), no path to port 0 (cnat rewrites the port to 0), paths of
-//     the VIP's family, and translations of one address agreeing on
-//     IsRealIP (cnat keeps the kind it saw first);
+//   - every item valid as the VPP layer judges it (vppcfg.Validate: an LB
+//     mapping with at least two locals, a cnat translation with paths of
+//     the VIP's family and no port 0, ACL rules of one family, …);
+//   - NAT44: one mapping per external key (vppcfg.ExternalKey) whatever its
+//     kind and VRF (VPP rejects a second one; the layer lets identity
+//     mappings of one address share it across VRFs, renderers do not), no
+//     zero weight in an LB mapping, and the NAT44 plugin item whenever NAT44
+//     items exist (the layer holds them pending without it);
+//   - cnat: translations of one address agreeing on IsRealIP (cnat keeps
+//     the kind it saw first);
 //   - ACLs: a name that fits a VPP tag, at least one rule (an ACL without
-//     rules denies everything on the interfaces it is bound to), rules with
-//     both prefixes of one family, bindings only of desired ACLs, and on
-//     every interface with a filter ACL bound on input the shared
-//     permit-all ACL bound last, equal to renderer.PermitAllACL (without it
-//     every unrelated packet on the interface would be dropped).
+//     rules denies everything on the interfaces it is bound to), bindings
+//     only of desired ACLs, and on every interface with a filter ACL bound
+//     on input the shared permit-all ACL bound last, equal to
+//     renderer.PermitAllACL (without it every unrelated packet on the
+//     interface would be dropped).
 func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	external := map[string]vppcfg.Key{}
-	claimExternal := func(k vppcfg.Key, ext netip.AddrPort, proto vppcfg.Protocol) {
-		id := ext.String() + "/" + proto.String()
-		if other, dup := external[id]; dup {
-			fail("%s and %s share the VPP external key %s", other, k, id)
-		}
-		external[id] = k
-	}
 	realIP := map[netip.Addr]bool{}
 	permitAll, filtered := map[string]bool{}, map[string]bool{}
 	nat := false
 	for k, it := range items {
-		switch v := it.(type) {
-		case *vppcfg.NAT44LBMapping:
-			nat = true
-			claimExternal(k, v.External, v.Protocol)
-			if len(v.Locals) < 2 {
-				fail("%s: fewer than 2 locals", k)
+		if err := vppcfg.Validate(it); err != nil {
+			fail("%v", err)
+		}
+		nat = nat || (k.Kind.IsNAT44() && k != vppcfg.NAT44GlobalKey())
+		if ext, ok := vppcfg.ExternalKey(it); ok {
+			if other, dup := external[ext]; dup {
+				fail("%s and %s share the VPP external key %s", other, k, ext)
 			}
-			for _, l := range v.Locals {
+			external[ext] = k
+		}
+		// The renderers' own conventions, beyond what the layer requires.
+		if lb, ok := it.(*vppcfg.NAT44LBMapping); ok {
+			for _, l := range lb.Locals {
 				if l.Probability == 0 {
 					fail("%s: local %s has probability 0", k, l.Addr)
 				}
 			}
-		case *vppcfg.NAT44StaticMapping:
-			nat = true
-			claimExternal(k, v.External, v.Protocol)
-		case *vppcfg.NAT44IdentityMapping:
-			nat = true
-			claimExternal(k, netip.AddrPortFrom(v.Addr, v.Port), v.Protocol)
-		case *vppcfg.NAT44Interface, *vppcfg.NAT44Address:
-			nat = true
-		case *vppcfg.CNATTranslation:
-			checkTranslation(k, v, fail)
-			if was, seen := realIP[v.VIP.Addr()]; seen && was != v.IsRealIP {
-				fail("%s: translations of %s disagree on IsRealIP (cnat keeps the first)", k, v.VIP.Addr())
+		}
+		if t, ok := it.(*vppcfg.CNATTranslation); ok {
+			if was, seen := realIP[t.VIP.Addr()]; seen && was != t.IsRealIP {
+				fail("%s: translations of %s disagree on IsRealIP (cnat keeps the first)", k, t.VIP.Addr())
 			}
-			realIP[v.VIP.Addr()] = v.IsRealIP
-		case *vppcfg.ACL:
-			checkACL(k, v, fail)
-		case *vppcfg.ACLBinding:
-			if items[vppcfg.ACLKey(v.ACL)] == nil {
-				fail("%s: ACL %q not desired", k, v.ACL)
-			}
-			switch {
-			case v.Direction != vppcfg.ACLInput:
-			case v.ACL == renderer.PermitAllACLName:
-				permitAll[v.Interface] = true
-				if v.Priority != renderer.PermitAllPriority {
-					fail("%s: the permit-all ACL is not bound last (priority %d)", k, v.Priority)
-				}
-			case v.Priority >= renderer.PermitAllPriority:
-				fail("%s: bound after the permit-all ACL (priority %d)", k, v.Priority)
-			default:
-				filtered[v.Interface] = true
-			}
+			realIP[t.VIP.Addr()] = t.IsRealIP
+		}
+		if acl, ok := it.(*vppcfg.ACL); ok {
+			checkACL(k, acl, fail)
+		}
+		if b, ok := it.(*vppcfg.ACLBinding); ok {
+			checkBinding(k, b, items, fail, permitAll, filtered)
 		}
 	}
 	for ifName := range filtered {
@@ -99,17 +78,6 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 	return errs
 }
 
-func checkTranslation(k vppcfg.Key, t *vppcfg.CNATTranslation, fail func(string, ...any)) {
-	if len(t.Paths) == 0 {
-		fail("%s: empty path list", k)
-	}
-	for _, p := range t.Paths {
-		if p.Dst.Port() == 0 || p.Dst.Addr().Unmap().Is4() != t.VIP.Addr().Unmap().Is4() {
-			fail("%s: bad path destination %s", k, p.Dst)
-		}
-	}
-}
-
 func checkACL(k vppcfg.Key, acl *vppcfg.ACL, fail func(string, ...any)) {
 	if acl.Name == "" || len(acl.Name) > renderer.MaxTagLen {
 		fail("%s: name must be 1 to %d bytes", k, renderer.MaxTagLen)
@@ -117,12 +85,27 @@ func checkACL(k vppcfg.Key, acl *vppcfg.ACL, fail func(string, ...any)) {
 	if len(acl.Rules) == 0 {
 		fail("%s: no rules (an empty ACL denies everything)", k)
 	}
-	for _, r := range acl.Rules {
-		if r.Src.Addr().Is4() != r.Dst.Addr().Is4() {
-			fail("%s: rule %s mixes families", k, r)
-		}
-	}
 	if acl.Name == renderer.PermitAllACLName && !acl.Equal(renderer.PermitAllACL()) {
 		fail("%s: differs from renderer.PermitAllACL, which every renderer shares by value", k)
+	}
+}
+
+// checkBinding records which interfaces filter on input and which carry the
+// permit-all ACL, and checks the binding's ACL and place.
+func checkBinding(k vppcfg.Key, b *vppcfg.ACLBinding, items map[vppcfg.Key]vppcfg.Item, fail func(string, ...any), permitAll, filtered map[string]bool) {
+	if items[vppcfg.ACLKey(b.ACL)] == nil {
+		fail("%s: ACL %q not desired", k, b.ACL)
+	}
+	switch {
+	case b.Direction != vppcfg.ACLInput:
+	case b.ACL == renderer.PermitAllACLName:
+		permitAll[b.Interface] = true
+		if b.Priority != renderer.PermitAllPriority {
+			fail("%s: the permit-all ACL is not bound last (priority %d)", k, b.Priority)
+		}
+	case b.Priority >= renderer.PermitAllPriority:
+		fail("%s: bound after the permit-all ACL (priority %d)", k, b.Priority)
+	default:
+		filtered[b.Interface] = true
 	}
 }

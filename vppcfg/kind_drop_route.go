@@ -3,6 +3,7 @@ package vppcfg
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 )
 
 // DropRoute drops, in the FIB of table VRF, every packet to Prefix that no
@@ -25,11 +26,41 @@ type DropRoute struct {
 // routes in VPP (the preference of a route's only path changes nothing).
 const DropRoutePreference = 0x76 // 'v'
 
-func (r *DropRoute) Key() Key { return DropRouteKey(r.Prefix, r.VRF) }
+// DropRouteKey keys a drop route by table and prefix.
+func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
+	// One allocation: a key is built on every diff of the service.
+	var buf [64]byte
+	b := append(buf[:0], "vrf"...)
+	b = strconv.AppendUint(b, uint64(vrf), 10)
+	b = append(b, '/')
+	b = prefix.AppendTo(b)
+	return Key{KindDropRoute, string(b)}
+}
+
+func (r *DropRoute) Key() Key   { return DropRouteKey(r.Prefix, r.VRF) }
+func (r *DropRoute) kind() Kind { return KindDropRoute }
 func (r *DropRoute) Equal(o Item) bool {
 	other, ok := o.(*DropRoute)
 	return ok && *r == *other
 }
 func (r *DropRoute) String() string {
 	return fmt.Sprintf("ip route add %s table %d via drop", r.Prefix, r.VRF)
+}
+
+func init() {
+	register(kindSpec[*DropRoute]{
+		Kind: KindDropRoute, Name: "drop-route",
+		Validate: func(k Key, v *DropRoute) error {
+			if !v.Prefix.IsValid() || v.Prefix != v.Prefix.Masked() || v.Prefix.Addr().Is4In6() {
+				return invalid(k, "Prefix", "%s is not a masked IPv4 or IPv6 prefix", v.Prefix)
+			}
+			if v.VRF == AnyVRF {
+				return invalid(k, "VRF", "%d is VPP's \"any VRF\" marker, not a table", v.VRF)
+			}
+			return nil
+		},
+		CLI: func(v *DropRoute) []string {
+			return []string{fmt.Sprintf("ip route add %s table %d via drop  # api: path preference %#x marks it as vppsvc's", v.Prefix, v.VRF, DropRoutePreference)}
+		},
+	})
 }

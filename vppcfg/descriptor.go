@@ -1,0 +1,244 @@
+package vppcfg
+
+import "fmt"
+
+// descriptor is everything the generic layer (store, classification, diff,
+// status) knows about one item kind. Each kind registers one, in its
+// kind_*.go file, from a typed kindSpec; the generic code looks it up by Kind
+// (an array index) and never switches over item types.
+type descriptor struct {
+	kind Kind
+	name string
+	// nat44 marks kinds of the NAT44 plugin: they wait for the NAT44Global
+	// item, and re-enabling NAT44 wipes them.
+	nat44 bool
+	// shareExternal lets two items of this kind hold one external key
+	// (identity mappings of one address in several VRFs).
+	shareExternal bool
+	// excludeWhy explains a conflict with a key of excludes.
+	excludeWhy string
+
+	validate         func(k Key, it Item) error
+	canonical        func(it Item) Item
+	equalApplied     func(desired, applied Item) bool
+	needsRecreate    func(old, new Item) bool
+	updateOps        func(k Key, old, new Item) []Op
+	label            func(it Item) string
+	withLabel        func(it Item, label string) Item
+	withUnobservable func(observed, desired Item) Item
+	externalKey      func(k Key, it Item) (string, bool)
+	excludes         func(it Item) []Key
+	cli              func(it Item) []string
+}
+
+// taggable reports whether VPP stores a tag for items of the kind.
+func (d *descriptor) taggable() bool { return d.label != nil }
+
+// kindSpec is how a kind file describes its kind in terms of its Go type T;
+// register turns it into a descriptor. Nil functions take the defaults
+// named on each field.
+type kindSpec[T Item] struct {
+	Kind Kind
+	// Name is the kind's name in keys, logs and status ("nat44-lb-mapping").
+	Name string
+	// NAT44 and ShareExternal: see descriptor.
+	NAT44, ShareExternal bool
+	// Validate rejects values VPP would refuse or misbehave on; k is the
+	// item's key, for the message (use invalid). Default: every value is valid.
+	Validate func(k Key, v T) error
+	// Canonical returns v with its lists in the order VPP reports them, v
+	// itself when they already are, so that equal configurations compare
+	// equal. Default: v.
+	Canonical func(v T) T
+	// EqualApplied tells whether applied (as VPP holds it) is desired,
+	// reading VPP's defaults for the zero values that ask for them.
+	// Default: desired.Equal(applied).
+	EqualApplied func(desired, applied T) bool
+	// NeedsRecreate tells whether VPP cannot change old into new in place
+	// (identity fields changed); otherwise UpdateOps change it. Default:
+	// always (the kind has no in-place update).
+	NeedsRecreate func(old, new T) bool
+	// UpdateOps are the in-place operations from old to new. Default: one
+	// OpUpdate.
+	UpdateOps func(k Key, old, new T) []Op
+	// Label is what an item writes after the owner in its VPP tag, and
+	// WithLabel restores it into a dumped item. Default (nil): VPP stores no
+	// tag for the kind, so its objects are adopted by key (see ownership.go).
+	Label     func(v T) string
+	WithLabel func(v T, label string) T
+	// Unobservable copies from desired into a dumped item the fields VPP
+	// does not report back. Default: VPP reports every field.
+	Unobservable func(observed, desired T) T
+	// ExternalKey is VPP's external identity of the item when it shares a
+	// namespace with items of other kinds (NAT44 mappings). k is v's key
+	// when the caller has it (its name may be the external key, saving an
+	// allocation), the zero Key otherwise. Default: none.
+	ExternalKey func(k Key, v T) (string, bool)
+	// Excludes are keys VPP cannot hold together with v, whoever desires
+	// them, and ExcludeWhy says why. Default: none.
+	Excludes   func(v T) []Key
+	ExcludeWhy string
+	// CLI are the VPP CLI lines an operator would type to create v (see
+	// CLICommands). Default: a comment that the CLI has no equivalent.
+	CLI func(v T) []string
+}
+
+// descriptors is indexed by Kind; kindLimit bounds the kinds.
+var descriptors [kindLimit]*descriptor
+
+// unknownKind describes kinds nobody registered: nothing is valid.
+var unknownKind = &descriptor{
+	validate: func(k Key, it Item) error {
+		return fmt.Errorf("%w: unknown item type %T", ErrInvalid, it)
+	},
+	canonical:        func(it Item) Item { return it },
+	equalApplied:     func(d, a Item) bool { return d.Equal(a) },
+	needsRecreate:    func(Item, Item) bool { return true },
+	updateOps:        updateInPlace,
+	withLabel:        func(it Item, _ string) Item { return it },
+	withUnobservable: func(o, _ Item) Item { return o },
+	externalKey:      func(Key, Item) (string, bool) { return "", false },
+	excludes:         func(Item) []Key { return nil },
+	cli:              noCLI,
+}
+
+// describe returns the descriptor of kind k.
+func describe(k Kind) *descriptor {
+	if k < kindLimit {
+		if d := descriptors[k]; d != nil {
+			return d
+		}
+	}
+	return unknownKind
+}
+
+// kinded is implemented by every item type of this package: it names the
+// kind without building the key (Key allocates for most kinds).
+type kinded interface{ kind() Kind }
+
+// descriptorOf returns the descriptor of an item's kind.
+func descriptorOf(it Item) *descriptor {
+	if k, ok := it.(kinded); ok {
+		return describe(k.kind())
+	}
+	return unknownKind
+}
+
+func updateInPlace(k Key, old, new Item) []Op {
+	return []Op{{Type: OpUpdate, Key: k, Item: new, Old: old}}
+}
+
+func noCLI(it Item) []string { return []string{"# no CLI equivalent: " + it.String()} }
+
+// register installs the descriptor of one kind; each kind file calls it
+// from init. Only the first registration of a kind counts: a kind file that
+// names the wrong Kind leaves its own kind undescribed, which
+// TestDescriptorsCoverEveryKind catches.
+func register[T Item](s kindSpec[T]) {
+	d := &descriptor{
+		kind: s.Kind, name: s.Name, nat44: s.NAT44, shareExternal: s.ShareExternal, excludeWhy: s.ExcludeWhy,
+		validate:         unknownKind.validate,
+		canonical:        unknownKind.canonical,
+		equalApplied:     unknownKind.equalApplied,
+		needsRecreate:    unknownKind.needsRecreate,
+		updateOps:        unknownKind.updateOps,
+		withLabel:        unknownKind.withLabel,
+		withUnobservable: unknownKind.withUnobservable,
+		externalKey:      unknownKind.externalKey,
+		excludes:         unknownKind.excludes,
+		cli:              unknownKind.cli,
+	}
+	d.validate = func(k Key, it Item) error {
+		v, ok := it.(T)
+		if !ok {
+			return unknownKind.validate(k, it)
+		}
+		if s.Validate == nil {
+			return nil
+		}
+		return s.Validate(k, v)
+	}
+	if f := s.Canonical; f != nil {
+		d.canonical = func(it Item) Item {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return it
+		}
+	}
+	if f := s.EqualApplied; f != nil {
+		d.equalApplied = func(desired, applied Item) bool {
+			dv, ok1 := desired.(T)
+			av, ok2 := applied.(T)
+			return ok1 && ok2 && f(dv, av)
+		}
+	}
+	if f := s.NeedsRecreate; f != nil {
+		d.needsRecreate = func(old, new Item) bool {
+			ov, ok1 := old.(T)
+			nv, ok2 := new.(T)
+			return !ok1 || !ok2 || f(ov, nv)
+		}
+	}
+	if f := s.UpdateOps; f != nil {
+		d.updateOps = func(k Key, old, new Item) []Op {
+			ov, ok1 := old.(T)
+			nv, ok2 := new.(T)
+			if !ok1 || !ok2 {
+				return updateInPlace(k, old, new)
+			}
+			return f(k, ov, nv)
+		}
+	}
+	if f, w := s.Label, s.WithLabel; f != nil && w != nil {
+		d.label = func(it Item) string {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return ""
+		}
+		d.withLabel = func(it Item, label string) Item {
+			if v, ok := it.(T); ok {
+				return w(v, label)
+			}
+			return it
+		}
+	}
+	if f := s.Unobservable; f != nil {
+		d.withUnobservable = func(observed, desired Item) Item {
+			ov, ok1 := observed.(T)
+			dv, ok2 := desired.(T)
+			if !ok1 || !ok2 {
+				return observed
+			}
+			return f(ov, dv)
+		}
+	}
+	if f := s.ExternalKey; f != nil {
+		d.externalKey = func(k Key, it Item) (string, bool) {
+			if v, ok := it.(T); ok {
+				return f(k, v)
+			}
+			return "", false
+		}
+	}
+	if f := s.Excludes; f != nil {
+		d.excludes = func(it Item) []Key {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return nil
+		}
+	}
+	if f := s.CLI; f != nil {
+		d.cli = func(it Item) []string {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return noCLI(it)
+		}
+	}
+	if s.Kind < kindLimit && descriptors[s.Kind] == nil {
+		descriptors[s.Kind] = d
+	}
+}

@@ -1,0 +1,147 @@
+package vppcfg
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// oneOfEachKind is a valid item of every kind, in kind order.
+func oneOfEachKind() []Item {
+	return []Item{
+		&NAT44Global{},
+		&NAT44Address{Addr: addr("1.1.1.1"), VRF: AnyVRF},
+		&NAT44Interface{Interface: "tap0", Role: NAT44Inside},
+		static("10.96.0.11:80", "10.1.1.1:80"),
+		&NAT44IdentityMapping{Addr: addr("10.96.0.12"), Port: 22, Protocol: ProtoTCP, Label: "ssh"},
+		lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80"),
+		&CNATSnatConfig{SnatIP4: addr("1.1.1.1"), Policy: CNATSnatPolicyK8s},
+		&CNATSnatInterface{Interface: "tap0", Table: CNATSnatPod},
+		&InterfaceFeature{Interface: "tap0", Arc: "ip6-unicast", Feature: "cnat-snat-ip6"},
+		cnat("10.96.0.20:80", CNATLBDefault, "10.1.1.1:8080"),
+		&ACL{Name: "x", Rules: []ACLRule{{Action: ACLPermit, Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")}}},
+		&ACLBinding{Interface: "tap0", Direction: ACLInput, ACL: "x"},
+		&DropRoute{Prefix: pfx("10.96.0.0/16")},
+	}
+}
+
+func TestDescriptorsCoverEveryKind(t *testing.T) {
+	items := oneOfEachKind()
+	require.Len(t, items, int(kindLimit)-1, "a sample item per kind")
+	names := map[string]Kind{}
+	for i, it := range items {
+		k := Kind(i + 1)
+		d := describe(k)
+		require.NotSame(t, unknownKind, d, "kind %d has no descriptor (its file registers another Kind?)", k)
+		assert.Equal(t, k, d.kind)
+		assert.NotEmpty(t, d.name, "kind %d", k)
+		if other, dup := names[d.name]; dup {
+			t.Errorf("kinds %d and %d share the name %q", other, k, d.name)
+		}
+		names[d.name] = k
+		assert.Equal(t, k, it.Key().Kind, "%T", it)
+		assert.Same(t, d, descriptorOf(it), "%T names its own kind", it)
+		assert.NoError(t, Validate(it))
+		assert.NotEmpty(t, CLICommands(it), "%T", it)
+		assert.True(t, equalApplied(it, it), "%T", it)
+	}
+	assert.Equal(t, "kind-99", Kind(99).String())
+	assert.Equal(t, "kind-0", Kind(0).String())
+}
+
+func TestValidateRejectsWhatCommitRejects(t *testing.T) {
+	assert.ErrorIs(t, Validate(nil), ErrInvalid)
+	assert.ErrorIs(t, Validate(struct{ Item }{&ACL{Name: "x"}}), ErrInvalid, "a type of another package")
+	assert.ErrorContains(t, Validate(lb("10.96.0.10:80", "10.1.1.1:80")), "nat44-lb-mapping/10.96.0.10:80/tcp: Locals")
+}
+
+func TestExternalKeySharedByMappingKinds(t *testing.T) {
+	lbm := lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")
+	st := static("10.96.0.10:80", "10.1.1.1:80")
+	id := &NAT44IdentityMapping{Addr: addr("10.96.0.10"), Port: 80, Protocol: ProtoTCP, VRF: 3}
+	addrOnlyStatic := &NAT44StaticMapping{External: ap("10.96.0.10:0"), Local: ap("10.1.1.1:0"), AddrOnly: true}
+	addrOnlyID := &NAT44IdentityMapping{Addr: addr("10.96.0.10"), AddrOnly: true}
+	for _, pair := range [][2]Item{{lbm, st}, {lbm, id}, {addrOnlyStatic, addrOnlyID}} {
+		a, okA := ExternalKey(pair[0])
+		b, okB := ExternalKey(pair[1])
+		assert.True(t, okA && okB)
+		assert.Equal(t, a, b, "%s and %s", pair[0], pair[1])
+	}
+	a, _ := ExternalKey(st)
+	b, _ := ExternalKey(addrOnlyStatic)
+	assert.NotEqual(t, a, b, "an address-only mapping has its own external key")
+	for _, it := range oneOfEachKind() {
+		ext, ok := ExternalKey(it)
+		extK, okK := externalKeyOf(it.Key(), it)
+		assert.Equal(t, ext, extK, "%T: with and without its key", it)
+		assert.Equal(t, ok, okK)
+		assert.Equal(t, ok, it.Key().Kind.IsNAT44() && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
+	}
+	_, ok := ExternalKey(nil)
+	assert.False(t, ok)
+}
+
+func TestValidateSet(t *testing.T) {
+	inside := &NAT44Interface{Interface: "tap0", Role: NAT44Inside}
+	output := &NAT44Interface{Interface: "tap0", Role: NAT44Output}
+	idIn := func(vrf uint32) *NAT44IdentityMapping {
+		return &NAT44IdentityMapping{Addr: addr("10.96.0.10"), Port: 80, Protocol: ProtoTCP, VRF: vrf}
+	}
+	tests := []struct {
+		name  string
+		owner string
+		items []Item
+		err   error
+		msg   string
+	}{
+		{"one of each kind", "r", oneOfEachKind(), nil, ""},
+		{"output feature and inside", "r", []Item{inside, output}, ErrConflict, "output-feature"},
+		{"static and LB on one external key", "r",
+			[]Item{static("10.96.0.10:80", "10.1.1.1:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrConflict, "same external 10.96.0.10:80/tcp"},
+		{"identity mappings in two VRFs", "r", []Item{idIn(1), idIn(2)}, nil, ""},
+		{"identity and LB mapping", "r", []Item{idIn(1), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrConflict, "same external"},
+		{"a key put twice: the last counts", "r", []Item{lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.3:80"),
+			static("10.96.0.11:80", "10.1.1.1:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, nil, ""},
+		{"an invalid put, even when put again", "r", []Item{lb("10.96.0.10:80", "10.1.1.1:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrInvalid, "Locals"},
+		{"invalid item", "r", []Item{&ACL{}}, ErrInvalid, "Name"},
+		{"nil item", "r", []Item{nil}, ErrInvalid, "nil"},
+		{"owner name with a colon", "a:b", []Item{&NAT44Global{}}, ErrInvalid, "owner"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateSet(tt.owner, tt.items)
+			if tt.err == nil {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, tt.err)
+			assert.ErrorContains(t, err, tt.msg)
+		})
+	}
+}
+
+func TestCLICommandsOfEveryKind(t *testing.T) {
+	want := []string{
+		"nat44 plugin enable inside-vrf 0 outside-vrf 0",
+		"nat44 add address 1.1.1.1",
+		"set interface nat44 in tap0",
+		"nat44 add static mapping tcp local 10.1.1.1 80 external 10.96.0.11 80 vrf 0 out2in-only  # api: tag for svc",
+		"nat44 add identity mapping 10.96.0.12 tcp 22 vrf 0",
+		"nat44 add load-balancing static mapping protocol tcp external 10.96.0.10:80 local 10.1.1.1:80 vrf 0 probability 10 local 10.1.1.2:80 vrf 0 probability 10 out2in-only  # api: tag for svc",
+		"set cnat snat-policy addr 1.1.1.1",
+		"set cnat snat-policy k8s",
+		"set cnat snat-policy if table k8s tap0",
+		"set interface feature tap0 cnat-snat-ip6 arc ip6-unicast",
+		"cnat translation add proto tcp vip 10.96.0.20 80 to ->10.1.1.1 8080",
+		"set acl-plugin acl permit src 0.0.0.0/0 dst 0.0.0.0/0 tag x",
+		"# no CLI equivalent: acl binding tap0 input x priority 0",
+		"ip route add 10.96.0.0/16 table 0 via drop  # api: path preference 0x76 marks it as vppsvc's",
+	}
+	var got []string
+	for _, it := range oneOfEachKind() {
+		got = append(got, CLICommands(it)...)
+	}
+	assert.Equal(t, want, got)
+	assert.Nil(t, CLICommands(nil))
+}

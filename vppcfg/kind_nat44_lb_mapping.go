@@ -1,0 +1,274 @@
+package vppcfg
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// NAT44LBLocal is one backend of a load-balanced mapping.
+type NAT44LBLocal struct {
+	Addr netip.AddrPort
+	// Probability is a relative weight (1–255); 0 never receives new
+	// sessions. The probabilities of one mapping sum to at most
+	// MaxLBProbabilitySum.
+	Probability uint8
+	VRF         uint32
+}
+
+func (l NAT44LBLocal) String() string {
+	return fmt.Sprintf("%s:%d@vrf%d", l.Addr, l.Probability, l.VRF)
+}
+
+// NAT44LBMapping balances an external address:port over several locals. The
+// reconciler changes the local set in place, one local at a time, so that
+// sessions to unchanged locals survive.
+type NAT44LBMapping struct {
+	External netip.AddrPort
+	Protocol Protocol
+	// Locals must hold at least two entries (VPP rejects fewer); keep them
+	// sorted with SortLBLocals so that equal sets compare equal.
+	Locals []NAT44LBLocal
+	// Affinity is the sticky time in seconds for a client IP; 0 disables it.
+	Affinity   uint32
+	Out2InOnly bool
+	TwiceNAT   TwiceNATMode
+	Label      string
+}
+
+// MaxLBProbabilitySum bounds the sum of an LB mapping's probabilities: VPP
+// 25.10 keeps each local's running sum (nat44_lb_addr_port_t.prefix) in a
+// u8, so a larger sum wraps and the draw picks from the wrong range, and a
+// sum of 256 divides by zero on the first packet.
+const MaxLBProbabilitySum = 255
+
+func (m *NAT44LBMapping) Key() Key {
+	return NAT44MappingKey(KindNAT44LBMapping, m.External, m.Protocol)
+}
+func (m *NAT44LBMapping) kind() Kind { return KindNAT44LBMapping }
+func (m *NAT44LBMapping) Equal(o Item) bool {
+	other, ok := o.(*NAT44LBMapping)
+	return ok && m.External == other.External && m.Protocol == other.Protocol &&
+		slices.Equal(m.Locals, other.Locals) && m.Affinity == other.Affinity &&
+		m.Out2InOnly == other.Out2InOnly && m.TwiceNAT == other.TwiceNAT && m.Label == other.Label
+}
+func (m *NAT44LBMapping) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nat44 lb mapping %s %s ->", m.Protocol, m.External)
+	for _, l := range m.Locals {
+		b.WriteString(" " + l.String())
+	}
+	writeMappingFlags(&b, false, m.Out2InOnly, m.TwiceNAT)
+	if m.Affinity != 0 {
+		fmt.Fprintf(&b, " affinity %d", m.Affinity)
+	}
+	writeLabel(&b, m.Label)
+	return b.String()
+}
+
+// SortLBLocals puts locals in canonical order (address, port, VRF).
+func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals) }
+
+// The locals change in place, one at a time (updateLocals); everything else
+// re-creates the mapping. VPP's dump never fills the affinity.
+func init() {
+	register(kindSpec[*NAT44LBMapping]{
+		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", NAT44: true,
+		Validate: validateLB,
+		Canonical: func(v *NAT44LBMapping) *NAT44LBMapping {
+			if slices.IsSortedFunc(v.Locals, compareLocals) {
+				return v
+			}
+			c := *v
+			c.Locals = slices.Clone(v.Locals)
+			SortLBLocals(c.Locals)
+			return &c
+		},
+		NeedsRecreate: func(o, n *NAT44LBMapping) bool {
+			if o.Affinity != n.Affinity || o.Out2InOnly != n.Out2InOnly || o.TwiceNAT != n.TwiceNAT || o.Label != n.Label {
+				return true
+			}
+			added, removed, changed := diffLocals(o.Locals, n.Locals)
+			// A changed weight is a del+add of that local, which must not leave
+			// fewer than 2 locals while it is out.
+			return len(changed) > 0 && len(o.Locals)+len(added) < 3 ||
+				len(added)+len(removed)+len(changed) == 0 // identical sets in another order
+		},
+		UpdateOps: updateLocals,
+		Label:     func(m *NAT44LBMapping) string { return m.Label },
+		WithLabel: func(m *NAT44LBMapping, label string) *NAT44LBMapping {
+			c := *m
+			c.Label = label
+			return &c
+		},
+		Unobservable: func(o, d *NAT44LBMapping) *NAT44LBMapping {
+			c := *o
+			c.Affinity = d.Affinity
+			return &c
+		},
+		ExternalKey: func(k Key, m *NAT44LBMapping) (string, bool) {
+			if k.Kind == KindNAT44LBMapping {
+				return k.Name, true // the key is built from the external key
+			}
+			return addrPortProto(m.External, m.Protocol), true
+		},
+		CLI: func(m *NAT44LBMapping) []string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "nat44 add load-balancing static mapping protocol %s external %s", m.Protocol, m.External)
+			for _, l := range m.Locals {
+				fmt.Fprintf(&b, " local %s vrf %d probability %d", l.Addr, l.VRF, l.Probability)
+			}
+			b.WriteString(twiceNATCLI(m.TwiceNAT))
+			if m.Out2InOnly {
+				b.WriteString(" out2in-only")
+			}
+			if m.Affinity != 0 {
+				fmt.Fprintf(&b, " affinity %d", m.Affinity)
+			}
+			writeTagCLI(&b, m.Label)
+			return []string{b.String()}
+		},
+	})
+}
+
+func validateLB(k Key, v *NAT44LBMapping) error {
+	if err := ip4(k, "External", v.External.Addr()); err != nil {
+		return err
+	}
+	if err := natProto(k, v.Protocol); err != nil {
+		return err
+	}
+	if len(v.Locals) < 2 {
+		return invalid(k, "Locals", "%d local(s); an LB mapping needs at least 2 (use a static mapping for one)", len(v.Locals))
+	}
+	total := 0
+	for i, l := range v.Locals {
+		if a := l.Addr.Addr(); !a.IsValid() || !a.Is4() {
+			return ip4(k, fmt.Sprintf("Locals[%d].Addr", i), a)
+		}
+		total += int(l.Probability)
+	}
+	if i, ok := firstDuplicateLocal(v.Locals); ok {
+		l := v.Locals[i]
+		return invalid(k, fmt.Sprintf("Locals[%d]", i), "duplicate local %s vrf %d", l.Addr, l.VRF)
+	}
+	if total == 0 {
+		return invalid(k, "Locals", "all probabilities are 0 (VPP would divide by zero)")
+	}
+	if total > MaxLBProbabilitySum {
+		return invalid(k, "Locals", "probabilities sum to %d, over %d: VPP keeps the running sum in 8 bits, so it would draw backends from a wrapped range (or divide by zero)", total, MaxLBProbabilitySum)
+	}
+	if v.TwiceNAT > TwiceNATSelf {
+		return invalid(k, "TwiceNAT", "unknown mode %d", v.TwiceNAT)
+	}
+	return tagSafe(k, "Label", v.Label)
+}
+
+// updateLocals changes the locals of a mapping one at a time: added ones
+// first, then changed weights (del + add), then removed ones, so that the
+// mapping never drops below two locals and sessions to unchanged locals
+// survive.
+func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
+	added, removed, changed := diffLocals(o.Locals, n.Locals)
+	var ops []Op
+	for _, l := range added {
+		ops = append(ops, Op{Type: OpAddLocal, Key: k, Item: n, Local: l})
+	}
+	for _, c := range changed {
+		ops = append(ops,
+			Op{Type: OpDelLocal, Key: k, Item: n, Local: c[0]},
+			Op{Type: OpAddLocal, Key: k, Item: n, Local: c[1]})
+	}
+	for _, l := range removed {
+		ops = append(ops, Op{Type: OpDelLocal, Key: k, Item: n, Local: l})
+	}
+	return ops
+}
+
+// compareLocals orders locals by address, port and VRF (canonical order).
+func compareLocals(a, b NAT44LBLocal) int {
+	if c := a.Addr.Compare(b.Addr); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.VRF, b.VRF)
+}
+
+// localID is a local's identity in VPP (address, port and VRF).
+type localID struct {
+	addr netip.AddrPort
+	vrf  uint32
+}
+
+func idOf(l NAT44LBLocal) localID { return localID{l.Addr, l.VRF} }
+
+// firstDuplicateLocal returns the index of the first local whose address
+// and VRF an earlier one has. Every endpoint change validates its mapping:
+// a few locals are compared pairwise, without allocating.
+func firstDuplicateLocal(ls []NAT44LBLocal) (int, bool) {
+	if len(ls) > 32 {
+		seen := make(map[localID]bool, len(ls))
+		for i, l := range ls {
+			if seen[idOf(l)] {
+				return i, true
+			}
+			seen[idOf(l)] = true
+		}
+		return 0, false
+	}
+	for i := 1; i < len(ls); i++ {
+		for j := range i {
+			if idOf(ls[j]) == idOf(ls[i]) {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// diffLocals compares local sets: added, removed, and changed (old, new)
+// pairs whose probability differs, each in canonical order. It runs twice
+// per endpoint change. Both lists are canonical in practice (the store
+// keeps desired values so, and applied ones come from the layer's writes
+// or a sorted dump), so one merge walk suffices; others are sorted first.
+func diffLocals(old, new []NAT44LBLocal) (added, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) {
+	old, new = canonicalLocals(old), canonicalLocals(new)
+	i, j := 0, 0
+	for i < len(old) || j < len(new) {
+		var c int
+		switch {
+		case i == len(old):
+			c = 1
+		case j == len(new):
+			c = -1
+		default:
+			c = compareLocals(old[i], new[j])
+		}
+		switch {
+		case c < 0:
+			removed = append(removed, old[i])
+			i++
+		case c > 0:
+			added = append(added, new[j])
+			j++
+		default:
+			if old[i].Probability != new[j].Probability {
+				changed = append(changed, [2]NAT44LBLocal{old[i], new[j]})
+			}
+			i++
+			j++
+		}
+	}
+	return added, removed, changed
+}
+
+// canonicalLocals returns ls in canonical order, sorting a copy if needed.
+func canonicalLocals(ls []NAT44LBLocal) []NAT44LBLocal {
+	if slices.IsSortedFunc(ls, compareLocals) {
+		return ls
+	}
+	c := slices.Clone(ls)
+	SortLBLocals(c)
+	return c
+}

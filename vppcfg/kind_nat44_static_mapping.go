@@ -1,0 +1,123 @@
+package vppcfg
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+)
+
+// NAT44StaticMapping maps an external address:port to one local address:port
+// (VPP's static mapping). A load-balanced mapping needs at least two locals,
+// so a one-backend service uses this kind.
+type NAT44StaticMapping struct {
+	External netip.AddrPort
+	Protocol Protocol
+	Local    netip.AddrPort
+	// VRF is the VRF of the local side.
+	VRF uint32
+	// AddrOnly maps the whole address for all protocols and ports (ports and
+	// protocol must then be zero).
+	AddrOnly bool
+	// Out2InOnly creates sessions only from outside; it also lets one local be
+	// the target of several mappings.
+	Out2InOnly bool
+	TwiceNAT   TwiceNATMode
+	// TwiceNATAddr, when valid and in the twice-NAT pool, is the source used by
+	// this mapping's twice-NAT sessions.
+	TwiceNATAddr netip.Addr
+	// Label names the owner object (for example a service) in the VPP tag.
+	Label string
+}
+
+func (m *NAT44StaticMapping) Key() Key {
+	return NAT44MappingKey(KindNAT44StaticMapping, m.External, m.Protocol)
+}
+func (m *NAT44StaticMapping) kind() Kind { return KindNAT44StaticMapping }
+func (m *NAT44StaticMapping) Equal(o Item) bool {
+	other, ok := o.(*NAT44StaticMapping)
+	return ok && *m == *other
+}
+func (m *NAT44StaticMapping) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "nat44 static mapping %s %s -> %s vrf %d", m.Protocol, m.External, m.Local, m.VRF)
+	writeMappingFlags(&b, m.AddrOnly, m.Out2InOnly, m.TwiceNAT)
+	if m.TwiceNATAddr.IsValid() {
+		fmt.Fprintf(&b, " twice-nat-addr %s", m.TwiceNATAddr)
+	}
+	writeLabel(&b, m.Label)
+	return b.String()
+}
+
+// Any change re-creates the mapping. VPP's dump omits the twice-NAT pool address.
+func init() {
+	register(kindSpec[*NAT44StaticMapping]{
+		Kind: KindNAT44StaticMapping, Name: "nat44-static-mapping", NAT44: true,
+		Validate: validateStatic,
+		Label:    func(m *NAT44StaticMapping) string { return m.Label },
+		WithLabel: func(m *NAT44StaticMapping, label string) *NAT44StaticMapping {
+			c := *m
+			c.Label = label
+			return &c
+		},
+		Unobservable: func(o, d *NAT44StaticMapping) *NAT44StaticMapping {
+			c := *o
+			c.TwiceNATAddr = d.TwiceNATAddr
+			return &c
+		},
+		ExternalKey: func(k Key, m *NAT44StaticMapping) (string, bool) {
+			switch {
+			case m.AddrOnly:
+				return addrOnlyExternal(m.External.Addr()), true
+			case k.Kind == KindNAT44StaticMapping:
+				return k.Name, true // the key is built from the external key
+			}
+			return addrPortProto(m.External, m.Protocol), true
+		},
+		CLI: func(m *NAT44StaticMapping) []string {
+			var b strings.Builder
+			b.WriteString("nat44 add static mapping ")
+			if m.AddrOnly {
+				fmt.Fprintf(&b, "local %s external %s", m.Local.Addr(), m.External.Addr())
+			} else {
+				fmt.Fprintf(&b, "%s local %s %d external %s %d", m.Protocol, m.Local.Addr(), m.Local.Port(), m.External.Addr(), m.External.Port())
+			}
+			fmt.Fprintf(&b, " vrf %d", m.VRF)
+			b.WriteString(twiceNATCLI(m.TwiceNAT))
+			if m.Out2InOnly {
+				b.WriteString(" out2in-only")
+			}
+			if m.TwiceNATAddr.IsValid() {
+				fmt.Fprintf(&b, " exact %s", m.TwiceNATAddr)
+			}
+			writeTagCLI(&b, m.Label)
+			return []string{b.String()}
+		},
+	})
+}
+
+func validateStatic(k Key, v *NAT44StaticMapping) error {
+	if err := ip4(k, "External", v.External.Addr()); err != nil {
+		return err
+	}
+	if err := ip4(k, "Local", v.Local.Addr()); err != nil {
+		return err
+	}
+	if v.AddrOnly {
+		if v.External.Port() != 0 || v.Local.Port() != 0 || v.Protocol != ProtoAny {
+			return invalid(k, "AddrOnly", "addr-only mapping with ports %d/%d protocol %s (all must be 0)",
+				v.External.Port(), v.Local.Port(), v.Protocol)
+		}
+		if v.TwiceNAT != TwiceNATOff {
+			return invalid(k, "TwiceNAT", "%s cannot be combined with AddrOnly (VPP rejects it)", v.TwiceNAT)
+		}
+	} else if err := natProto(k, v.Protocol); err != nil {
+		return err
+	}
+	if v.TwiceNAT > TwiceNATSelf {
+		return invalid(k, "TwiceNAT", "unknown mode %d", v.TwiceNAT)
+	}
+	if v.TwiceNATAddr.IsValid() && !v.TwiceNATAddr.Is4() {
+		return invalid(k, "TwiceNATAddr", "%s is not IPv4", v.TwiceNATAddr)
+	}
+	return tagSafe(k, "Label", v.Label)
+}
