@@ -29,6 +29,8 @@ type descriptor struct {
 	externalKey      func(k Key, it Item) (string, bool)
 	excludes         func(it Item) []Key
 	cli              func(it Item) []string
+	printable        func(it Item, owner string) any
+	translation      func(it Item) (FrontendTranslation, bool)
 }
 
 // taggable reports whether VPP stores a tag for items of the kind.
@@ -81,6 +83,14 @@ type kindSpec[T Item] struct {
 	// CLI are the VPP CLI lines an operator would type to create v (see
 	// CLICommands). Default: a comment that the CLI has no equivalent.
 	CLI func(v T) []string
+	// Printable is v as `vppsvc render -o json` and `-o yaml` print it (see
+	// Printable): a struct of the item's fields under JSON names, enums by
+	// name; owner, when known, completes the VPP tag. Default: v.String().
+	Printable func(v T, owner string) any
+	// Translation is the service frontend v translates and the backends it
+	// sends to, for the kinds that implement a frontend (see
+	// FrontendTranslationOf). Default: the kind implements none.
+	Translation func(v T) FrontendTranslation
 }
 
 // descriptors is indexed by Kind; kindLimit bounds the kinds.
@@ -100,6 +110,8 @@ var unknownKind = &descriptor{
 	externalKey:      func(Key, Item) (string, bool) { return "", false },
 	excludes:         func(Item) []Key { return nil },
 	cli:              noCLI,
+	printable:        func(it Item, _ string) any { return it.String() },
+	translation:      func(Item) (FrontendTranslation, bool) { return FrontendTranslation{}, false },
 }
 
 // describe returns the descriptor of kind k.
@@ -147,6 +159,8 @@ func register[T Item](s kindSpec[T]) {
 		externalKey:      unknownKind.externalKey,
 		excludes:         unknownKind.excludes,
 		cli:              unknownKind.cli,
+		printable:        unknownKind.printable,
+		translation:      unknownKind.translation,
 	}
 	d.validate = func(k Key, it Item) error {
 		v, ok := it.(T)
@@ -236,6 +250,22 @@ func register[T Item](s kindSpec[T]) {
 				return f(v)
 			}
 			return noCLI(it)
+		}
+	}
+	if f := s.Printable; f != nil {
+		d.printable = func(it Item, owner string) any {
+			if v, ok := it.(T); ok {
+				return f(v, owner)
+			}
+			return it.String()
+		}
+	}
+	if f := s.Translation; f != nil {
+		d.translation = func(it Item) (FrontendTranslation, bool) {
+			if v, ok := it.(T); ok {
+				return f(v), true
+			}
+			return FrontendTranslation{}, false
 		}
 	}
 	if s.Kind < kindLimit && descriptors[s.Kind] == nil {

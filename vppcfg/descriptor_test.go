@@ -1,6 +1,8 @@
 package vppcfg
 
 import (
+	"encoding/json"
+	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -144,4 +146,84 @@ func TestCLICommandsOfEveryKind(t *testing.T) {
 	}
 	assert.Equal(t, want, got)
 	assert.Nil(t, CLICommands(nil))
+}
+
+// The render document's config of each kind (docs/cli.md, "The render JSON
+// contract"): field names are part of the contract. The owner completes
+// the tag; an ACL binding has no form of its own (the document folds an
+// interface's bindings).
+func TestPrintableOfEveryKind(t *testing.T) {
+	want := []string{
+		`{"insideVRF":"0","outsideVRF":"0","forwarding":false,"timeouts":{}}`,
+		`{"address":"1.1.1.1","pool":"normal","vrf":"any"}`,
+		`{"interface":"tap0","role":"inside"}`,
+		`{"protocol":"tcp","external":"10.96.0.11:80","local":"10.1.1.1:80","vrf":"0","out2inOnly":true,"twiceNAT":"no-twice-nat","label":"svc","tag":"vppsvc:nat44:svc"}`,
+		`{"protocol":"tcp","address":"10.96.0.12","port":22,"vrf":"0","label":"ssh","tag":"vppsvc:nat44:ssh"}`,
+		`{"protocol":"tcp","external":"10.96.0.10:80","locals":[{"address":"10.1.1.1:80","probability":10,"vrf":"0"},{"address":"10.1.1.2:80","probability":10,"vrf":"0"}],"out2inOnly":true,"twiceNAT":"no-twice-nat","label":"svc","tag":"vppsvc:nat44:svc"}`,
+		`{"snatIPv4":"1.1.1.1","policy":"k8s","excludePrefixes":[]}`,
+		`{"interface":"tap0","table":"pod"}`,
+		`{"interface":"tap0","arc":"ip6-unicast","feature":"cnat-snat-ip6"}`,
+		`{"protocol":"tcp","vip":"10.96.0.20:80","vipKind":"exclusive","loadBalancing":"default","allocPort":false,"paths":[{"destination":"10.1.1.1:8080"}]}`,
+		`{"name":"x","tag":"vppsvc:nat44:x","rules":[{"action":"permit","source":"0.0.0.0/0","destination":"0.0.0.0/0","protocol":"any"}]}`,
+		`"acl binding tap0 input x priority 0"`,
+		`{"prefix":"10.96.0.0/16","table":0}`,
+	}
+	var got []string
+	for _, it := range oneOfEachKind() {
+		data, err := json.Marshal(Printable(it, "nat44"))
+		require.NoError(t, err)
+		got = append(got, string(data))
+	}
+	assert.Equal(t, want, got)
+	assert.Nil(t, Printable(nil, "nat44"))
+
+	data, err := json.Marshal(Printable(static("10.96.0.11:80", "10.1.1.1:80"), ""))
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), `"tag"`, "no owner, no tag")
+}
+
+// An empty filter shard holds the renderers' placeholder rule (permit TCP
+// from and to the unspecified address): the document says so instead of
+// listing a rule that matches nothing.
+func TestPrintableMarksPlaceholderACLs(t *testing.T) {
+	for _, none := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+		p := netip.PrefixFrom(none, none.BitLen())
+		rule := ACLRule{Action: ACLPermit, Src: p, Dst: p, Protocol: ProtoTCP, SrcPorts: AnyPort, DstPorts: AnyPort}
+		got := Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "nat44").(printableACL)
+		assert.True(t, got.Placeholder, "%s", none)
+		assert.Empty(t, got.Rules)
+		assert.False(t, Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule, rule}}, "").(printableACL).Placeholder, "two rules")
+		rule.Protocol = ProtoUDP
+		assert.False(t, Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "").(printableACL).Placeholder, "another rule")
+	}
+}
+
+// The kinds that implement a service frontend say which, where they send
+// and how; the others implement none.
+func TestFrontendTranslationOfEveryKind(t *testing.T) {
+	want := map[Kind]FrontendTranslation{
+		KindNAT44StaticMapping: {Frontend: ap("10.96.0.11:80"), Protocol: ProtoTCP, Backends: []netip.AddrPort{ap("10.1.1.1:80")},
+			Name: "static-mapping", Flags: []string{"out2in-only"}},
+		KindNAT44LBMapping: {Frontend: ap("10.96.0.10:80"), Protocol: ProtoTCP, Backends: []netip.AddrPort{ap("10.1.1.1:80"), ap("10.1.1.2:80")},
+			Name: "lb-mapping", Flags: []string{"out2in-only"}},
+		KindCNATTranslation: {Frontend: ap("10.96.0.20:80"), Protocol: ProtoTCP, Backends: []netip.AddrPort{ap("10.1.1.1:8080")},
+			Name: "cnat-translation", Flags: []string{"exclusive"}},
+	}
+	for _, it := range oneOfEachKind() {
+		got, ok := FrontendTranslationOf(it)
+		w, implements := want[it.Key().Kind]
+		assert.Equal(t, implements, ok, "%T", it)
+		assert.Equal(t, w, got, "%T", it)
+	}
+	_, ok := FrontendTranslationOf(nil)
+	assert.False(t, ok)
+
+	lbm := lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")
+	lbm.TwiceNAT, lbm.Affinity = TwiceNATSelf, 30
+	got, _ := FrontendTranslationOf(lbm)
+	assert.Equal(t, []string{"self-twice-nat", "out2in-only", "affinity 30s"}, got.Flags)
+	ct := &CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, IsRealIP: true, LBType: CNATLBMaglev,
+		Paths: []CNATPath{{Src: ap("192.168.16.1:0"), Dst: ap("10.1.1.1:8080")}, {Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:8080")}}}
+	got, _ = FrontendTranslationOf(ct)
+	assert.Equal(t, []string{"interposed", "maglev", "snat 1/2"}, got.Flags)
 }

@@ -105,7 +105,8 @@ func init() {
 			c.Name = label
 			return &c
 		},
-		CLI: aclCLI,
+		CLI:       aclCLI,
+		Printable: aclPrintable,
 	})
 }
 
@@ -198,4 +199,61 @@ func portRangeCLI(r PortRange) string {
 		return fmt.Sprint(r.First)
 	}
 	return fmt.Sprintf("%d-%d", r.First, r.Last)
+}
+
+// printableACL is ACL as the render document prints it.
+type printableACL struct {
+	Name string `json:"name"`
+	Tag  string `json:"tag,omitempty"`
+	// Rules are the ACL's rules; empty for a placeholder.
+	Rules []printableACLRule `json:"rules"`
+	// Placeholder is set on an empty filter shard: VPP holds one
+	// permit-nothing rule in it, because an ACL with no rules denies
+	// everything.
+	Placeholder bool `json:"placeholder,omitempty"`
+}
+
+// printableACLRule leaves the ports out when the rule matches any protocol.
+type printableACLRule struct {
+	Action      string `json:"action"`
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	Protocol    string `json:"protocol"`
+	SourcePorts string `json:"sourcePorts,omitempty"`
+	DestPorts   string `json:"destinationPorts,omitempty"`
+}
+
+func aclPrintable(a *ACL, owner string) any {
+	p := printableACL{Name: a.Name, Tag: printableTag(owner, a.Name), Rules: []printableACLRule{}}
+	if isPlaceholder(a) {
+		p.Placeholder = true
+		return p
+	}
+	for _, r := range a.Rules {
+		pr := printableACLRule{Action: r.Action.String(), Source: r.Src.String(), Destination: r.Dst.String(), Protocol: r.Protocol.String()}
+		if r.Protocol != ProtoAny {
+			pr.SourcePorts, pr.DestPorts = r.SrcPorts.String(), r.DstPorts.String()
+		}
+		p.Rules = append(p.Rules, pr)
+	}
+	return p
+}
+
+// isPlaceholder reports whether an ACL is an empty filter shard: its only
+// rule is the renderers' placeholder (renderer.ACLShards.Placeholder),
+// which permits TCP from and to the unspecified address of its family, so
+// it matches no packet; it exists because VPP denies everything on an ACL
+// without rules.
+func isPlaceholder(a *ACL) bool {
+	if len(a.Rules) != 1 {
+		return false
+	}
+	for _, none := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
+		p := netip.PrefixFrom(none, none.BitLen())
+		placeholder := ACLRule{Action: ACLPermit, Src: p, Dst: p, Protocol: ProtoTCP, SrcPorts: AnyPort, DstPorts: AnyPort}
+		if a.Rules[0] == placeholder {
+			return true
+		}
+	}
+	return false
 }

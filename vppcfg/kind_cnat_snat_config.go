@@ -93,7 +93,23 @@ func init() {
 			}
 			return out
 		},
+		Printable: func(c *CNATSnatConfig, _ string) any {
+			p := printableCNATSnatConfig{SnatIPv4: printableAddr(c.SnatIP4), SnatIPv6: printableAddr(c.SnatIP6),
+				Policy: c.Policy.String(), ExcludePrefixes: []string{}}
+			for _, x := range c.ExcludePrefixes {
+				p.ExcludePrefixes = append(p.ExcludePrefixes, x.String())
+			}
+			return p
+		},
 	})
+}
+
+// printableCNATSnatConfig is CNATSnatConfig as the render document prints it.
+type printableCNATSnatConfig struct {
+	SnatIPv4        string   `json:"snatIPv4,omitempty"`
+	SnatIPv6        string   `json:"snatIPv6,omitempty"`
+	Policy          string   `json:"policy"`
+	ExcludePrefixes []string `json:"excludePrefixes"`
 }
 
 // comparePrefixes orders prefixes by address, then length.

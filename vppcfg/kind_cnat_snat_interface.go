@@ -69,5 +69,15 @@ func init() {
 			}
 			return []string{fmt.Sprintf("set cnat snat-policy if table %s %s", table, v.Interface)}
 		},
+		Printable: func(v *CNATSnatInterface, _ string) any {
+			return printableCNATSnatInterface{Interface: v.Interface, Table: v.Table.String()}
+		},
 	})
+}
+
+// printableCNATSnatInterface is CNATSnatInterface as the render document
+// prints it.
+type printableCNATSnatInterface struct {
+	Interface string `json:"interface"`
+	Table     string `json:"table"`
 }

@@ -139,7 +139,9 @@ func init() {
 			c.IsRealIP, c.AllocPort, c.NoReturnSession, c.FlowHash = d.IsRealIP, d.AllocPort, d.NoReturnSession, d.FlowHash
 			return &c
 		},
-		CLI: cnatTranslationCLI,
+		CLI:         cnatTranslationCLI,
+		Printable:   cnatTranslationPrintable,
+		Translation: cnatFrontendTranslation,
 	})
 }
 
@@ -237,4 +239,97 @@ func cnatTranslationCLI(t *CNATTranslation) []string {
 		b.WriteString("  # api: " + strings.Join(api, ", "))
 	}
 	return []string{b.String()}
+}
+
+// printableCNATTranslation is CNATTranslation as the render document prints
+// it.
+type printableCNATTranslation struct {
+	Protocol string `json:"protocol"`
+	VIP      string `json:"vip"`
+	// VIPKind is exclusive (cnat owns the address) or interposed (a real
+	// address: unmatched traffic goes on as usual).
+	VIPKind         string              `json:"vipKind"`
+	LoadBalancing   string              `json:"loadBalancing"`
+	FlowHash        []string            `json:"flowHash,omitempty"`
+	AllocPort       bool                `json:"allocPort"`
+	NoReturnSession bool                `json:"noReturnSession,omitempty"`
+	Paths           []printableCNATPath `json:"paths"`
+}
+
+// printableCNATPath leaves the source out when the path does no source NAT.
+type printableCNATPath struct {
+	Source      string `json:"source,omitempty"`
+	Destination string `json:"destination"`
+}
+
+func cnatTranslationPrintable(t *CNATTranslation, _ string) any {
+	p := printableCNATTranslation{Protocol: t.Protocol.String(), VIP: printableAddrPort(t.VIP), VIPKind: vipKind(t),
+		LoadBalancing: t.LBType.String(), FlowHash: flowHashNames(t.FlowHash), AllocPort: t.AllocPort,
+		NoReturnSession: t.NoReturnSession, Paths: []printableCNATPath{}}
+	for _, path := range t.Paths {
+		pp := printableCNATPath{Destination: printableAddrPort(path.Dst)}
+		if snats(path) {
+			pp.Source = printableAddrPort(path.Src)
+		}
+		p.Paths = append(p.Paths, pp)
+	}
+	return p
+}
+
+// vipKind says whether cnat owns the VIP (exclusive) or sits in front of a
+// real address (interposed).
+func vipKind(t *CNATTranslation) string {
+	if t.IsRealIP {
+		return "interposed"
+	}
+	return "exclusive"
+}
+
+// snats tells whether a path rewrites the source address.
+func snats(p CNATPath) bool {
+	a := p.Src.Addr()
+	return a.IsValid() && !a.IsUnspecified()
+}
+
+// flowHashNames names the fields of a flow hash; unknown bits stay visible
+// in hex.
+func flowHashNames(h CNATFlowHash) []string {
+	var out []string
+	for _, f := range []struct {
+		bit  CNATFlowHash
+		name string
+	}{
+		{CNATHashSrcIP, "src-ip"}, {CNATHashDstIP, "dst-ip"}, {CNATHashSrcPort, "src-port"},
+		{CNATHashDstPort, "dst-port"}, {CNATHashProto, "proto"},
+	} {
+		if h&f.bit != 0 {
+			out = append(out, f.name)
+			h &^= f.bit
+		}
+	}
+	if h != 0 {
+		out = append(out, fmt.Sprintf("0x%x", uint8(h)))
+	}
+	return out
+}
+
+// cnatFrontendTranslation: the VIP is the frontend, the paths' destinations
+// the backends; the flags say who owns the VIP, the LB type when it is not
+// the default, and how many paths source-NAT.
+func cnatFrontendTranslation(t *CNATTranslation) FrontendTranslation {
+	ft := FrontendTranslation{Frontend: t.VIP, Protocol: t.Protocol, Name: "cnat-translation", Flags: []string{vipKind(t)}}
+	if t.LBType == CNATLBMaglev {
+		ft.Flags = append(ft.Flags, "maglev")
+	}
+	snat := 0
+	for _, p := range t.Paths {
+		ft.Backends = append(ft.Backends, p.Dst)
+		if snats(p) {
+			snat++
+		}
+	}
+	if snat > 0 {
+		ft.Flags = append(ft.Flags, fmt.Sprintf("snat %d/%d", snat, len(t.Paths)))
+	}
+	return ft
 }

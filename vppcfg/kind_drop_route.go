@@ -62,5 +62,14 @@ func init() {
 		CLI: func(v *DropRoute) []string {
 			return []string{fmt.Sprintf("ip route add %s table %d via drop  # api: path preference %#x marks it as vppsvc's", v.Prefix, v.VRF, DropRoutePreference)}
 		},
+		Printable: func(v *DropRoute, _ string) any {
+			return printableDropRoute{Prefix: v.Prefix.String(), Table: v.VRF}
+		},
 	})
+}
+
+// printableDropRoute is DropRoute as the render document prints it.
+type printableDropRoute struct {
+	Prefix string `json:"prefix"`
+	Table  uint32 `json:"table"`
 }

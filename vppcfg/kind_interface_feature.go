@@ -41,5 +41,16 @@ func init() {
 		CLI: func(v *InterfaceFeature) []string {
 			return []string{fmt.Sprintf("set interface feature %s %s arc %s", v.Interface, v.Feature, v.Arc)}
 		},
+		Printable: func(v *InterfaceFeature, _ string) any {
+			return printableInterfaceFeature{Interface: v.Interface, Arc: v.Arc, Feature: v.Feature}
+		},
 	})
+}
+
+// printableInterfaceFeature is InterfaceFeature as the render document
+// prints it.
+type printableInterfaceFeature struct {
+	Interface string `json:"interface"`
+	Arc       string `json:"arc"`
+	Feature   string `json:"feature"`
 }

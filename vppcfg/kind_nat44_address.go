@@ -53,5 +53,19 @@ func init() {
 			}
 			return []string{s}
 		},
+		Printable: func(a *NAT44Address, _ string) any {
+			pool := "normal"
+			if a.TwiceNAT {
+				pool = "twice-nat"
+			}
+			return printableNAT44Address{Address: printableAddr(a.Addr), Pool: pool, VRF: vrfString(a.VRF)}
+		},
 	})
+}
+
+// printableNAT44Address is NAT44Address as the render document prints it.
+type printableNAT44Address struct {
+	Address string `json:"address"`
+	Pool    string `json:"pool"`
+	VRF     string `json:"vrf"`
 }

@@ -43,7 +43,8 @@ func init() {
 			o, c := canonicalGlobal(old), canonicalGlobal(new)
 			return o.InsideVRF != c.InsideVRF || o.OutsideVRF != c.OutsideVRF || o.SessionLimit != c.SessionLimit
 		},
-		CLI: nat44GlobalCLI,
+		CLI:       nat44GlobalCLI,
+		Printable: nat44GlobalPrintable,
 	})
 }
 
@@ -99,4 +100,28 @@ func nat44GlobalCLI(g *NAT44Global) []string {
 		}
 	}
 	return out
+}
+
+// printableNAT44Global is NAT44Global as the render document prints it; a
+// zero limit or timeout is VPP's default and left out.
+type printableNAT44Global struct {
+	InsideVRF    string            `json:"insideVRF"`
+	OutsideVRF   string            `json:"outsideVRF"`
+	SessionLimit uint32            `json:"sessionLimit,omitempty"`
+	Forwarding   bool              `json:"forwarding"`
+	Timeouts     printableTimeouts `json:"timeouts"`
+}
+
+type printableTimeouts struct {
+	UDP            uint32 `json:"udp,omitempty"`
+	TCPEstablished uint32 `json:"tcpEstablished,omitempty"`
+	TCPTransitory  uint32 `json:"tcpTransitory,omitempty"`
+	ICMP           uint32 `json:"icmp,omitempty"`
+}
+
+func nat44GlobalPrintable(g *NAT44Global, _ string) any {
+	t := g.Timeouts
+	return printableNAT44Global{InsideVRF: fmt.Sprint(g.InsideVRF), OutsideVRF: fmt.Sprint(g.OutsideVRF),
+		SessionLimit: g.SessionLimit, Forwarding: g.Forwarding,
+		Timeouts: printableTimeouts{t.UDP, t.TCPEstablished, t.TCPTransitory, t.ICMP}}
 }

@@ -78,5 +78,21 @@ func init() {
 			}
 			return []string{s + fmt.Sprintf(" vrf %d", m.VRF)}
 		},
+		Printable: func(m *NAT44IdentityMapping, owner string) any {
+			return printableIdentityMapping{Protocol: m.Protocol.String(), Address: printableAddr(m.Addr), Port: m.Port,
+				AddrOnly: m.AddrOnly, VRF: vrfString(m.VRF), Label: m.Label, Tag: printableTag(owner, m.Label)}
+		},
 	})
+}
+
+// printableIdentityMapping is NAT44IdentityMapping as the render document
+// prints it.
+type printableIdentityMapping struct {
+	Protocol string `json:"protocol"`
+	Address  string `json:"address"`
+	Port     uint16 `json:"port,omitempty"`
+	AddrOnly bool   `json:"addrOnly,omitempty"`
+	VRF      string `json:"vrf"`
+	Label    string `json:"label,omitempty"`
+	Tag      string `json:"tag,omitempty"`
 }

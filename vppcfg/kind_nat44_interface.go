@@ -76,5 +76,25 @@ func init() {
 				return []string{"set interface nat44 out " + v.Interface + " output-feature"}
 			}
 		},
+		Printable: func(v *NAT44Interface, _ string) any {
+			role, ok := printableRoles[v.Role]
+			if !ok {
+				role = v.Role.String()
+			}
+			return printableNAT44Interface{Interface: v.Interface, Role: role}
+		},
 	})
+}
+
+// printableRoles are the roles as `show nat44 interfaces` words them.
+var printableRoles = map[NAT44Role]string{
+	NAT44Inside:  "inside",
+	NAT44Outside: "outside",
+	NAT44Output:  "output-feature",
+}
+
+// printableNAT44Interface is NAT44Interface as the render document prints it.
+type printableNAT44Interface struct {
+	Interface string `json:"interface"`
+	Role      string `json:"role"`
 }

@@ -130,7 +130,47 @@ func init() {
 			writeTagCLI(&b, m.Label)
 			return []string{b.String()}
 		},
+		Printable: lbMappingPrintable,
+		Translation: func(m *NAT44LBMapping) FrontendTranslation {
+			t := FrontendTranslation{Frontend: m.External, Protocol: m.Protocol, Name: "lb-mapping",
+				Flags: mappingFlags(m.TwiceNAT, m.Out2InOnly)}
+			for _, l := range m.Locals {
+				t.Backends = append(t.Backends, l.Addr)
+			}
+			if m.Affinity != 0 {
+				t.Flags = append(t.Flags, fmt.Sprintf("affinity %ds", m.Affinity))
+			}
+			return t
+		},
 	})
+}
+
+// printableLBMapping is NAT44LBMapping as the render document prints it.
+type printableLBMapping struct {
+	Protocol        string           `json:"protocol"`
+	External        string           `json:"external"`
+	Locals          []printableLocal `json:"locals"`
+	AffinitySeconds uint32           `json:"affinitySeconds,omitempty"`
+	Out2InOnly      bool             `json:"out2inOnly"`
+	TwiceNAT        string           `json:"twiceNAT"`
+	Label           string           `json:"label,omitempty"`
+	Tag             string           `json:"tag,omitempty"`
+}
+
+type printableLocal struct {
+	Address     string `json:"address"`
+	Probability uint8  `json:"probability"`
+	VRF         string `json:"vrf"`
+}
+
+func lbMappingPrintable(m *NAT44LBMapping, owner string) any {
+	p := printableLBMapping{Protocol: m.Protocol.String(), External: printableAddrPort(m.External), Locals: []printableLocal{},
+		AffinitySeconds: m.Affinity, Out2InOnly: m.Out2InOnly, TwiceNAT: m.TwiceNAT.String(),
+		Label: m.Label, Tag: printableTag(owner, m.Label)}
+	for _, l := range m.Locals {
+		p.Locals = append(p.Locals, printableLocal{Address: printableAddrPort(l.Addr), Probability: l.Probability, VRF: vrfString(l.VRF)})
+	}
+	return p
 }
 
 func validateLB(k Key, v *NAT44LBMapping) error {

@@ -92,7 +92,43 @@ func init() {
 			writeTagCLI(&b, m.Label)
 			return []string{b.String()}
 		},
+		Printable: func(m *NAT44StaticMapping, owner string) any {
+			return printableStaticMapping{Protocol: m.Protocol.String(), External: printableAddrPort(m.External),
+				Local: printableAddrPort(m.Local), VRF: vrfString(m.VRF), AddrOnly: m.AddrOnly, Out2InOnly: m.Out2InOnly,
+				TwiceNAT: m.TwiceNAT.String(), TwiceNATAddress: printableAddr(m.TwiceNATAddr),
+				Label: m.Label, Tag: printableTag(owner, m.Label)}
+		},
+		Translation: func(m *NAT44StaticMapping) FrontendTranslation {
+			return FrontendTranslation{Frontend: m.External, Protocol: m.Protocol, Backends: []netip.AddrPort{m.Local},
+				Name: "static-mapping", Flags: mappingFlags(m.TwiceNAT, m.Out2InOnly)}
+		},
 	})
+}
+
+// printableStaticMapping is NAT44StaticMapping as the render document prints it.
+type printableStaticMapping struct {
+	Protocol        string `json:"protocol"`
+	External        string `json:"external"`
+	Local           string `json:"local"`
+	VRF             string `json:"vrf"`
+	AddrOnly        bool   `json:"addrOnly,omitempty"`
+	Out2InOnly      bool   `json:"out2inOnly"`
+	TwiceNAT        string `json:"twiceNAT"`
+	TwiceNATAddress string `json:"twiceNATAddress,omitempty"`
+	Label           string `json:"label,omitempty"`
+	Tag             string `json:"tag,omitempty"`
+}
+
+// mappingFlags are the translation flags of a static or LB mapping.
+func mappingFlags(t TwiceNATMode, out2inOnly bool) []string {
+	var flags []string
+	if t != TwiceNATOff {
+		flags = append(flags, t.String())
+	}
+	if out2inOnly {
+		flags = append(flags, "out2in-only")
+	}
+	return flags
 }
 
 func validateStatic(k Key, v *NAT44StaticMapping) error {
