@@ -15,11 +15,10 @@ import (
 // over item types, with the reason. Everything else that knows a kind asks
 // its descriptor.
 var kindSwitchExceptions = map[string]string{
-	"cmd/vppsvc/internal/renderview/items.go":       "presentation: the JSON/YAML view has one shape per kind",
-	"cmd/vppsvc/internal/renderview/services.go":    "presentation: which kinds are frontends of a service, and their backends",
-	"cmd/vppsvc/internal/renderview/servicetext.go": "presentation: per-kind wording of the text view",
-	"renderer/ipv6/untagged.go":                     "renderer policy: the untagged kinds this renderer claims",
-	"renderer/nat44/shortcircuit.go":                "renderer policy: the untagged kinds this renderer claims",
+	"renderer/ipv6/untagged.go": "renderer policy, not knowledge of a kind: which untagged VPP objects " +
+		"(IPv6 cnat translations and drop routes, its cnat features) this renderer owns at resync",
+	"renderer/nat44/shortcircuit.go": "renderer policy, not knowledge of a kind: which untagged VPP objects " +
+		"(IPv4 cnat translations and drop routes, its cnat features) this renderer owns at resync",
 }
 
 // kindSwitchSkipped are trees not checked at all, with the reason.

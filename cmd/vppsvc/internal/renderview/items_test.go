@@ -92,6 +92,20 @@ func TestBuildDocument(t *testing.T) {
 		got.Items[byKey["acl-bindings/tap0"]].Config)
 }
 
+// vppcfg recognises the renderers' empty shards by their placeholder rule
+// (renderer.ACLShards.Placeholder) without importing the renderers: both
+// families' shards must print as placeholders.
+func TestBuildDocumentMarksPlaceholderShardsOfBothFamilies(t *testing.T) {
+	for _, f := range []renderer.Family{renderer.IPv4, renderer.IPv6} {
+		shard := renderer.ACLShards{Renderer: "r", Count: 1, Family: f}.ACL(0, nil)
+		doc := BuildDocument("n", []vppcfg.Item{shard}, nil)
+		require.Len(t, doc.Items, 1)
+		data, err := json.Marshal(doc.Items[0].Config)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"name": "`+shard.Name+`", "rules": [], "placeholder": true}`, string(data), "%v", f)
+	}
+}
+
 func TestBuildDocumentWithoutStatus(t *testing.T) {
 	doc := BuildDocument("n", nil, nil)
 	data, err := json.Marshal(doc)

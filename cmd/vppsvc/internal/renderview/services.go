@@ -146,15 +146,8 @@ func newItemIndex(in Input) *itemIndex {
 
 // translationFrontend is the frontend a translation implements.
 func translationFrontend(it vppcfg.Item) (frontKey, bool) {
-	switch v := it.(type) {
-	case *vppcfg.NAT44LBMapping:
-		return frontKey{v.External, v.Protocol}, true
-	case *vppcfg.NAT44StaticMapping:
-		return frontKey{v.External, v.Protocol}, true
-	case *vppcfg.CNATTranslation:
-		return frontKey{v.VIP, v.Protocol}, true
-	}
-	return frontKey{}, false
+	t, ok := vppcfg.FrontendTranslationOf(it)
+	return frontKey{t.Frontend, t.Protocol}, ok
 }
 
 // ruleFrontend returns the frontend a filter rule is about: the renderers'
@@ -235,25 +228,6 @@ func buildService(svc *model.ContivService, in Input, ix *itemIndex) Service {
 // (kind, address).
 func compareFrontends(a, b Frontend) int {
 	return cmp.Compare(a.Addr.Addr().BitLen(), b.Addr.Addr().BitLen())
-}
-
-// Backends returns the endpoints a frontend's translation sends to, read
-// from the translation itself (nil when it has none).
-func (o Object) Backends() []netip.AddrPort {
-	var out []netip.AddrPort
-	switch v := o.Item.(type) {
-	case *vppcfg.NAT44LBMapping:
-		for _, l := range v.Locals {
-			out = append(out, l.Addr)
-		}
-	case *vppcfg.NAT44StaticMapping:
-		out = append(out, v.Local)
-	case *vppcfg.CNATTranslation:
-		for _, p := range v.Paths {
-			out = append(out, p.Dst)
-		}
-	}
-	return out
 }
 
 // NodeWide counts the items that belong to no service: NAT44-ED settings,

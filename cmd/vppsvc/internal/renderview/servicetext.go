@@ -161,48 +161,19 @@ func writeFrontend(b *strings.Builder, f Frontend, familyBackends int, policy mo
 
 // objectSummary names a translation, its flags and where it sends.
 func objectSummary(o Object, familyBackends int, policy model.TrafficPolicy) string {
-	var name string
-	var flags []string
-	switch v := o.Item.(type) {
-	case *vppcfg.NAT44LBMapping:
-		name = "lb-mapping"
-		flags = mappingFlags(v.TwiceNAT, v.Out2InOnly)
-		if v.Affinity != 0 {
-			flags = append(flags, fmt.Sprintf("affinity %ds", v.Affinity))
-		}
-	case *vppcfg.NAT44StaticMapping:
-		name = "static-mapping"
-		flags = mappingFlags(v.TwiceNAT, v.Out2InOnly)
-	case *vppcfg.CNATTranslation:
-		name = "cnat-translation"
-		if v.IsRealIP {
-			flags = append(flags, "interposed")
-		} else {
-			flags = append(flags, "exclusive")
-		}
-		if v.LBType == vppcfg.CNATLBMaglev {
-			flags = append(flags, "maglev")
-		}
-		snat := 0
-		for _, p := range v.Paths {
-			if a := p.Src.Addr(); a.IsValid() && !a.IsUnspecified() {
-				snat++
-			}
-		}
-		if snat > 0 {
-			flags = append(flags, fmt.Sprintf("snat %d/%d", snat, len(v.Paths)))
-		}
-	default:
+	t, ok := vppcfg.FrontendTranslationOf(o.Item)
+	name := t.Name
+	if !ok {
 		name = o.Item.Key().Kind.String()
 	}
 	s := name
 	if o.Renderer != "" {
 		s = o.Renderer + " " + name
 	}
-	if len(flags) > 0 {
-		s += " " + strings.Join(flags, ",")
+	if len(t.Flags) > 0 {
+		s += " " + strings.Join(t.Flags, ",")
 	}
-	s += " → " + backendsSummary(o.Backends(), familyBackends)
+	s += " → " + backendsSummary(t.Backends, familyBackends)
 	switch {
 	case isShortCircuit(o):
 		s += " (internal clients)"
@@ -219,17 +190,6 @@ func objectSummary(o Object, familyBackends int, policy model.TrafficPolicy) str
 func isShortCircuit(o Object) bool {
 	t, ok := o.Item.(*vppcfg.CNATTranslation)
 	return ok && o.Renderer == "nat44" && t.VIP.Addr().Is4()
-}
-
-func mappingFlags(t vppcfg.TwiceNATMode, out2inOnly bool) []string {
-	var flags []string
-	if t != vppcfg.TwiceNATOff {
-		flags = append(flags, t.String())
-	}
-	if out2inOnly {
-		flags = append(flags, "out2in-only")
-	}
-	return flags
 }
 
 // backendsSummary says where a translation sends: every backend of the
