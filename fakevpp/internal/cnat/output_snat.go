@@ -1,9 +1,6 @@
 package cnat
 
-import (
-	"net/netip"
-	"time"
-)
+import "time"
 
 // outputSnat is the second half of cnat_output_feature_fn: the source NAT
 // of a new flow (no OUTPUT entry matched) by the SNAT policy, on the packet
@@ -38,33 +35,6 @@ func (p *Plugin) outputSnat(f Flow, key sessionKey, inIf, outIf uint32, now time
 	if snatIP.IsUnspecified() {
 		return r // no SNAT address of the family: nothing to do, silently
 	}
-	sport, ok := p.ports.alloc(f.Proto)
-	if !ok {
-		r.Verdict = Drop
-		r.DropReason = "cnat: no more free ports"
-		r.step("cnat-output: no more free %s source ports, drop", protoName(f.Proto))
-		return r
-	}
-	dport := sport
-	if f.Proto == protoTCP || f.Proto == protoUDP {
-		dport = f.Dst.Port()
-	}
-	fwd := &session{
-		key:    key,
-		newSrc: netip.AddrPortFrom(snatIP, sport),
-		newDst: netip.AddrPortFrom(f.Dst.Addr(), dport),
-		flags:  sessNoClient | sessAllocPort,
-	}
-	created := p.createSessions(fwd, now, true, sessNoClient)
-	r.Matched = true
-	r.Verdict = Forward
-	r.NewSession = true
-	r.SNAT = true
-	r.Flow = fwd.rewrite(f)
-	fwd.updateLifetime(f)
-	r.step("cnat-output: policy %s: source %s → %s (new session; replies turned back by cnat-input)", policyName(p.snat.policy), f.Src, fwd.newSrc)
-	if !created {
-		r.step("cnat-output: return entry %s → %s already exists and is kept", fwd.newDst, fwd.newSrc)
-	}
-	return r
+	return p.newSnatSession(f, key, snatIP, sessNoClient, now, r, "cnat-output",
+		"policy "+policyName(p.snat.policy)+": ", " (new session; replies turned back by cnat-input)")
 }

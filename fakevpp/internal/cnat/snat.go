@@ -231,11 +231,20 @@ func (p *Plugin) Snat(f Flow, inIf uint32, now time.Time) Result {
 		p.violate("cnat-snat translates sources to the unspecified address",
 			fmt.Sprintf("the %s SNAT address is %s (set by CnatSetSnatAddresses with SwIfIndex ~0)", familyName(ip6), ep.addr))
 	}
+	return p.newSnatSession(f, key, ep.addr, sessHasSNAT, now, r, "cnat-snat", "", " (new session)")
+}
+
+// newSnatSession source-NATs a new flow to snatIP with a port from the
+// allocator (the ICMP echo identifier too; destination kept), as
+// cnat-snat and cnat-output both do, and creates its session pair; the
+// return entry gets returnFlags. No free port drops the packet. node,
+// prefix and suffix shape the trace step.
+func (p *Plugin) newSnatSession(f Flow, key sessionKey, snatIP netip.Addr, returnFlags uint8, now time.Time, r Result, node, prefix, suffix string) Result {
 	sport, ok := p.ports.alloc(f.Proto)
 	if !ok {
 		r.Verdict = Drop
 		r.DropReason = "cnat: no more free ports"
-		r.step("cnat-snat: no more free %s source ports, drop", protoName(f.Proto))
+		r.step("%s: no more free %s source ports, drop", node, protoName(f.Proto))
 		return r
 	}
 	dport := sport
@@ -244,20 +253,20 @@ func (p *Plugin) Snat(f Flow, inIf uint32, now time.Time) Result {
 	}
 	fwd := &session{
 		key:    key,
-		newSrc: netip.AddrPortFrom(ep.addr, sport),
+		newSrc: netip.AddrPortFrom(snatIP, sport),
 		newDst: netip.AddrPortFrom(f.Dst.Addr(), dport),
 		flags:  sessNoClient | sessAllocPort,
 	}
-	created := p.createSessions(fwd, now, true, sessHasSNAT)
+	created := p.createSessions(fwd, now, true, returnFlags)
 	r.Matched = true
 	r.Verdict = Forward
 	r.NewSession = true
 	r.SNAT = true
 	r.Flow = fwd.rewrite(f)
 	fwd.updateLifetime(f)
-	r.step("cnat-snat: source %s → %s (new session)", f.Src, fwd.newSrc)
+	r.step("%s: %ssource %s → %s%s", node, prefix, f.Src, fwd.newSrc, suffix)
 	if !created {
-		r.step("cnat-snat: return entry %s → %s already exists and is kept", fwd.newDst, fwd.newSrc)
+		r.step("%s: return entry %s → %s already exists and is kept", node, fwd.newDst, fwd.newSrc)
 	}
 	return r
 }
