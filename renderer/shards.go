@@ -3,7 +3,6 @@ package renderer
 import (
 	"fmt"
 	"hash/fnv"
-	"net/netip"
 
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -82,18 +81,10 @@ func (s ACLShards) ACL(i int, rules []vppcfg.ACLRule) *vppcfg.ACL {
 	return &vppcfg.ACL{Name: s.Name(i), Rules: rules}
 }
 
-// Placeholder is the rule of an empty shard (see ACLShards): permit from
-// and to the unspecified address of the family.
+// Placeholder is the rule of an empty shard (see ACLShards and
+// vppcfg.PlaceholderRule).
 func (s ACLShards) Placeholder() vppcfg.ACLRule {
-	none := netip.PrefixFrom(s.Family.unspecified(), s.Family.unspecified().BitLen())
-	return vppcfg.ACLRule{
-		Action:   vppcfg.ACLPermit,
-		Src:      none,
-		Dst:      none,
-		Protocol: vppcfg.ProtoTCP,
-		SrcPorts: vppcfg.AnyPort,
-		DstPorts: vppcfg.AnyPort,
-	}
+	return vppcfg.PlaceholderRule(s.Family == IPv6)
 }
 
 // Bindings returns the node-wide filter items of a renderer: on input of

@@ -225,7 +225,7 @@ type printableACLRule struct {
 
 func aclPrintable(a *ACL, owner string) any {
 	p := printableACL{Name: a.Name, Tag: printableTag(owner, a.Name), Rules: []printableACLRule{}}
-	if isPlaceholder(a) {
+	if a.IsPlaceholder() {
 		p.Placeholder = true
 		return p
 	}
@@ -239,21 +239,21 @@ func aclPrintable(a *ACL, owner string) any {
 	return p
 }
 
-// isPlaceholder reports whether an ACL is an empty filter shard: its only
-// rule is the renderers' placeholder (renderer.ACLShards.Placeholder),
-// which permits TCP from and to the unspecified address of its family, so
-// it matches no packet; it exists because VPP denies everything on an ACL
-// without rules.
-func isPlaceholder(a *ACL) bool {
-	if len(a.Rules) != 1 {
-		return false
+// PlaceholderRule is the one rule of an ACL that must hold no rule: VPP
+// denies everything on an ACL without rules, so an empty filter shard holds
+// this instead. It permits TCP from and to the unspecified address of the
+// family (ip6), which no packet carries, so it matches nothing.
+func PlaceholderRule(ip6 bool) ACLRule {
+	none := netip.IPv4Unspecified()
+	if ip6 {
+		none = netip.IPv6Unspecified()
 	}
-	for _, none := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
-		p := netip.PrefixFrom(none, none.BitLen())
-		placeholder := ACLRule{Action: ACLPermit, Src: p, Dst: p, Protocol: ProtoTCP, SrcPorts: AnyPort, DstPorts: AnyPort}
-		if a.Rules[0] == placeholder {
-			return true
-		}
-	}
-	return false
+	p := netip.PrefixFrom(none, none.BitLen())
+	return ACLRule{Action: ACLPermit, Src: p, Dst: p, Protocol: ProtoTCP, SrcPorts: AnyPort, DstPorts: AnyPort}
+}
+
+// IsPlaceholder reports whether the ACL holds only a PlaceholderRule: an
+// empty filter shard.
+func (a *ACL) IsPlaceholder() bool {
+	return len(a.Rules) == 1 && (a.Rules[0] == PlaceholderRule(false) || a.Rules[0] == PlaceholderRule(true))
 }

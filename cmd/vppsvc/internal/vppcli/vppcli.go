@@ -49,7 +49,7 @@ func Lines(items []vppcfg.Item) []string {
 			bindings[b.Interface] = lists
 			continue
 		}
-		if acl, ok := it.(*vppcfg.ACL); ok && IsPlaceholder(acl) && !placeholderNoted {
+		if acl, ok := it.(*vppcfg.ACL); ok && acl.IsPlaceholder() && !placeholderNoted {
 			placeholderNoted = true
 			out = append(out, placeholderNote(items)...)
 		}
@@ -87,7 +87,7 @@ func aclListLine(ifName string, lists [2][]string) string {
 func placeholderNote(items []vppcfg.Item) []string {
 	var names []string
 	for _, it := range items {
-		if acl, ok := it.(*vppcfg.ACL); ok && IsPlaceholder(acl) {
+		if acl, ok := it.(*vppcfg.ACL); ok && acl.IsPlaceholder() {
 			names = append(names, acl.Name)
 		}
 	}
@@ -114,7 +114,7 @@ func compareItems(a, b vppcfg.Item) int {
 // them; an empty filter shard's line is marked as the placeholder it is.
 func lines(it vppcfg.Item) []string {
 	out := vppcfg.CLICommands(it)
-	if acl, ok := it.(*vppcfg.ACL); ok && IsPlaceholder(acl) && len(out) == 1 {
+	if acl, ok := it.(*vppcfg.ACL); ok && acl.IsPlaceholder() && len(out) == 1 {
 		out[0] += "  # placeholder"
 	}
 	return out

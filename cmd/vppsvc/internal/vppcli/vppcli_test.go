@@ -73,9 +73,9 @@ func TestPlaceholderShards(t *testing.T) {
 	deny := vppcfg.ACLRule{Action: vppcfg.ACLDeny, Src: pf("0.0.0.0/0"), Dst: pf("10.96.0.18/32"), Protocol: vppcfg.ProtoTCP, DstPorts: vppcfg.SinglePort(80)}
 	items := []vppcfg.Item{shards.ACL(0, nil), shards.ACL(1, nil), shards.ACL(2, []vppcfg.ACLRule{deny}), shards.ACL(3, nil)}
 	six := renderer.ACLShards{Renderer: "ipv6", Count: 1, Family: renderer.IPv6}.ACL(0, nil)
-	assert.True(t, IsPlaceholder(six), "the IPv6 placeholder")
-	assert.False(t, IsPlaceholder(items[2].(*vppcfg.ACL)))
-	assert.False(t, IsPlaceholder(&vppcfg.ACL{Name: "two", Rules: []vppcfg.ACLRule{shards.Placeholder(), shards.Placeholder()}}))
+	assert.True(t, six.IsPlaceholder(), "the IPv6 placeholder")
+	assert.False(t, items[2].(*vppcfg.ACL).IsPlaceholder())
+	assert.False(t, (&vppcfg.ACL{Name: "two", Rules: []vppcfg.ACLRule{shards.Placeholder(), shards.Placeholder()}}).IsPlaceholder())
 	got := Lines(items)
 	assert.Equal(t, []string{
 		"# 3 empty filter shards have no rules. VPP denies everything on an ACL without rules, so each holds",

@@ -4,26 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/vppsvc/vppsvc/renderer"
-	"github.com/vppsvc/vppsvc/vppcfg"
 )
-
-// IsPlaceholder reports whether an ACL is an empty filter shard: its only
-// rule is the renderers' placeholder (renderer.ACLShards.Placeholder), which
-// exists because VPP denies everything on an ACL without rules, and which
-// matches no frontend.
-func IsPlaceholder(a *vppcfg.ACL) bool {
-	if len(a.Rules) != 1 {
-		return false
-	}
-	for _, f := range []renderer.Family{renderer.IPv4, renderer.IPv6} {
-		if a.Rules[0] == (renderer.ACLShards{Family: f}).Placeholder() {
-			return true
-		}
-	}
-	return false
-}
 
 // nameRanges lists names compactly: runs of names that differ only by
 // consecutive numeric suffixes of the same width become "prefix-00…07".
