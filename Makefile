@@ -76,6 +76,16 @@ bench-compare: BENCHCOUNT = 6
 bench-compare:
 	BENCHCOUNT=$(BENCHCOUNT) GO='$(GO)' scripts/bench-compare.sh
 
+## bench-kubeproxy: issue 15's kube-proxy anchor: downloads k8s.io/kubernetes
+## (KUBE_VERSION, default v1.37.2), times its nftables rule generation and
+## vppsvc's cold sync alternately on 5,000 x 10 and 50,000 x 1, ROUNDS times
+## (default 3), and prints the ratios against the targets (docs/performance.md,
+## "The kube-proxy anchor"). First run about 5 minutes; only the raw results
+## stay, in the temporary directory the last line names.
+.PHONY: bench-kubeproxy
+bench-kubeproxy:
+	GO='$(GO)' scripts/bench-kubeproxy.sh
+
 ## bench-realvpp: vppsvc's cost on a real VPP 25.10 (docs/performance.md,
 ## "Real VPP 25.10"): cold syncs, an agent restart and NAT44-ED's mapping
 ## shapes through the product's agent, then CPU clocks per packet from
