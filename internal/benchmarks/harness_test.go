@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/netip"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +68,7 @@ func startAgent(b testing.TB, drv vppcfg.Driver) *agent {
 	b.Helper()
 	cfg := nat44.DefaultConfig()
 	cfg.TwiceNATAddress = nodeIP
+	cfg.ServiceCIDRs = benchServiceCIDRs(b)
 	p, err := pipeline.New(drv, pipeline.Config{
 		NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"}, NAT44: &cfg,
 		Log: quiet(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
@@ -188,4 +190,22 @@ func (d *instantDriver) CallStats() []vppcfg.CallStat {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return []vppcfg.CallStat{{Msg: "op", Calls: d.calls}}
+}
+
+// benchServiceCIDRs reads VPPSVC_BENCH_SERVICE_CIDR (kube-proxy's
+// --service-cluster-ip-range, e.g. 172.30.0.0/16 for the generated
+// ClusterIPs): with it the NAT44 renderer drops the range's free addresses
+// by one route instead of one drop route per ClusterIP, which is what a
+// node configured like kube-proxy pays. Unset, the benchmarks measure the
+// per-ClusterIP routes.
+func benchServiceCIDRs(b testing.TB) []netip.Prefix {
+	v := os.Getenv("VPPSVC_BENCH_SERVICE_CIDR")
+	if v == "" {
+		return nil
+	}
+	p, err := netip.ParsePrefix(v)
+	if err != nil {
+		b.Fatalf("VPPSVC_BENCH_SERVICE_CIDR: %v", err)
+	}
+	return []netip.Prefix{p.Masked()}
 }
