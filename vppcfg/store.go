@@ -11,9 +11,16 @@ import (
 // shared item, such as a permit-all ACL every renderer binds); the item
 // stays desired until its last owner lets go.
 type store struct {
-	items   map[Key]Item
-	owners  map[Key][]string // sorted
-	byOwner map[string]map[Key]struct{}
+	items map[Key]Item
+	// owners are each key's owners, sorted. The lists are never changed in
+	// place (a changed list is a new one), so that a one-owner list can be
+	// shared by every key of that owner (soleOwner): a key held by one owner
+	// costs no list of its own. There is no index from owner to keys: only a
+	// ResyncTxn needs one, and it walks this map instead (a set per owner
+	// cost about 50 bytes a key).
+	owners map[Key][]string
+	// soleOwner is the shared one-owner list of each owner.
+	soleOwner map[string][]string
 	// byExt indexes mappings by VPP's external key, which static, LB and
 	// identity mappings share. An external key has one mapping but for
 	// identity mappings, so a short list per key costs a quarter of a set's
@@ -29,12 +36,12 @@ type store struct {
 
 func newStore() *store {
 	return &store{
-		items:    map[Key]Item{},
-		owners:   map[Key][]string{},
-		byOwner:  map[string]map[Key]struct{}{},
-		byExt:    map[string][]Key{},
-		bindings: map[Key]bool{},
-		resynced: map[string]bool{},
+		items:     map[Key]Item{},
+		owners:    map[Key][]string{},
+		soleOwner: map[string][]string{},
+		byExt:     map[string][]Key{},
+		bindings:  map[Key]bool{},
+		resynced:  map[string]bool{},
 	}
 }
 
@@ -76,8 +83,8 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		net[k] = describe(k.Kind).canonical(op.put)
 	}
 	if resync {
-		for k := range s.byOwner[owner] {
-			if _, touched := net[k]; !touched {
+		for k, os := range s.owners {
+			if _, touched := net[k]; !touched && slices.Contains(os, owner) {
 				net[k] = nil
 			}
 		}
@@ -178,8 +185,7 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 }
 
 func (s *store) ownedBy(k Key, owner string) bool {
-	_, ok := s.byOwner[owner][k]
-	return ok
+	return slices.Contains(s.owners[k], owner)
 }
 
 func (s *store) ownerNames(k Key) string {
@@ -199,32 +205,39 @@ func (s *store) hold(k Key, owner string, v Item) {
 		s.bindings[k] = true
 	}
 	if os := s.owners[k]; !slices.Contains(os, owner) {
-		os = append(os, owner)
-		slices.Sort(os)
-		s.owners[k] = os
+		s.setOwners(k, append(slices.Clone(os), owner))
 	}
-	m := s.byOwner[owner]
-	if m == nil {
-		m = map[Key]struct{}{}
-		s.byOwner[owner] = m
-	}
-	m[k] = struct{}{}
 }
 
 func (s *store) release(k Key, owner string) {
 	if !s.ownedBy(k, owner) {
 		return
 	}
-	delete(s.byOwner[owner], k)
-	os := slices.DeleteFunc(s.owners[k], func(o string) bool { return o == owner })
+	os := slices.DeleteFunc(slices.Clone(s.owners[k]), func(o string) bool { return o == owner })
 	if len(os) > 0 {
-		s.owners[k] = os
+		s.setOwners(k, os)
 		return
 	}
 	delete(s.owners, k)
 	s.unindex(k, s.items[k])
 	delete(s.items, k)
 	delete(s.bindings, k)
+}
+
+// setOwners records os, a new list, as the owners of k: sorted, and the
+// shared list when there is one owner.
+func (s *store) setOwners(k Key, os []string) {
+	if len(os) == 1 {
+		shared, ok := s.soleOwner[os[0]]
+		if !ok {
+			shared = slices.Clip(os)
+			s.soleOwner[os[0]] = shared
+		}
+		s.owners[k] = shared
+		return
+	}
+	slices.Sort(os)
+	s.owners[k] = os
 }
 
 func (s *store) index(k Key, v Item) {
