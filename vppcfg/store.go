@@ -21,12 +21,8 @@ type store struct {
 	owners map[Key][]string
 	// soleOwner is the shared one-owner list of each owner.
 	soleOwner map[string][]string
-	// byExt indexes mappings by VPP's external key, which static, LB and
-	// identity mappings share. An external key has one mapping but for
-	// identity mappings, so a short list per key costs a quarter of a set's
-	// memory (a map per service was the VPP layer's largest share of the
-	// heap).
-	byExt map[string][]Key
+	// byExt indexes mappings by VPP's external key.
+	byExt extIndex
 	// bindings are the ACL binding keys of items (DiffInput.DesiredBindings).
 	bindings map[Key]bool
 	// resynced are owners that committed a ResyncTxn: their desired set is
@@ -39,7 +35,7 @@ func newStore() *store {
 		items:     map[Key]Item{},
 		owners:    map[Key][]string{},
 		soleOwner: map[string][]string{},
-		byExt:     map[string][]Key{},
+		byExt:     newExtIndex(),
 		bindings:  map[Key]bool{},
 		resynced:  map[string]bool{},
 	}
@@ -158,10 +154,8 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
 				ErrConflict, k, owner, o, ownerOf, ext)
 		}
-		for _, o := range s.byExt[ext] {
-			if err := check(o, s.ownerNames(o)); err != nil {
-				return err
-			}
+		if err := s.byExt.each(ext, func(o Key) error { return check(o, s.ownerNames(o)) }); err != nil {
+			return err
 		}
 		for _, o := range netExt[ext] {
 			if err := check(o, owner); err != nil {
@@ -242,20 +236,13 @@ func (s *store) setOwners(k Key, os []string) {
 
 func (s *store) index(k Key, v Item) {
 	if ext, ok := externalKeyOf(k, v); ok {
-		if !slices.Contains(s.byExt[ext], k) {
-			s.byExt[ext] = append(s.byExt[ext], k)
-		}
+		s.byExt.add(ext, k)
 	}
 }
 
 func (s *store) unindex(k Key, v Item) {
 	if ext, ok := externalKeyOf(k, v); ok {
-		keys := slices.DeleteFunc(s.byExt[ext], func(o Key) bool { return o == k })
-		if len(keys) == 0 {
-			delete(s.byExt, ext)
-		} else {
-			s.byExt[ext] = keys
-		}
+		s.byExt.remove(ext, k)
 	}
 }
 
