@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -157,18 +156,6 @@ type keyFailures struct {
 	retry   *backoff
 }
 
-// statusBook is what Status, Statuses and Stats read.
-type statusBook struct {
-	// smu guards statuses, counters and waitingIf; passing is atomic.
-	smu       sync.RWMutex
-	statuses  map[Key]*ItemStatus
-	counters  Stats
-	waitingIf int // pending statuses waiting for an interface
-	// passing counts passes in progress: statuses describe the state from
-	// before a pass until it ends (Stats.Applying).
-	passing atomic.Int32
-}
-
 // NewReconciler returns a reconciler over driver d.
 func NewReconciler(d Driver, opts Options) *Reconciler {
 	opts.setDefaults()
@@ -198,7 +185,7 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			lastErr: map[Key]error{},
 			retry:   newBackoff(opts.RetryMin, opts.RetryMax),
 		},
-		statusBook: statusBook{statuses: map[Key]*ItemStatus{}},
+		statusBook: newStatusBook(),
 	}
 }
 

@@ -3,7 +3,6 @@ package vppcfg
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -118,11 +117,11 @@ func (r *Reconciler) refreshStatuses(plan *Plan, keys map[Key]bool) {
 			r.refreshStatus(plan, k, now)
 		}
 	}
-	for k := range r.statuses {
+	r.forEachKey(func(k Key) {
 		if !seen[k] {
-			r.setStatus(k, nil)
+			r.put(k, nil)
 		}
-	}
+	})
 }
 
 // refreshStatus recomputes one key's status. Called with storeMu and smu held.
@@ -162,7 +161,7 @@ func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
 		}
 	} else {
 		// Neither desired nor in VPP: nothing left to retry or report.
-		r.setStatus(k, nil)
+		r.put(k, nil)
 		r.retry.succeeded(k)
 		delete(r.lastErr, k)
 		return
@@ -171,16 +170,16 @@ func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
 	if next.State == StateFailed {
 		next.NextRetry = r.retry.next[k]
 	}
-	prev := r.statuses[k]
-	if prev != nil && prev.State == next.State && prev.Deleting == next.Deleting && prev.Reason == next.Reason &&
+	prev, hadPrev := r.lookup(k)
+	if hadPrev && prev.State == next.State && prev.Deleting == next.Deleting && prev.Reason == next.Reason &&
 		prev.Err == next.Err && prev.Failures == next.Failures && prev.NextRetry.Equal(next.NextRetry) && slices.Equal(prev.Owners, next.Owners) {
 		return
 	}
 	next.Since = now
-	if prev != nil && prev.State == next.State && prev.Deleting == next.Deleting {
+	if hadPrev && prev.State == next.State && prev.Deleting == next.Deleting {
 		next.Since = prev.Since
 	}
-	r.setStatus(k, &next)
+	r.put(k, &next)
 }
 
 // retryArmed reports whether a failed op of k waits for its retry. Called
@@ -190,32 +189,6 @@ func (r *Reconciler) retryArmed(k Key) bool {
 	return ok
 }
 
-// setStatus replaces (or, with nil, removes) a status and keeps the
-// counters in step. Called with smu held.
-func (r *Reconciler) setStatus(k Key, s *ItemStatus) {
-	count := func(st *ItemStatus, d int) {
-		switch st.State {
-		case StateApplied:
-			r.counters.Applied += d
-		case StatePending:
-			r.counters.Pending += d
-			if strings.HasPrefix(st.Reason, reasonInterfacePrefix) {
-				r.waitingIf += d
-			}
-		case StateFailed:
-			r.counters.Failed += d
-		}
-	}
-	if prev, ok := r.statuses[k]; ok {
-		count(prev, -1)
-		delete(r.statuses, k)
-	}
-	if s != nil {
-		count(s, 1)
-		r.statuses[k] = s
-	}
-}
-
 // reasonInterfacePrefix starts the pending reason of items whose interface is missing.
 const reasonInterfacePrefix = "interface "
 
@@ -223,20 +196,18 @@ const reasonInterfacePrefix = "interface "
 func (r *Reconciler) Status(k Key) (ItemStatus, bool) {
 	r.smu.RLock()
 	defer r.smu.RUnlock()
-	s, ok := r.statuses[k]
-	if !ok {
-		return ItemStatus{}, false
-	}
-	return *s, true
+	return r.lookup(k)
 }
 
 // Statuses returns every status in key order.
 func (r *Reconciler) Statuses() []ItemStatus {
 	r.smu.RLock()
 	defer r.smu.RUnlock()
-	out := make([]ItemStatus, 0, len(r.statuses))
-	for _, k := range sortedKeys(r.statuses) {
-		out = append(out, *r.statuses[k])
+	keys := r.keys()
+	out := make([]ItemStatus, 0, len(keys))
+	for _, k := range keys {
+		s, _ := r.lookup(k)
+		out = append(out, s)
 	}
 	return out
 }

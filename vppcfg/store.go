@@ -11,15 +11,18 @@ import (
 // shared item, such as a permit-all ACL every renderer binds); the item
 // stays desired until its last owner lets go.
 type store struct {
-	items   map[Key]Item
-	owners  map[Key][]string // sorted
-	byOwner map[string]map[Key]struct{}
-	// byExt indexes mappings by VPP's external key, which static, LB and
-	// identity mappings share. An external key has one mapping but for
-	// identity mappings, so a short list per key costs a quarter of a set's
-	// memory (a map per service was the VPP layer's largest share of the
-	// heap).
-	byExt map[string][]Key
+	items map[Key]Item
+	// owners are each key's owners, sorted. The lists are never changed in
+	// place (a changed list is a new one), so that a one-owner list can be
+	// shared by every key of that owner (soleOwner): a key held by one owner
+	// costs no list of its own. There is no index from owner to keys: only a
+	// ResyncTxn needs one, and it walks this map instead (a set per owner
+	// cost about 50 bytes a key).
+	owners map[Key][]string
+	// soleOwner is the shared one-owner list of each owner.
+	soleOwner map[string][]string
+	// byExt indexes mappings by VPP's external key.
+	byExt extIndex
 	// bindings are the ACL binding keys of items (DiffInput.DesiredBindings).
 	bindings map[Key]bool
 	// resynced are owners that committed a ResyncTxn: their desired set is
@@ -29,12 +32,12 @@ type store struct {
 
 func newStore() *store {
 	return &store{
-		items:    map[Key]Item{},
-		owners:   map[Key][]string{},
-		byOwner:  map[string]map[Key]struct{}{},
-		byExt:    map[string][]Key{},
-		bindings: map[Key]bool{},
-		resynced: map[string]bool{},
+		items:     map[Key]Item{},
+		owners:    map[Key][]string{},
+		soleOwner: map[string][]string{},
+		byExt:     newExtIndex(),
+		bindings:  map[Key]bool{},
+		resynced:  map[string]bool{},
 	}
 }
 
@@ -76,8 +79,8 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		net[k] = describe(k.Kind).canonical(op.put)
 	}
 	if resync {
-		for k := range s.byOwner[owner] {
-			if _, touched := net[k]; !touched {
+		for k, os := range s.owners {
+			if _, touched := net[k]; !touched && slices.Contains(os, owner) {
 				net[k] = nil
 			}
 		}
@@ -151,10 +154,8 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
 				ErrConflict, k, owner, o, ownerOf, ext)
 		}
-		for _, o := range s.byExt[ext] {
-			if err := check(o, s.ownerNames(o)); err != nil {
-				return err
-			}
+		if err := s.byExt.each(ext, func(o Key) error { return check(o, s.ownerNames(o)) }); err != nil {
+			return err
 		}
 		for _, o := range netExt[ext] {
 			if err := check(o, owner); err != nil {
@@ -178,8 +179,7 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 }
 
 func (s *store) ownedBy(k Key, owner string) bool {
-	_, ok := s.byOwner[owner][k]
-	return ok
+	return slices.Contains(s.owners[k], owner)
 }
 
 func (s *store) ownerNames(k Key) string {
@@ -199,26 +199,17 @@ func (s *store) hold(k Key, owner string, v Item) {
 		s.bindings[k] = true
 	}
 	if os := s.owners[k]; !slices.Contains(os, owner) {
-		os = append(os, owner)
-		slices.Sort(os)
-		s.owners[k] = os
+		s.setOwners(k, append(slices.Clone(os), owner))
 	}
-	m := s.byOwner[owner]
-	if m == nil {
-		m = map[Key]struct{}{}
-		s.byOwner[owner] = m
-	}
-	m[k] = struct{}{}
 }
 
 func (s *store) release(k Key, owner string) {
 	if !s.ownedBy(k, owner) {
 		return
 	}
-	delete(s.byOwner[owner], k)
-	os := slices.DeleteFunc(s.owners[k], func(o string) bool { return o == owner })
+	os := slices.DeleteFunc(slices.Clone(s.owners[k]), func(o string) bool { return o == owner })
 	if len(os) > 0 {
-		s.owners[k] = os
+		s.setOwners(k, os)
 		return
 	}
 	delete(s.owners, k)
@@ -227,22 +218,31 @@ func (s *store) release(k Key, owner string) {
 	delete(s.bindings, k)
 }
 
+// setOwners records os, a new list, as the owners of k: sorted, and the
+// shared list when there is one owner.
+func (s *store) setOwners(k Key, os []string) {
+	if len(os) == 1 {
+		shared, ok := s.soleOwner[os[0]]
+		if !ok {
+			shared = slices.Clip(os)
+			s.soleOwner[os[0]] = shared
+		}
+		s.owners[k] = shared
+		return
+	}
+	slices.Sort(os)
+	s.owners[k] = os
+}
+
 func (s *store) index(k Key, v Item) {
 	if ext, ok := externalKeyOf(k, v); ok {
-		if !slices.Contains(s.byExt[ext], k) {
-			s.byExt[ext] = append(s.byExt[ext], k)
-		}
+		s.byExt.add(ext, k)
 	}
 }
 
 func (s *store) unindex(k Key, v Item) {
 	if ext, ok := externalKeyOf(k, v); ok {
-		keys := slices.DeleteFunc(s.byExt[ext], func(o Key) bool { return o == k })
-		if len(keys) == 0 {
-			delete(s.byExt, ext)
-		} else {
-			s.byExt[ext] = keys
-		}
+		s.byExt.remove(ext, k)
 	}
 }
 
