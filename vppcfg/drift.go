@@ -98,7 +98,7 @@ func CompareWithVPP(desired []OwnedItem, st *State, claims map[string]ClaimFunc)
 			continue
 		}
 		out.Changed = append(out.Changed, DriftChange{Key: k, Owner: owner, Desired: want, Observed: got.Item,
-			Fields: FieldDiffs(want, withUnobservable(got.Item, want))})
+			Fields: fieldDiffs(want, withUnobservable(got.Item, want))})
 	}
 	for _, k := range sortedKeys(c.applied) {
 		if a := c.applied[k]; a.Orphan {
@@ -108,10 +108,10 @@ func CompareWithVPP(desired []OwnedItem, st *State, claims map[string]ClaimFunc)
 	return out
 }
 
-// FieldDiffs lists the exported fields in which two items of one kind
+// fieldDiffs lists the exported fields in which two items of one kind
 // differ. List fields are compared as sets of elements, so that one local
 // added to an LB mapping reads as that local rather than as two lists.
-func FieldDiffs(desired, observed Item) []FieldDiff {
+func fieldDiffs(desired, observed Item) []FieldDiff {
 	dv, ov := reflect.Indirect(reflect.ValueOf(desired)), reflect.Indirect(reflect.ValueOf(observed))
 	if dv.Kind() != reflect.Struct || dv.Type() != ov.Type() {
 		return []FieldDiff{{Field: "kind", Desired: fmt.Sprintf("%T", desired), Observed: fmt.Sprintf("%T", observed)}}

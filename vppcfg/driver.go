@@ -98,7 +98,7 @@ func (t OpType) String() string {
 	return "op?"
 }
 
-// Op is one operation on VPP, produced by Plan.
+// Op is one operation on VPP, produced by the diff (planOps).
 type Op struct {
 	Type OpType
 	// Key is the item the op acts on; for OpSetACLs it is the interface's

@@ -72,10 +72,10 @@ func items(its ...Item) map[Key]Item {
 }
 
 // applied builds an applied map owned by "a".
-func applied(its ...Item) map[Key]*AppliedItem {
-	m := map[Key]*AppliedItem{}
+func applied(its ...Item) map[Key]*appliedEntry {
+	m := map[Key]*appliedEntry{}
 	for _, it := range its {
-		m[it.Key()] = &AppliedItem{Item: it, Owner: "a"}
+		m[it.Key()] = &appliedEntry{Item: it, Owner: "a"}
 	}
 	return m
 }

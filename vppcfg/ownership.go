@@ -126,27 +126,27 @@ type desiredLookup interface {
 type classified struct {
 	// applied are objects this layer made (tagged ours) or that an owner
 	// claims; orphans among them are not desired by anybody.
-	applied map[Key]*AppliedItem
+	applied map[Key]*appliedEntry
 	// unowned are untagged objects nobody claims; one is adopted when an
 	// owner comes to desire its key.
-	unowned map[Key]*AppliedItem
+	unowned map[Key]*appliedEntry
 	// foreign are tagged objects of others (or untagged objects of taggable
 	// kinds); they block desired items at the same VPP identity.
 	foreign map[Key]Item
 	// aclFront are the foreign ACL indexes bound per interface, kept in front.
 	aclFront map[string]InterfaceACLIndexes
 	// aclOrder are our ACLs bound per interface, in VPP order.
-	aclOrder map[string]ACLNames
+	aclOrder map[string]aclNameList
 }
 
 // classify maps a dump back to items and owners.
 func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
 	c := &classified{
-		applied:  map[Key]*AppliedItem{},
-		unowned:  map[Key]*AppliedItem{},
+		applied:  map[Key]*appliedEntry{},
+		unowned:  map[Key]*appliedEntry{},
 		foreign:  map[Key]Item{},
 		aclFront: map[string]InterfaceACLIndexes{},
-		aclOrder: map[string]ACLNames{},
+		aclOrder: map[string]aclNameList{},
 	}
 	aclNameByIndex := map[uint32]string{}
 	for _, o := range st.Objects {
@@ -182,7 +182,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 			}
 		}
 		item := withLabel(o.Item, label)
-		e := &AppliedItem{Item: item, Handle: o.Handle, Tag: o.Tag, Owner: owner}
+		e := &appliedEntry{Item: item, Handle: o.Handle, Tag: o.Tag, Owner: owner}
 		if d, owners, ok := desired.get(key); ok {
 			e.Item = withUnobservable(item, d)
 			e.Owner = owners[0]
@@ -203,7 +203,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 	}
 	for ifName, lists := range st.ACLLists {
 		var front InterfaceACLIndexes
-		var ours ACLNames
+		var ours aclNameList
 		for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
 			idxs := lists.Input
 			if dir == ACLOutput {
@@ -239,7 +239,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 
 func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]ClaimFunc) {
 	key := o.Item.Key()
-	e := &AppliedItem{Item: o.Item, Handle: o.Handle}
+	e := &appliedEntry{Item: o.Item, Handle: o.Handle}
 	if d, owners, ok := desired.get(key); ok {
 		e.Item = withUnobservable(o.Item, d)
 		e.Owner = owners[0]
@@ -260,7 +260,7 @@ func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[s
 func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
 	key := ACLBindingKey(ifName, dir, aclName)
 	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
-	e := &AppliedItem{Item: b}
+	e := &appliedEntry{Item: b}
 	if d, owners, ok := desired.get(key); ok {
 		b.Priority = d.(*ACLBinding).Priority
 		e.Owner = owners[0]

@@ -94,7 +94,7 @@ func TestClassify(t *testing.T) {
 	require.NotNil(t, acl, "a shortened tag is matched against the desired ACLs' tags")
 	assert.Equal(t, uint32(4), acl.Handle)
 	assert.Equal(t, InterfaceACLIndexes{Input: []uint32{9}}, c.aclFront["tap0"], "the untagged ACL is foreign and stays in front")
-	assert.Equal(t, ACLNames{Input: []string{longName}}, c.aclOrder["tap0"])
+	assert.Equal(t, aclNameList{Input: []string{longName}}, c.aclOrder["tap0"])
 	b := c.applied[ACLBindingKey("tap0", ACLInput, longName)]
 	require.NotNil(t, b)
 	assert.Equal(t, int32(7), b.Item.(*ACLBinding).Priority, "VPP keeps no priority: taken from the desired binding")

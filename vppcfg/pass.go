@@ -32,7 +32,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 	r.dirty, r.full = map[Key]bool{}, false
 	r.storeMu.RLock()
 	r.adoptDesired(sc)
-	plan := Diff(DiffInput{
+	plan := planOps(diffInput{
 		Desired:      r.store.items,
 		Applied:      r.applied,
 		Interfaces:   r.ifaces,

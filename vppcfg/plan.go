@@ -6,8 +6,8 @@ import (
 	"slices"
 )
 
-// AppliedItem is an item as VPP holds it, with what the layer knows about it.
-type AppliedItem struct {
+// appliedEntry is an item as VPP holds it, with what the layer knows about it.
+type appliedEntry struct {
 	Item Item
 	// Owner is the owner that created or adopted it (the first, for shared items).
 	Owner string
@@ -27,15 +27,15 @@ type AppliedItem struct {
 	known bool
 }
 
-// ACLNames are the names of our ACLs bound to one interface, in VPP order.
-type ACLNames struct {
+// aclNameList holds the names of our ACLs bound to one interface, in VPP order.
+type aclNameList struct {
 	Input, Output []string
 }
 
-// DiffInput is everything the diff looks at. Diff never changes it.
-type DiffInput struct {
+// diffInput is everything the diff looks at. planOps never changes it.
+type diffInput struct {
 	Desired map[Key]Item
-	Applied map[Key]*AppliedItem
+	Applied map[Key]*appliedEntry
 	// Interfaces are the interfaces that exist in VPP, by name.
 	Interfaces map[string]uint32
 	// Foreign are VPP objects of others; a desired item at the same VPP
@@ -44,7 +44,7 @@ type DiffInput struct {
 	// Resynced are the owners that committed a ResyncTxn: their orphans may go.
 	Resynced map[string]bool
 	// ACLOrder are our ACLs bound per interface in VPP order.
-	ACLOrder map[string]ACLNames
+	ACLOrder map[string]aclNameList
 	// Scope, when not nil, limits the diff to these keys (see scope).
 	Scope map[Key]bool
 	// OrphanOwners, when not nil, are all owners of Orphan items in Applied.
@@ -60,7 +60,7 @@ type DiffInput struct {
 }
 
 // eachBinding visits every ACL binding key of Desired and Applied once.
-func (in *DiffInput) eachBinding(fn func(Key)) {
+func (in *diffInput) eachBinding(fn func(Key)) {
 	if in.DesiredBindings == nil || in.AppliedBindings == nil {
 		for k := range in.Desired {
 			if k.Kind == KindACLBinding {
@@ -86,7 +86,7 @@ func (in *DiffInput) eachBinding(fn func(Key)) {
 
 // mayHoldApplied reports whether some applied item may be kept for an owner
 // that has not resynced yet.
-func (in *DiffInput) mayHoldApplied() bool {
+func (in *diffInput) mayHoldApplied() bool {
 	if in.OrphanOwners == nil {
 		return true
 	}
@@ -98,8 +98,8 @@ func (in *DiffInput) mayHoldApplied() bool {
 	return false
 }
 
-// Plan is the ordered list of operations that turns applied into desired.
-type Plan struct {
+// opPlan is the ordered list of operations that turns applied into desired.
+type opPlan struct {
 	Ops []Op
 	// Pending are desired keys that cannot be applied yet (a missing
 	// interface or dependency), and applied keys kept on purpose, with the reason.
@@ -121,13 +121,13 @@ const (
 	changeRecreate
 )
 
-// Diff computes the operations that make VPP hold the desired items. It is a
+// planOps computes the operations that make VPP hold the desired items. It is a
 // pure function: deletes come first, in reverse kind order; then creates and
 // in-place updates in kind order (dependencies first). An item whose value
 // changed is updated in place where VPP can do that without disturbing
 // traffic, and deleted and re-created otherwise.
-func Diff(in DiffInput) Plan {
-	p := Plan{Pending: map[Key]string{}, Blocked: map[Key]error{}}
+func planOps(in diffInput) opPlan {
+	p := opPlan{Pending: map[Key]string{}, Blocked: map[Key]error{}}
 	sc := newScope(in)
 	ready := p.readiness(in, sc)
 
@@ -151,7 +151,7 @@ func Diff(in DiffInput) Plan {
 	p.natReset(in, ready, changes)
 
 	var deletes, creates []Op
-	sc.eachApplied(func(k Key, a *AppliedItem) {
+	sc.eachApplied(func(k Key, a *appliedEntry) {
 		if k.Kind == KindACLBinding || k.Kind == KindNAT44Global {
 			return
 		}
@@ -203,17 +203,17 @@ func Diff(in DiffInput) Plan {
 }
 
 // scope is the part of the configuration a diff looks at. A full diff
-// (DiffInput.Scope nil) looks at everything; an incremental one only at the
+// (diffInput.Scope nil) looks at everything; an incremental one only at the
 // scoped keys, so that a commit costs what it changes rather than the size
 // of the whole configuration. ACL bindings are merged per interface, so any
 // ACL or binding key in scope brings every binding in; the NAT44 global
 // concerns every NAT44 item and is only decided by a full diff or when in scope.
 type scope struct {
-	in              DiffInput
+	in              diffInput
 	acls, natGlobal bool
 }
 
-func newScope(in DiffInput) *scope {
+func newScope(in diffInput) *scope {
 	sc := &scope{in: in, acls: in.Scope == nil, natGlobal: in.Scope == nil}
 	for k := range in.Scope {
 		switch k.Kind {
@@ -250,7 +250,7 @@ func (sc *scope) eachDesired(fn func(Key, Item)) {
 }
 
 // eachApplied visits the applied keys in scope.
-func (sc *scope) eachApplied(fn func(Key, *AppliedItem)) {
+func (sc *scope) eachApplied(fn func(Key, *appliedEntry)) {
 	if sc.in.Scope == nil {
 		for k, a := range sc.in.Applied {
 			fn(k, a)
@@ -265,7 +265,7 @@ func (sc *scope) eachApplied(fn func(Key, *AppliedItem)) {
 }
 
 // readiness decides which desired keys can be applied now, recording why the others cannot.
-func (p *Plan) readiness(in DiffInput, sc *scope) map[Key]bool {
+func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
 	natEnabled := natEnabled(in)
 	// External keys of mappings that stay in VPP whatever we do.
 	type holder struct {
@@ -340,7 +340,7 @@ func equalApplied(desired, applied Item) bool {
 }
 
 // prunable reports whether an applied item nobody desires may be deleted.
-func prunable(a *AppliedItem, resynced map[string]bool) bool {
+func prunable(a *appliedEntry, resynced map[string]bool) bool {
 	return !a.Orphan || resynced[a.Owner]
 }
 

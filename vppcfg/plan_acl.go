@@ -12,7 +12,7 @@ import (
 
 // bindingsWaitForACLs holds back bindings whose ACL is neither applied nor
 // about to be created: VPP binds ACLs by index.
-func (p *Plan) bindingsWaitForACLs(sc *scope, in DiffInput, ready map[Key]bool) {
+func (p *opPlan) bindingsWaitForACLs(sc *scope, in diffInput, ready map[Key]bool) {
 	sc.eachDesired(func(k Key, d Item) {
 		if b, ok := d.(*ACLBinding); ok && ready[k] {
 			acl := ACLKey(b.ACL)
@@ -29,7 +29,7 @@ func (p *Plan) bindingsWaitForACLs(sc *scope, in DiffInput, ready map[Key]bool) 
 // bindings gets the reduced list in the delete phase, before the ACLs are
 // deleted (VPP refuses to delete a bound ACL); additions and reordering are
 // set in the create phase, after new ACLs exist.
-func (p *Plan) aclAssignments(in DiffInput, ready map[Key]bool) (dels, sets []Op) {
+func (p *opPlan) aclAssignments(in diffInput, ready map[Key]bool) (dels, sets []Op) {
 	// Bindings kept for owners that have not resynced have no known
 	// priority (VPP does not store it): they keep their place in VPP's
 	// current list relative to the desired ones, so that an agent restart,

@@ -12,14 +12,14 @@ func isNAT44(k Kind) bool { return describe(k).nat44 }
 
 // natEnabled reports whether NAT44 is, or is about to be, enabled: NAT44
 // items wait for it.
-func natEnabled(in DiffInput) bool {
+func natEnabled(in diffInput) bool {
 	gk := NAT44GlobalKey()
 	return in.Desired[gk] != nil || in.Applied[gk] != nil || in.Foreign[gk] != nil
 }
 
 // natReset re-creates every ready NAT44 item when the plan re-enables NAT44
 // (changes holds a recreate of the global), which wipes them all in VPP.
-func (p *Plan) natReset(in DiffInput, ready map[Key]bool, changes map[Key]change) {
+func (p *opPlan) natReset(in diffInput, ready map[Key]bool, changes map[Key]change) {
 	if changes[NAT44GlobalKey()] != changeRecreate {
 		return
 	}
@@ -38,7 +38,7 @@ func (p *Plan) natReset(in DiffInput, ready map[Key]bool, changes map[Key]change
 
 // natGlobalDelete disables NAT44 only when no NAT44 item stays desired or
 // applied: disabling deletes all NAT44 state in VPP.
-func (p *Plan) natGlobalDelete(in DiffInput, deletes []Op, changes map[Key]change) (Op, bool) {
+func (p *opPlan) natGlobalDelete(in diffInput, deletes []Op, changes map[Key]change) (Op, bool) {
 	gk := NAT44GlobalKey()
 	a, applied := in.Applied[gk]
 	if !applied {

@@ -15,9 +15,9 @@ func TestDiff(t *testing.T) {
 	tests := []struct {
 		name        string
 		desired     map[Key]Item
-		applied     map[Key]*AppliedItem
+		applied     map[Key]*appliedEntry
 		ifaces      map[string]uint32
-		aclOrder    map[string]ACLNames
+		aclOrder    map[string]aclNameList
 		foreign     map[Key]Item
 		resynced    map[string]bool
 		want        []string
@@ -40,7 +40,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "removing everything deletes in reverse kind order, NAT44 disabled last",
 			applied:  applied(binding("tap0", ACLInput, "a", 0), acl("a", 80), lbABC, tap0in, pool, global),
-			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -137,7 +137,7 @@ func TestDiff(t *testing.T) {
 			name:     "ACL rules replaced in place",
 			desired:  items(acl("a", 80, 443), binding("tap0", ACLInput, "a", 0)),
 			applied:  applied(acl("a", 80), binding("tap0", ACLInput, "a", 0)),
-			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a"}}},
 			want:     []string{"update acl/a"},
 		},
 		{
@@ -208,17 +208,17 @@ func TestDiff(t *testing.T) {
 				binding("tap0", ACLInput, "b", 10), binding("tap0", ACLInput, "a", 10),
 				binding("tap0", ACLInput, "permit-all", 1000), binding("tap0", ACLOutput, "b", 0)),
 			applied:  applied(acl("a", 80), acl("b", 81), acl("permit-all")),
-			aclOrder: map[string]ACLNames{},
+			aclOrder: map[string]aclNameList{},
 			want:     []string{"set-acls tap0 in=[a,b,permit-all] out=[b]"},
 		},
 		{
 			name:    "binding of a removed ACL goes before the ACL; a new ACL before its binding",
 			desired: items(acl("b", 81), binding("tap0", ACLInput, "b", 0)),
-			applied: func() map[Key]*AppliedItem {
+			applied: func() map[Key]*appliedEntry {
 				m := applied(acl("a", 80), binding("tap0", ACLInput, "a", 0))
 				return m
 			}(),
-			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -230,7 +230,7 @@ func TestDiff(t *testing.T) {
 			name:     "binding priority change reorders",
 			desired:  items(acl("a"), acl("b"), binding("tap0", ACLInput, "a", 5), binding("tap0", ACLInput, "b", 1)),
 			applied:  applied(acl("a"), acl("b"), binding("tap0", ACLInput, "a", 0), binding("tap0", ACLInput, "b", 1)),
-			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a", "b"}}},
+			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a", "b"}}},
 			want:     []string{"set-acls tap0 in=[b,a] out=[]"},
 		},
 		{
@@ -242,7 +242,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "orphan of an owner that has not resynced is kept",
 			desired: items(global),
-			applied: map[Key]*AppliedItem{
+			applied: map[Key]*appliedEntry{
 				global.Key(): {Item: global, Owner: "a"},
 				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
 			},
@@ -255,7 +255,7 @@ func TestDiff(t *testing.T) {
 			name: "bindings of an owner that has not resynced keep their place",
 			desired: items(acl("a1", 80), acl("zz", 81), binding("tap0", ACLInput, "a1", 10),
 				binding("tap0", ACLInput, "zz", 1000)),
-			applied: map[Key]*AppliedItem{
+			applied: map[Key]*appliedEntry{
 				ACLKey("a1"):                          {Item: acl("a1", 80), Owner: "a"},
 				ACLKey("b1"):                          {Item: acl("b1", 82), Owner: "b", Orphan: true},
 				ACLKey("zz"):                          {Item: acl("zz", 81), Owner: "a"},
@@ -263,13 +263,13 @@ func TestDiff(t *testing.T) {
 				ACLBindingKey("tap0", ACLInput, "b1"): {Item: binding("tap0", ACLInput, "b1", 0), Owner: "b", Orphan: true},
 				ACLBindingKey("tap0", ACLInput, "zz"): {Item: binding("tap0", ACLInput, "zz", 1000), Owner: "a"},
 			},
-			aclOrder: map[string]ACLNames{"tap0": {Input: []string{"a1", "b1", "zz"}}},
+			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a1", "b1", "zz"}}},
 			want:     []string{},
 		},
 		{
 			name:    "orphan of a resynced owner is deleted",
 			desired: items(global),
-			applied: map[Key]*AppliedItem{
+			applied: map[Key]*appliedEntry{
 				global.Key(): {Item: global, Owner: "a"},
 				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
 			},
@@ -293,18 +293,18 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := DiffInput{Desired: tc.desired, Applied: tc.applied, Interfaces: tc.ifaces,
+			in := diffInput{Desired: tc.desired, Applied: tc.applied, Interfaces: tc.ifaces,
 				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
 			if in.Desired == nil {
 				in.Desired = map[Key]Item{}
 			}
 			if in.Applied == nil {
-				in.Applied = map[Key]*AppliedItem{}
+				in.Applied = map[Key]*appliedEntry{}
 			}
 			if in.Interfaces == nil {
 				in.Interfaces = ifs
 			}
-			p := Diff(in)
+			p := planOps(in)
 			assert.Equal(t, tc.want, opStrings(p.Ops))
 			for k, reason := range tc.wantPending {
 				assert.Equal(t, reason, p.Pending[k], "pending reason of %s", k)
@@ -322,7 +322,7 @@ func TestDiff(t *testing.T) {
 			for k := range in.Applied {
 				in.Scope[k] = true
 			}
-			assert.Equal(t, tc.want, opStrings(Diff(in).Ops), "scoped")
+			assert.Equal(t, tc.want, opStrings(planOps(in).Ops), "scoped")
 
 			// With the reconciler's binding indexes, instead of walks of
 			// every item, it plans the same too.
@@ -337,7 +337,7 @@ func TestDiff(t *testing.T) {
 					in.AppliedBindings[k] = true
 				}
 			}
-			assert.Equal(t, tc.want, opStrings(Diff(in).Ops), "scoped, with binding indexes")
+			assert.Equal(t, tc.want, opStrings(planOps(in).Ops), "scoped, with binding indexes")
 		})
 	}
 }
@@ -359,13 +359,13 @@ func TestMergeKept(t *testing.T) {
 
 func TestDiffIsPure(t *testing.T) {
 	old := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080")
-	in := DiffInput{
+	in := diffInput{
 		Desired:    items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.4:8080")),
 		Applied:    applied(global, old),
 		Interfaces: map[string]uint32{},
 	}
 	before := old.String()
-	p1, p2 := Diff(in), Diff(in)
+	p1, p2 := planOps(in), planOps(in)
 	assert.Equal(t, opStrings(p1.Ops), opStrings(p2.Ops))
 	assert.Equal(t, before, old.String())
 	assert.Len(t, in.Applied, 2)
@@ -375,7 +375,7 @@ func TestDiffIsPure(t *testing.T) {
 // mappings of 10 locals, desired equal to applied except one mapping that
 // loses 8 locals; full and scoped to the changed key.
 func BenchmarkDiffSteadyState(b *testing.B) {
-	desired, applied := map[Key]Item{global.Key(): global}, map[Key]*AppliedItem{global.Key(): {Item: global}}
+	desired, applied := map[Key]Item{global.Key(): global}, map[Key]*appliedEntry{global.Key(): {Item: global}}
 	for i := range 20000 {
 		var locals []string
 		for j := range 10 {
@@ -383,19 +383,19 @@ func BenchmarkDiffSteadyState(b *testing.B) {
 		}
 		m := lb(fmt.Sprintf("10.96.%d.%d:80", i>>8, i&255), locals...)
 		desired[m.Key()] = m
-		applied[m.Key()] = &AppliedItem{Item: m}
+		applied[m.Key()] = &appliedEntry{Item: m}
 	}
 	changed := lb("10.96.0.1:80", "10.1.0.2:8080", "10.1.1.2:8080")
 	desired[changed.Key()] = changed
 	for _, scoped := range []bool{false, true} {
-		in := DiffInput{Desired: desired, Applied: applied, Interfaces: map[string]uint32{}}
+		in := diffInput{Desired: desired, Applied: applied, Interfaces: map[string]uint32{}}
 		if scoped {
 			in.Scope = map[Key]bool{changed.Key(): true}
 		}
 		b.Run(fmt.Sprintf("scoped=%t", scoped), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if p := Diff(in); len(p.Ops) != 8 {
+				if p := planOps(in); len(p.Ops) != 8 {
 					b.Fatalf("ops %v", opStrings(p.Ops))
 				}
 			}
@@ -408,10 +408,10 @@ func BenchmarkDiffSteadyState(b *testing.B) {
 func TestDiffOrphanOwnersHint(t *testing.T) {
 	held := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
 	mine := static("10.96.0.10:80", "10.1.1.9:8080")
-	in := func(owners map[string]bool, resynced map[string]bool) DiffInput {
-		return DiffInput{
+	in := func(owners map[string]bool, resynced map[string]bool) diffInput {
+		return diffInput{
 			Desired:      items(global, mine),
-			Applied:      map[Key]*AppliedItem{global.Key(): {Item: global, Owner: "a"}, held.Key(): {Item: held, Owner: "b", Orphan: true}},
+			Applied:      map[Key]*appliedEntry{global.Key(): {Item: global, Owner: "a"}, held.Key(): {Item: held, Owner: "b", Orphan: true}},
 			Interfaces:   map[string]uint32{},
 			Resynced:     resynced,
 			OrphanOwners: owners,
@@ -428,7 +428,7 @@ func TestDiffOrphanOwnersHint(t *testing.T) {
 		{name: "orphan owner resynced: the orphan goes, nothing is held", owners: map[string]bool{"b": true}, resynced: map[string]bool{"b": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Diff(in(tc.owners, tc.resynced))
+			p := planOps(in(tc.owners, tc.resynced))
 			_, blocked := p.Blocked[mine.Key()]
 			assert.Equal(t, tc.wantBlocked, blocked)
 		})

@@ -122,20 +122,20 @@ type appliedView struct {
 	// (orphans among them are desired by nobody). unowned are untagged
 	// objects nobody claims; foreign are objects with another's tag, or
 	// untagged ones of a kind we always tag. The layer never touches those.
-	applied map[Key]*AppliedItem
-	unowned map[Key]*AppliedItem
+	applied map[Key]*appliedEntry
+	unowned map[Key]*appliedEntry
 	foreign map[Key]Item
 	// aclFront are the foreign ACL indexes bound per interface, kept in
 	// front of ours; aclOrder are our ACLs per interface, in VPP order.
 	aclFront map[string]InterfaceACLIndexes
-	aclOrder map[string]ACLNames
+	aclOrder map[string]aclNameList
 	// ifaces maps the names of VPP's interfaces to their sw_if_index.
 	ifaces map[string]uint32
 	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
 	// interfaces (VPP keeps them by index), to clean when the index is reused.
 	staleSnat map[uint32][]CNATSnatTable
 	// orphanOwners are the owners of the orphans found by the last dump
-	// (nil before the first); see DiffInput.OrphanOwners.
+	// (nil before the first); see diffInput.OrphanOwners.
 	orphanOwners map[string]bool
 	// uncertain are keys whose last create or update got no answer
 	// (ErrDrift): VPP may hold the object although the layer recorded no
@@ -172,12 +172,12 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			full:     true,
 		},
 		appliedView: appliedView{
-			applied:         map[Key]*AppliedItem{},
+			applied:         map[Key]*appliedEntry{},
 			appliedBindings: map[Key]bool{},
-			unowned:         map[Key]*AppliedItem{},
+			unowned:         map[Key]*appliedEntry{},
 			foreign:         map[Key]Item{},
 			aclFront:        map[string]InterfaceACLIndexes{},
-			aclOrder:        map[string]ACLNames{},
+			aclOrder:        map[string]aclNameList{},
 			ifaces:          map[string]uint32{},
 			staleSnat:       map[uint32][]CNATSnatTable{},
 		},

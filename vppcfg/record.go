@@ -92,8 +92,8 @@ func (r *Reconciler) ownerOf(k Key) string {
 }
 
 // setApplied and deleteApplied change the applied view and keep its
-// index of ACL bindings (DiffInput.AppliedBindings) in step.
-func (r *Reconciler) setApplied(k Key, a *AppliedItem) {
+// index of ACL bindings (diffInput.AppliedBindings) in step.
+func (r *Reconciler) setApplied(k Key, a *appliedEntry) {
 	r.applied[k] = a
 	if k.Kind == KindACLBinding {
 		r.appliedBindings[k] = true
@@ -110,7 +110,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.setApplied(k, &AppliedItem{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true})
+		r.setApplied(k, &appliedEntry{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true})
 	case OpUpdate:
 		a := r.applied[k]
 		a.Item, a.known = op.Item, true
@@ -143,7 +143,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 
 // applyACLAssignment rebuilds the applied bindings of one interface.
 func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
-	prev := map[Key]*AppliedItem{}
+	prev := map[Key]*appliedEntry{}
 	for k, ai := range r.applied {
 		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
 			prev[k] = ai
@@ -160,7 +160,7 @@ func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
 		for _, n := range names {
 			k := ACLBindingKey(a.Interface, dir, n)
 			if d, owners, ok := r.store.get(k); ok {
-				r.setApplied(k, &AppliedItem{Item: d, Owner: owners[0]})
+				r.setApplied(k, &appliedEntry{Item: d, Owner: owners[0]})
 			} else if p, ok := prev[k]; ok {
 				r.setApplied(k, p)
 			}
@@ -169,6 +169,6 @@ func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
 	if len(a.Input)+len(a.Output) == 0 {
 		delete(r.aclOrder, a.Interface)
 	} else {
-		r.aclOrder[a.Interface] = ACLNames{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
+		r.aclOrder[a.Interface] = aclNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
 	}
 }

@@ -115,7 +115,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	return nil
 }
 
-func countDrift(before, after map[Key]*AppliedItem) int {
+func countDrift(before, after map[Key]*appliedEntry) int {
 	n := 0
 	for k, b := range before {
 		if a, ok := after[k]; !ok || !equalApplied(b.Item, a.Item) {
@@ -137,7 +137,7 @@ func countDrift(before, after map[Key]*AppliedItem) int {
 // failed (found by the property test: an affinity change whose delete
 // failed looked applied after the next resync). Called with mu held.
 func (r *Reconciler) recallUnobservable(c *classified) {
-	for _, m := range []map[Key]*AppliedItem{c.applied, c.unowned} {
+	for _, m := range []map[Key]*appliedEntry{c.applied, c.unowned} {
 		for k, a := range m {
 			if prev, ok := r.applied[k]; ok && prev.known && prev.Handle == a.Handle {
 				a.Item, a.known = withUnobservable(a.Item, prev.Item), true

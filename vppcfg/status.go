@@ -93,7 +93,7 @@ type Stats struct {
 // refreshStatuses recomputes statuses after a pass: of the given keys, or
 // of every desired or applied key when keys is nil (a full pass). plan is
 // nil before the first resync. Called with mu held.
-func (r *Reconciler) refreshStatuses(plan *Plan, keys map[Key]bool) {
+func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[Key]bool) {
 	now := time.Now()
 	r.storeMu.RLock()
 	defer r.storeMu.RUnlock()
@@ -125,7 +125,7 @@ func (r *Reconciler) refreshStatuses(plan *Plan, keys map[Key]bool) {
 }
 
 // refreshStatus recomputes one key's status. Called with storeMu and smu held.
-func (r *Reconciler) refreshStatus(plan *Plan, k Key, now time.Time) {
+func (r *Reconciler) refreshStatus(plan *opPlan, k Key, now time.Time) {
 	var next ItemStatus
 	if d, desired := r.store.items[k]; desired {
 		next = ItemStatus{Key: k, Owners: r.store.owners[k]}

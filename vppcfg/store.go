@@ -23,7 +23,7 @@ type store struct {
 	soleOwner map[string][]string
 	// byExt indexes mappings by VPP's external key.
 	byExt extIndex
-	// bindings are the ACL binding keys of items (DiffInput.DesiredBindings).
+	// bindings are the ACL binding keys of items (diffInput.DesiredBindings).
 	bindings map[Key]bool
 	// resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
