@@ -49,13 +49,16 @@ type sliceBackendPort struct {
 // in.
 func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in []*discoveryv1.EndpointSlice, node NodeContext) {
 	fam := familiesOf(out.ClusterIPs)
-	sorted := slices.Clone(in)
-	slices.SortFunc(sorted, func(a, b *discoveryv1.EndpointSlice) int {
-		if a == nil || b == nil {
-			return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
-		}
-		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Namespace, b.Namespace))
-	})
+	sorted := in // one slice, the common case: nothing to order, no copy
+	if len(in) > 1 {
+		sorted = slices.Clone(in)
+		slices.SortFunc(sorted, func(a, b *discoveryv1.EndpointSlice) int {
+			if a == nil || b == nil {
+				return cmp.Compare(boolInt(a != nil), boolInt(b != nil))
+			}
+			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Namespace, b.Namespace))
+		})
+	}
 
 	// Candidates per service-port name, in slice-name order.
 	candidates := make(map[string][]endpoint, len(out.Ports))

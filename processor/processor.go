@@ -13,6 +13,7 @@ package processor
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -454,8 +455,18 @@ func (p *Processor) renderedServices() []*model.ContivService {
 			out = append(out, e.value)
 		}
 	}
-	slices.SortFunc(out, func(a, b *model.ContivService) int { return a.ID.Compare(b.ID) })
+	slices.SortFunc(out, func(a, b *model.ContivService) int { return compareIDs(a.ID, b.ID) })
 	return out
+}
+
+// compareIDs is model.ServiceID.Compare with one string comparison per
+// field instead of cmp.Compare's two: sorting a cold sync's services by ID
+// was a few percent of the processor's time.
+func compareIDs(a, b model.ServiceID) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
 }
 
 // nodePortServices returns the rendered services with a node port, by ID.
@@ -516,6 +527,6 @@ func sortedIDs(set map[model.ServiceID]struct{}) []model.ServiceID {
 	for id := range set {
 		out = append(out, id)
 	}
-	slices.SortFunc(out, model.ServiceID.Compare)
+	slices.SortFunc(out, compareIDs)
 	return out
 }

@@ -197,9 +197,12 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	}
 	// Only contested keys can warn; sorting just them keeps the warnings in
 	// key order without sorting every key of a cold sync.
-	contested := map[vppcfg.Key]bool{}
-	for k := range ix.winners {
-		if _, byNode := ix.node[k]; byNode || ix.claimants(k) > 1 {
+	contested := ix.shadowed()
+	if contested == nil {
+		contested = map[vppcfg.Key]bool{}
+	}
+	for k := range ix.contenders {
+		if ix.claimants(k) > 1 {
 			contested[k] = true
 		}
 	}

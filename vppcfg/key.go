@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Kind is the kind of a configuration item. The order of the constants is the
@@ -52,12 +53,14 @@ type Key struct {
 
 func (k Key) String() string { return k.Kind.String() + "/" + k.Name }
 
-// Compare orders keys by kind (creation order), then name.
+// Compare orders keys by kind (creation order), then name. The names are
+// compared once (strings.Compare; cmp.Compare compares unequal strings
+// twice): the VPP layer sorts a cold sync's keys with it.
 func (k Key) Compare(o Key) int {
 	if c := cmp.Compare(k.Kind, o.Kind); c != 0 {
 		return c
 	}
-	return cmp.Compare(k.Name, o.Name)
+	return strings.Compare(k.Name, o.Name)
 }
 
 // addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are

@@ -31,7 +31,9 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 	for _, fe := range frontends {
 		if m := mappingFor(svc, fe, renderer.Backends(svc, fe, renderer.IPv4), cfg); m != nil {
 			r.Items = append(r.Items, m)
-			served = append(served, fe)
+			if fe.Kind == renderer.LoadBalancerFrontend {
+				served = append(served, fe) // FilterRules reads only these
+			}
 		} else {
 			denied = append(denied, fe)
 		}

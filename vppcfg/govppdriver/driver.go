@@ -221,7 +221,7 @@ func (d *Driver) Apply(ctx context.Context, ops []vppcfg.Op) []vppcfg.OpResult {
 	defer cancel()
 	res := make([]vppcfg.OpResult, len(ops))
 	caps := d.caps.Load()
-	var all []*call
+	all := make([]*call, 0, len(ops)) // most ops are one call
 	for i := range ops {
 		calls, err := d.buildOp(caps, &ops[i], &res[i])
 		if err != nil {

@@ -32,8 +32,12 @@ func addDelIdentityMapping(isAdd bool, m *vppcfg.NAT44IdentityMapping, tag strin
 		req: &nat44_ed.Nat44AddDelIdentityMapping{IsAdd: isAdd, Flags: flags, IPAddress: ip4(m.Addr),
 			Protocol: uint8(m.Protocol), Port: m.Port, SwIfIndex: anyInterface, VrfID: m.VRF, Tag: tag},
 		reply: &nat44_ed.Nat44AddDelIdentityMappingReply{},
-		check: deleteTolerant(isAdd, fmt.Sprintf("%s NAT44 identity mapping %s:%d/%s vrf %d", verb(isAdd), m.Addr, m.Port, m.Protocol, m.VRF)),
+		check: deleteTolerantOf(isAdd, m, describeIdentityMapping),
 	}
+}
+
+func describeIdentityMapping(isAdd bool, m *vppcfg.NAT44IdentityMapping) string {
+	return fmt.Sprintf("%s NAT44 identity mapping %s:%d/%s vrf %d", verb(isAdd), m.Addr, m.Port, m.Protocol, m.VRF)
 }
 
 func dumpIdentityMappings(r *dumpRun) error {

@@ -52,7 +52,11 @@ func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) *call {
 		req.Locals[i] = lbLocal(l)
 	}
 	return &call{req: req, reply: &nat44_ed.Nat44AddDelLbStaticMappingReply{},
-		check: deleteTolerant(isAdd, fmt.Sprintf("%s NAT44 LB mapping %s/%s", verb(isAdd), m.External, m.Protocol))}
+		check: deleteTolerantOf(isAdd, m, describeLBMapping)}
+}
+
+func describeLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping) string {
+	return fmt.Sprintf("%s NAT44 LB mapping %s/%s", verb(isAdd), m.External, m.Protocol)
 }
 
 // addDelLBLocal adds or removes one local of an LB mapping. A delete that

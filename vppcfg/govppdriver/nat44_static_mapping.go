@@ -43,7 +43,11 @@ func addDelStaticMapping(isAdd bool, m *vppcfg.NAT44StaticMapping, tag string) *
 		req.PoolIPAddress = ip4(m.TwiceNATAddr)
 	}
 	return &call{req: req, reply: &nat44_ed.Nat44AddDelStaticMappingV2Reply{},
-		check: deleteTolerant(isAdd, fmt.Sprintf("%s NAT44 static mapping %s/%s", verb(isAdd), m.External, m.Protocol))}
+		check: deleteTolerantOf(isAdd, m, describeStaticMapping)}
+}
+
+func describeStaticMapping(isAdd bool, m *vppcfg.NAT44StaticMapping) string {
+	return fmt.Sprintf("%s NAT44 static mapping %s/%s", verb(isAdd), m.External, m.Protocol)
 }
 
 func dumpStaticMappings(r *dumpRun) error {
