@@ -77,7 +77,7 @@ func CompareWithVPP(desired []OwnedItem, st *State, claims map[string]ClaimFunc)
 	c := classify(st, s.view(), claims)
 	var out Drift
 	for _, k := range sortedKeys(s.items) {
-		want, owner := s.items[k], s.ownerNames(k)
+		want, owner := s.items[k].item, s.ownerNames(k)
 		if st.Unobservable[k.Kind] {
 			out.Unverifiable++
 			continue

@@ -71,6 +71,15 @@ func items(its ...Item) map[Key]Item {
 	return m
 }
 
+// desiredOf is the diff's view of desired items, owned by nobody.
+func desiredOf(m map[Key]Item) desiredItems {
+	d := make(desiredItems, len(m))
+	for k, it := range m {
+		d[k] = desiredEntry{item: it}
+	}
+	return d
+}
+
 // applied builds an applied map owned by "a".
 func applied(its ...Item) map[Key]*appliedEntry {
 	m := map[Key]*appliedEntry{}

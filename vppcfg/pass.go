@@ -50,7 +50,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 		if !r.opReady(op, now) {
 			continue
 		}
-		if owners := r.store.owners[op.Key]; len(owners) > 0 {
+		if owners := r.store.items[op.Key].owners; len(owners) > 0 {
 			op.Owner = owners[0]
 		}
 		if op.Type == OpCreate && taggable(op.Key.Kind) {

@@ -34,7 +34,7 @@ type aclNameList struct {
 
 // diffInput is everything the diff looks at. planOps never changes it.
 type diffInput struct {
-	Desired map[Key]Item
+	Desired desiredItems
 	Applied map[Key]*appliedEntry
 	// Interfaces are the interfaces that exist in VPP, by name.
 	Interfaces map[string]uint32
@@ -68,7 +68,7 @@ func (in *diffInput) eachBinding(fn func(Key)) {
 			}
 		}
 		for k := range in.Applied {
-			if _, desired := in.Desired[k]; !desired && k.Kind == KindACLBinding {
+			if !in.Desired.has(k) && k.Kind == KindACLBinding {
 				fn(k)
 			}
 		}
@@ -162,7 +162,7 @@ func planOps(in diffInput) opPlan {
 			// VPP removed it with the interface (or cannot address it any more).
 			return
 		}
-		if _, desired := in.Desired[k]; desired {
+		if in.Desired.has(k) {
 			if changes[k] == changeRecreate {
 				deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
 			}
@@ -176,7 +176,7 @@ func planOps(in diffInput) opPlan {
 	})
 	slices.SortFunc(deletes, func(a, b Op) int { return a.Key.Compare(b.Key) })
 	for _, k := range sortedKeys(changes) {
-		d, a := in.Desired[k], in.Applied[k]
+		d, a := in.Desired[k].item, in.Applied[k]
 		switch changes[k] {
 		case changeCreate, changeRecreate:
 			creates = append(creates, Op{Type: OpCreate, Key: k, Item: d})
@@ -231,18 +231,18 @@ func newScope(in diffInput) *scope {
 func (sc *scope) eachDesired(fn func(Key, Item)) {
 	if sc.in.Scope == nil {
 		for k, d := range sc.in.Desired {
-			fn(k, d)
+			fn(k, d.item)
 		}
 		return
 	}
 	for k := range sc.in.Scope {
-		if d, ok := sc.in.Desired[k]; ok && !(sc.acls && k.Kind == KindACLBinding) {
+		if d, ok := sc.in.Desired.get(k); ok && !(sc.acls && k.Kind == KindACLBinding) {
 			fn(k, d)
 		}
 	}
 	if sc.acls {
 		sc.in.eachBinding(func(k Key) {
-			if d, ok := sc.in.Desired[k]; ok {
+			if d, ok := sc.in.Desired.get(k); ok {
 				fn(k, d)
 			}
 		})
@@ -285,7 +285,7 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
 		if prunable(a, in.Resynced) {
 			continue
 		}
-		if _, desired := in.Desired[k]; desired {
+		if in.Desired.has(k) {
 			continue
 		}
 		if ext, ok := externalKeyOf(k, a.Item); ok {

@@ -56,7 +56,7 @@ func (p *opPlan) aclAssignments(in diffInput, ready map[Key]bool) (dels, sets []
 	}
 	add := func(b *ACLBinding) { addTo(b, false) }
 	in.eachBinding(func(k Key) {
-		d, desired := in.Desired[k].(*ACLBinding)
+		d, desired := in.Desired[k].item.(*ACLBinding)
 		if desired {
 			touch[d.Interface] = true
 			if ready[k] {

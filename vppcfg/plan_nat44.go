@@ -14,7 +14,7 @@ func isNAT44(k Kind) bool { return describe(k).nat44 }
 // items wait for it.
 func natEnabled(in diffInput) bool {
 	gk := NAT44GlobalKey()
-	return in.Desired[gk] != nil || in.Applied[gk] != nil || in.Foreign[gk] != nil
+	return in.Desired.has(gk) || in.Applied[gk] != nil || in.Foreign[gk] != nil
 }
 
 // natReset re-creates every ready NAT44 item when the plan re-enables NAT44
@@ -27,7 +27,7 @@ func (p *opPlan) natReset(in diffInput, ready map[Key]bool, changes map[Key]chan
 	for k := range in.Desired {
 		if isNAT44(k.Kind) && k.Kind != KindNAT44Global {
 			if _, evaluated := ready[k]; !evaluated && p.Pending[k] == "" && p.Blocked[k] == nil {
-				ready[k] = missingInterface(in.Desired[k], in.Interfaces) == ""
+				ready[k] = missingInterface(in.Desired[k].item, in.Interfaces) == ""
 			}
 			if ready[k] {
 				changes[k] = changeCreate
@@ -47,7 +47,7 @@ func (p *opPlan) natGlobalDelete(in diffInput, deletes []Op, changes map[Key]cha
 	if changes[gk] == changeRecreate {
 		return Op{Type: OpDelete, Key: gk, Item: a.Item}, true
 	}
-	if _, desired := in.Desired[gk]; desired {
+	if in.Desired.has(gk) {
 		return Op{}, false
 	}
 	if !prunable(a, in.Resynced) {

@@ -293,11 +293,8 @@ func TestDiff(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := diffInput{Desired: tc.desired, Applied: tc.applied, Interfaces: tc.ifaces,
+			in := diffInput{Desired: desiredOf(tc.desired), Applied: tc.applied, Interfaces: tc.ifaces,
 				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
-			if in.Desired == nil {
-				in.Desired = map[Key]Item{}
-			}
 			if in.Applied == nil {
 				in.Applied = map[Key]*appliedEntry{}
 			}
@@ -360,7 +357,7 @@ func TestMergeKept(t *testing.T) {
 func TestDiffIsPure(t *testing.T) {
 	old := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080")
 	in := diffInput{
-		Desired:    items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.4:8080")),
+		Desired:    desiredOf(items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.4:8080"))),
 		Applied:    applied(global, old),
 		Interfaces: map[string]uint32{},
 	}
@@ -388,7 +385,7 @@ func BenchmarkDiffSteadyState(b *testing.B) {
 	changed := lb("10.96.0.1:80", "10.1.0.2:8080", "10.1.1.2:8080")
 	desired[changed.Key()] = changed
 	for _, scoped := range []bool{false, true} {
-		in := diffInput{Desired: desired, Applied: applied, Interfaces: map[string]uint32{}}
+		in := diffInput{Desired: desiredOf(desired), Applied: applied, Interfaces: map[string]uint32{}}
 		if scoped {
 			in.Scope = map[Key]bool{changed.Key(): true}
 		}
@@ -410,7 +407,7 @@ func TestDiffOrphanOwnersHint(t *testing.T) {
 	mine := static("10.96.0.10:80", "10.1.1.9:8080")
 	in := func(owners map[string]bool, resynced map[string]bool) diffInput {
 		return diffInput{
-			Desired:      items(global, mine),
+			Desired:      desiredOf(items(global, mine)),
 			Applied:      map[Key]*appliedEntry{global.Key(): {Item: global, Owner: "a"}, held.Key(): {Item: held, Owner: "b", Orphan: true}},
 			Interfaces:   map[string]uint32{},
 			Resynced:     resynced,

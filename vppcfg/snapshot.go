@@ -17,8 +17,8 @@ type OwnedItem struct {
 func (r *Reconciler) DesiredOwned() []OwnedItem {
 	r.storeMu.RLock()
 	out := make([]OwnedItem, 0, len(r.store.items))
-	for k, it := range r.store.items {
-		out = append(out, OwnedItem{Key: k, Item: it, Owners: slices.Clone(r.store.owners[k])})
+	for k, e := range r.store.items {
+		out = append(out, OwnedItem{Key: k, Item: e.item, Owners: slices.Clone(e.owners)})
 	}
 	r.storeMu.RUnlock()
 	slices.SortFunc(out, func(a, b OwnedItem) int { return a.Key.Compare(b.Key) })

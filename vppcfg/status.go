@@ -127,8 +127,9 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[Key]bool) {
 // refreshStatus recomputes one key's status. Called with storeMu and smu held.
 func (r *Reconciler) refreshStatus(plan *opPlan, k Key, now time.Time) {
 	var next ItemStatus
-	if d, desired := r.store.items[k]; desired {
-		next = ItemStatus{Key: k, Owners: r.store.owners[k]}
+	if e, desired := r.store.items[k]; desired {
+		d := e.item
+		next = ItemStatus{Key: k, Owners: e.owners}
 		a := r.applied[k]
 		switch {
 		case plan == nil:

@@ -21,17 +21,21 @@ type statusBook struct {
 	smu sync.RWMutex
 	// statuses are the items whose status is not implied (see impliedStatus).
 	statuses map[Key]*ItemStatus
-	// appliedStatuses are the items whose status is implied: applied, no failure.
-	appliedStatuses map[Key]impliedStatus
-	counters        Stats
-	waitingIf       int // pending statuses waiting for an interface
+	// appliedStatuses are the items whose status is implied: applied, no
+	// failure. The records are shared (see share) and never changed.
+	appliedStatuses map[Key]*impliedStatus
+	// recent are the last records handed out by share.
+	recent     [4]*impliedStatus
+	recentNext int
+	counters   Stats
+	waitingIf  int // pending statuses waiting for an interface
 	// passing counts passes in progress: statuses describe the state from
 	// before a pass until it ends (Stats.Applying).
 	passing atomic.Int32
 }
 
 func newStatusBook() statusBook {
-	return statusBook{statuses: map[Key]*ItemStatus{}, appliedStatuses: map[Key]impliedStatus{}}
+	return statusBook{statuses: map[Key]*ItemStatus{}, appliedStatuses: map[Key]*impliedStatus{}}
 }
 
 // impliedStatus is what an applied item's status holds beyond its key and
@@ -56,6 +60,24 @@ func implied(s *ItemStatus) (impliedStatus, bool) {
 // status rebuilds the ItemStatus of an applied key.
 func (i impliedStatus) status(k Key) ItemStatus {
 	return ItemStatus{Key: k, Owners: i.owners, State: StateApplied, Since: time.Unix(0, i.since)}
+}
+
+// share returns a record equal to i, one of the last few handed out when
+// one is: the items one pass applies become applied at one instant for
+// the same owners, so most keys point at a few records instead of holding
+// 32 bytes each in their map slot. A record is never changed once handed
+// out (put replaces a key's pointer), so sharing it cannot leak one key's
+// change into another's status. Called with smu held for writing.
+func (b *statusBook) share(i impliedStatus) *impliedStatus {
+	for _, r := range b.recent {
+		if r != nil && r.since == i.since && slices.Equal(r.owners, i.owners) {
+			return r
+		}
+	}
+	r := &i
+	b.recent[b.recentNext] = r
+	b.recentNext = (b.recentNext + 1) % len(b.recent)
+	return r
 }
 
 // lookup returns the status of k. Called with smu held.
@@ -106,7 +128,7 @@ func (b *statusBook) put(k Key, s *ItemStatus) {
 	}
 	b.count(s, 1)
 	if i, ok := implied(s); ok {
-		b.appliedStatuses[k] = i
+		b.appliedStatuses[k] = b.share(i)
 	} else {
 		b.statuses[k] = s
 	}

@@ -11,14 +11,13 @@ import (
 // shared item, such as a permit-all ACL every renderer binds); the item
 // stays desired until its last owner lets go.
 type store struct {
-	items map[Key]Item
-	// owners are each key's owners, sorted. The lists are never changed in
-	// place (a changed list is a new one), so that a one-owner list can be
-	// shared by every key of that owner (soleOwner): a key held by one owner
-	// costs no list of its own. There is no index from owner to keys: only a
-	// ResyncTxn needs one, and it walks this map instead (a set per owner
-	// cost about 50 bytes a key).
-	owners map[Key][]string
+	// items are the desired items with their owners. An owner list is
+	// never changed in place (a changed list is a new one), so that a
+	// one-owner list can be shared by every key of that owner (soleOwner):
+	// a key held by one owner costs no list of its own. There is no index
+	// from owner to keys: only a ResyncTxn needs one, and it walks this map
+	// instead (a set per owner cost about 50 bytes a key).
+	items desiredItems
 	// soleOwner is the shared one-owner list of each owner.
 	soleOwner map[string][]string
 	// byExt indexes mappings by VPP's external key.
@@ -32,8 +31,7 @@ type store struct {
 
 func newStore() *store {
 	return &store{
-		items:     map[Key]Item{},
-		owners:    map[Key][]string{},
+		items:     desiredItems{},
 		soleOwner: map[string][]string{},
 		byExt:     newExtIndex(),
 		bindings:  map[Key]bool{},
@@ -79,8 +77,8 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 		net[k] = describe(k.Kind).canonical(op.put)
 	}
 	if resync {
-		for k, os := range s.owners {
-			if _, touched := net[k]; !touched && slices.Contains(os, owner) {
+		for k, e := range s.items {
+			if _, touched := net[k]; !touched && slices.Contains(e.owners, owner) {
 				net[k] = nil
 			}
 		}
@@ -88,7 +86,7 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 	// leaving: keys that stop being desired by anybody after this commit.
 	leaving := map[Key]bool{}
 	for k, v := range net {
-		if v == nil && s.ownedBy(k, owner) && len(s.owners[k]) == 1 {
+		if v == nil && s.ownedBy(k, owner) && len(s.items[k].owners) == 1 {
 			leaving[k] = true
 		}
 	}
@@ -131,10 +129,10 @@ func (s *store) commit(owner string, ops []txnOp, resync bool) error {
 // check rejects a put of v at k that conflicts with another owner's value
 // of the key or with other desired items (crossCheck).
 func (s *store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
-	if cur, ok := s.items[k]; ok && !cur.Equal(v) {
-		for _, other := range s.owners[k] {
+	if cur, ok := s.items[k]; ok && !cur.item.Equal(v) {
+		for _, other := range cur.owners {
 			if other != owner {
-				return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur)
+				return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur.item)
 			}
 		}
 	}
@@ -169,7 +167,7 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 		holder := s.ownerNames(o)
 		if inTxn && v != nil {
 			holder = owner
-		} else if s.items[o] == nil || leaving[o] {
+		} else if !s.items.has(o) || leaving[o] {
 			continue
 		}
 		return fmt.Errorf("%w: %s (owner %q) and %s (owner %q): %s",
@@ -179,27 +177,29 @@ func (s *store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 }
 
 func (s *store) ownedBy(k Key, owner string) bool {
-	return slices.Contains(s.owners[k], owner)
+	return slices.Contains(s.items[k].owners, owner)
 }
 
 func (s *store) ownerNames(k Key) string {
-	if os := s.owners[k]; len(os) > 0 {
+	if os := s.items[k].owners; len(os) > 0 {
 		return os[0]
 	}
 	return ""
 }
 
 func (s *store) hold(k Key, owner string, v Item) {
-	if old, ok := s.items[k]; ok {
-		s.unindex(k, old)
+	e, ok := s.items[k]
+	if ok {
+		s.unindex(k, e.item)
 	}
-	s.items[k] = v
+	e.item = v
+	if !slices.Contains(e.owners, owner) {
+		e.owners = s.ownerList(append(slices.Clone(e.owners), owner))
+	}
+	s.items[k] = e
 	s.index(k, v)
 	if k.Kind == KindACLBinding {
 		s.bindings[k] = true
-	}
-	if os := s.owners[k]; !slices.Contains(os, owner) {
-		s.setOwners(k, append(slices.Clone(os), owner))
 	}
 }
 
@@ -207,31 +207,31 @@ func (s *store) release(k Key, owner string) {
 	if !s.ownedBy(k, owner) {
 		return
 	}
-	os := slices.DeleteFunc(slices.Clone(s.owners[k]), func(o string) bool { return o == owner })
+	e := s.items[k]
+	os := slices.DeleteFunc(slices.Clone(e.owners), func(o string) bool { return o == owner })
 	if len(os) > 0 {
-		s.setOwners(k, os)
+		e.owners = s.ownerList(os)
+		s.items[k] = e
 		return
 	}
-	delete(s.owners, k)
-	s.unindex(k, s.items[k])
+	s.unindex(k, e.item)
 	delete(s.items, k)
 	delete(s.bindings, k)
 }
 
-// setOwners records os, a new list, as the owners of k: sorted, and the
+// ownerList returns os, a new list, as a key's owner list: sorted, and the
 // shared list when there is one owner.
-func (s *store) setOwners(k Key, os []string) {
+func (s *store) ownerList(os []string) []string {
 	if len(os) == 1 {
 		shared, ok := s.soleOwner[os[0]]
 		if !ok {
 			shared = slices.Clip(os)
 			s.soleOwner[os[0]] = shared
 		}
-		s.owners[k] = shared
-		return
+		return shared
 	}
 	slices.Sort(os)
-	s.owners[k] = os
+	return os
 }
 
 func (s *store) index(k Key, v Item) {
@@ -248,17 +248,17 @@ func (s *store) unindex(k Key, v Item) {
 
 // get implements desiredLookup.
 func (s *store) get(k Key) (Item, []string, bool) {
-	it, ok := s.items[k]
-	return it, s.owners[k], ok
+	e, ok := s.items[k]
+	return e.item, e.owners, ok
 }
 
 // view returns a desiredLookup with an index of desired ACL tags.
 func (s *store) view() desiredLookup {
 	v := &storeView{store: s, aclTags: map[string]Key{}}
-	for k, it := range s.items {
+	for k, e := range s.items {
 		if k.Kind == KindACL {
-			for _, o := range s.owners[k] {
-				v.aclTags[Tag(o, itemLabel(it))] = k
+			for _, o := range e.owners {
+				v.aclTags[Tag(o, itemLabel(e.item))] = k
 			}
 		}
 	}
@@ -279,7 +279,7 @@ func (v *storeView) aclKeyByTag(tag string) (Key, bool) {
 func (s *store) desired() []Item {
 	out := make([]Item, 0, len(s.items))
 	for _, k := range sortedKeys(s.items) {
-		out = append(out, s.items[k])
+		out = append(out, s.items[k].item)
 	}
 	return out
 }

@@ -51,7 +51,6 @@ func TestStoreSharesOneOwnerLists(t *testing.T) {
 	_, _, ok := s.get(x.Key())
 	assert.False(t, ok, "the last owner's resync removes the key")
 	assert.Len(t, s.items, 2)
-	assert.Len(t, s.owners, 2)
 	_, oy2, _ := s.get(y.Key())
 	assert.True(t, sameList(oy, oy2))
 }
