@@ -31,6 +31,7 @@ type descriptor struct {
 	cli              func(it Item) []string
 	printable        func(it Item, owner string) any
 	translation      func(it Item) (FrontendTranslation, bool)
+	untagged         func(it Item) untaggedTraits
 }
 
 // taggable reports whether VPP stores a tag for items of the kind.
@@ -91,6 +92,10 @@ type kindSpec[T Item] struct {
 	// sends to, for the kinds that implement a frontend (see
 	// FrontendTranslationOf). Default: the kind implements none.
 	Translation func(v T) FrontendTranslation
+	// Untagged is what an UntaggedClaim matches an object of the kind by:
+	// the IP family it serves, or the interface feature it is. Default:
+	// nothing, so no UntaggedClaim claims the kind.
+	Untagged func(v T) untaggedTraits
 }
 
 // descriptors is indexed by Kind; kindLimit bounds the kinds.
@@ -112,6 +117,7 @@ var unknownKind = &descriptor{
 	cli:              noCLI,
 	printable:        func(it Item, _ string) any { return it.String() },
 	translation:      func(Item) (FrontendTranslation, bool) { return FrontendTranslation{}, false },
+	untagged:         func(Item) untaggedTraits { return untaggedTraits{} },
 }
 
 // describe returns the descriptor of kind k.
@@ -161,6 +167,7 @@ func register[T Item](s kindSpec[T]) {
 		cli:              unknownKind.cli,
 		printable:        unknownKind.printable,
 		translation:      unknownKind.translation,
+		untagged:         unknownKind.untagged,
 	}
 	d.validate = func(k Key, it Item) error {
 		v, ok := it.(T)
@@ -266,6 +273,14 @@ func register[T Item](s kindSpec[T]) {
 				return f(v), true
 			}
 			return FrontendTranslation{}, false
+		}
+	}
+	if f := s.Untagged; f != nil {
+		d.untagged = func(it Item) untaggedTraits {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return untaggedTraits{}
 		}
 	}
 	if s.Kind < kindLimit && descriptors[s.Kind] == nil {

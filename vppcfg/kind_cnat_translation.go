@@ -142,6 +142,7 @@ func init() {
 		CLI:         cnatTranslationCLI,
 		Printable:   cnatTranslationPrintable,
 		Translation: cnatFrontendTranslation,
+		Untagged:    func(v *CNATTranslation) untaggedTraits { return untaggedTraits{addr: v.VIP.Addr()} },
 	})
 }
 

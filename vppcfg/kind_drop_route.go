@@ -65,6 +65,7 @@ func init() {
 		Printable: func(v *DropRoute, _ string) any {
 			return printableDropRoute{Prefix: v.Prefix.String(), Table: v.VRF}
 		},
+		Untagged: func(v *DropRoute) untaggedTraits { return untaggedTraits{addr: v.Prefix.Addr()} },
 	})
 }
 

@@ -44,6 +44,7 @@ func init() {
 		Printable: func(v *InterfaceFeature, _ string) any {
 			return printableInterfaceFeature{Interface: v.Interface, Arc: v.Arc, Feature: v.Feature}
 		},
+		Untagged: func(v *InterfaceFeature) untaggedTraits { return untaggedTraits{feature: v.Feature} },
 	})
 }
 

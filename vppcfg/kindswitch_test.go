@@ -14,12 +14,8 @@ import (
 // kindSwitchExceptions are files outside the descriptors that may switch
 // over item types, with the reason. Everything else that knows a kind asks
 // its descriptor.
-var kindSwitchExceptions = map[string]string{
-	"renderer/ipv6/untagged.go": "renderer policy, not knowledge of a kind: which untagged VPP objects " +
-		"(IPv6 cnat translations and drop routes, its cnat features) this renderer owns at resync",
-	"renderer/nat44/shortcircuit.go": "renderer policy, not knowledge of a kind: which untagged VPP objects " +
-		"(IPv4 cnat translations and drop routes, its cnat features) this renderer owns at resync",
-}
+// None today: the renderers' claims on untagged objects are UntaggedClaims.
+var kindSwitchExceptions = map[string]string{}
 
 // kindSwitchSkipped are trees not checked at all, with the reason.
 var kindSwitchSkipped = map[string]string{

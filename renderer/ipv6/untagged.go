@@ -20,17 +20,6 @@ import "github.com/vppsvc/vppsvc/vppcfg"
 // not claimed: VPP cannot dump them, so a restarted agent never finds them
 // to remove (docs/renderer-ipv6.md, "Hairpin").
 func Claims() map[string]vppcfg.ClaimFunc {
-	return map[string]vppcfg.ClaimFunc{Name: claimsUntagged}
-}
-
-func claimsUntagged(it vppcfg.Item) bool {
-	switch v := it.(type) {
-	case *vppcfg.CNATTranslation:
-		return v.VIP.Addr().Is6()
-	case *vppcfg.DropRoute:
-		return v.Prefix.Addr().Is6()
-	case *vppcfg.InterfaceFeature:
-		return v.Feature == cnatInputFeature6 || v.Feature == cnatOutputFeature6
-	}
-	return false
+	claim := vppcfg.UntaggedClaim{IPv6: true, Features: []string{cnatInputFeature6, cnatOutputFeature6}}
+	return map[string]vppcfg.ClaimFunc{Name: claim.Func()}
 }

@@ -101,17 +101,8 @@ func shortCircuits(svc *model.ContivService, frontends []renderer.Frontend, cfg 
 // (vppcfg.Options.Claims), so that those of services (or interfaces) gone
 // while the agent was down are removed at resync.
 func Claims() map[string]vppcfg.ClaimFunc {
-	return map[string]vppcfg.ClaimFunc{Name: func(it vppcfg.Item) bool {
-		switch v := it.(type) {
-		case *vppcfg.CNATTranslation:
-			return v.VIP.Addr().Is4()
-		case *vppcfg.InterfaceFeature:
-			return v.Feature == cnatInputFeature || v.Feature == cnatOutputFeature
-		case *vppcfg.DropRoute:
-			return v.Prefix.Addr().Is4()
-		}
-		return false
-	}}
+	claim := vppcfg.UntaggedClaim{Features: []string{cnatInputFeature, cnatOutputFeature}}
+	return map[string]vppcfg.ClaimFunc{Name: claim.Func()}
 }
 
 // needsShortCircuit tells whether a service may get short-circuit
