@@ -44,7 +44,7 @@ func TestTraceClusterIP(t *testing.T) {
 	})
 	t.Run("other ports of the ClusterIP are dropped by the exclusive VIP", func(t *testing.T) {
 		e.T = t
-		e.Check(localPod, protoTCP, "[fd00:96::10]:443", dropped)
+		e.Check(localPod, protoTCP, "[fd00:96::10]:443", tracetest.DroppedBecause("exclusive VIP fd00:96::10, no translation for port 443/TCP"))
 	})
 	t.Run("unrelated traffic passes untranslated", func(t *testing.T) {
 		e.T = t

@@ -38,8 +38,8 @@ func TestTraceClusterIPWithSeveralBackends(t *testing.T) {
 		// route ends what NAT44-ED did not translate.
 		for _, cl := range allClients {
 			e.T = t
-			e.Check(cl, protoTCP, "10.96.0.10:443", dropped)
-			e.Check(cl, protoUDP, "10.96.0.10:80", dropped)
+			e.Check(cl, protoTCP, "10.96.0.10:443", tracetest.DroppedBecause("matches drop route 10.96.0.10/32"))
+			e.Check(cl, protoUDP, "10.96.0.10:80", tracetest.DroppedBecause("matches drop route 10.96.0.10/32"))
 		}
 	})
 	t.Run("unrelated traffic passes untranslated", func(t *testing.T) {

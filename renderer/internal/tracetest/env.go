@@ -63,10 +63,17 @@ type Expect struct {
 	// SNATted are the endpoints whose flows must arrive from SNATAddr;
 	// flows to the other endpoints keep the client address.
 	SNATted []string
+	// Reason, for a drop, is what fakevpp's reason must contain.
+	Reason string
 }
 
 // Dropped expects the flow to be dropped.
 var Dropped = Expect{Verdict: fakevpp.Drop}
+
+// DroppedBecause expects the flow to be dropped for the reason named: on
+// fakevpp the trace's Reason must contain reason (a real VPP words its
+// reasons otherwise), so that a drop for another cause does not pass.
+func DroppedBecause(reason string) Expect { return Expect{Verdict: fakevpp.Drop, Reason: reason} }
 
 // Reaches expects a flow to one of endpoints, keeping the client address.
 func Reaches(endpoints ...string) Expect {
@@ -92,6 +99,9 @@ func (e *Env) Check(cl Client, proto uint8, dst string, want Expect) fakevpp.Tra
 	}
 	if tr.Verdict != want.Verdict {
 		fail("verdict %s (%s), want %s", tr.Verdict, tr.Reason, want.Verdict)
+	}
+	if want.Reason != "" && !e.Node.Real() && !strings.Contains(tr.Reason, want.Reason) {
+		fail("dropped because %q, want a drop because %q", tr.Reason, want.Reason)
 	}
 	if want.Verdict != fakevpp.Forward {
 		return tr
