@@ -56,14 +56,18 @@ test-long: vet
 
 ## bench: the benchmarks whose figures docs/performance.md records (about 10
 ## minutes on 2 cores; the 50,000-service cases need about 3 GB). The scale
-## benchmarks end with the tables of docs/performance.md (medians, and issue
-## 7's targets: met, or by how much not). Nothing is written: copy the
-## figures into docs/performance.md by hand. BENCHCOUNT=3 repeats each.
+## benchmarks end with the tables of docs/performance.md (medians, and the
+## targets of issues 7 and 15: met, or by how much not); last, issue 15's
+## ratios against kube-proxy (bench-kubeproxy; KUBEPROXY=0 skips it).
+## Nothing is written: copy the figures into docs/performance.md by hand.
+## BENCHCOUNT=3 repeats each.
 BENCHCOUNT ?= 1
+KUBEPROXY ?= 1
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 60m ./internal/benchmarks/ | $(GO) run ./internal/benchmarks/benchtable
 	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/ ./renderer/nat44/ ./renderer/ipv6/
 	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k|BenchmarkRecoveryAfterVPPRestart' -benchtime=5x -benchmem ./vppcfg/govppdriver/
+	if [ "$(KUBEPROXY)" != 0 ]; then $(MAKE) --no-print-directory bench-kubeproxy; fi
 
 ## bench-compare: the benchmarks on BASE (default: the merge-base with main)
 ## and on the working tree in one run, interleaved BENCHCOUNT times (default

@@ -1,7 +1,9 @@
 // Command benchtable turns the output of the scale benchmarks
 // (internal/benchmarks) into the tables of docs/performance.md: every
-// benchmark's medians, then issue 7's targets with what was measured and
-// whether each holds. `make bench` pipes the benchmarks through it; the
+// benchmark's medians, then the scale targets of issues 7 and 15 with what
+// was measured and whether each holds (issue 15's ratios against
+// kube-proxy come from `make bench-kubeproxy`, which `make bench` runs
+// next). `make bench` pipes the benchmarks through it; the
 // raw output is echoed first, so nothing is lost.
 //
 //	go test -run '^$' -bench . -benchmem ./internal/benchmarks/ | go run ./internal/benchmarks/benchtable
@@ -42,7 +44,7 @@ var columns = []struct{ unit, title string }{
 	{"fake-B/service-port", "fake-B/service-port"},
 }
 
-// target is one of issue 7's scale targets.
+// target is one of the scale targets of issues 7 and 15.
 type target struct {
 	what   string
 	bench  string
@@ -60,6 +62,10 @@ var targets = []target{
 	{"Heap ≤ 1 KiB per service port (5,000 × 10)", "SteadyStateHeap/services=5000/endpoints=10", "heap-B/service-port", 1024, true},
 	{"Heap ≤ 1 KiB per service port (50,000 × 10)", "SteadyStateHeap/services=50000/endpoints=10", "heap-B/service-port", 1024, true},
 	{"Heap ≤ 1 KiB per service port (50,000 × 1)", "SteadyStateHeap/services=50000/endpoints=1", "heap-B/service-port", 1024, true},
+	// Issue 15's own, beside its ratios against kube-proxy.
+	{"Issue 15: heap ≤ 1.5 KiB per service port (5,000 × 10)", "SteadyStateHeap/services=5000/endpoints=10", "heap-B/service-port", 1536, true},
+	{"Issue 15: cold sync 50,000 × 1 ≤ 10 µs per service (≥ 100,000 services/s)", "ColdSync/services=50000/endpoints=1", "services/s", 100000, false},
+	{"Issue 15: endpoint change ≤ 25 µs control-plane CPU", "EndpointChange/services=10000/vpp=instant", "ns/op", 25e3, true},
 }
 
 // serviceChanges are the sizes whose service-change cost must not depend

@@ -44,6 +44,9 @@ func TestTables(t *testing.T) {
 		"| Cold delete 50,000 × 1 ≥ 45,000 services/s | not run | — |",
 		"| Endpoint change ≤ 50 µs control-plane CPU | 35 µs | yes |",
 		"| Heap ≤ 1 KiB per service port (50,000 × 1) | 2886 B | no: 182 % over |",
+		"| Issue 15: heap ≤ 1.5 KiB per service port (5,000 × 10) | not run | — |",
+		"| Issue 15: cold sync 50,000 × 1 ≤ 10 µs per service (≥ 100,000 services/s) | 30177 | no: 70 % short |",
+		"| Issue 15: endpoint change ≤ 25 µs control-plane CPU | 35 µs | no: 38 % over |",
 		"| Service change independent of other services (1k / 10k / 50k) | 20 µs / 20 µs / 17 µs | yes |",
 	} {
 		assert.Contains(t, got, want)
