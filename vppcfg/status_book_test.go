@@ -18,21 +18,27 @@ func storedStatus(r *Reconciler, k Key) bool {
 	return ok
 }
 
+// failingOn returns a reconciler whose driver fails every op on k while
+// *failing is true, and the error it fails with.
+func failingOn(k Key) (r *Reconciler, failing *bool, boom error) {
+	f := newFakeDriver()
+	failing = new(bool)
+	boom = errors.New("VPPApiError: boom")
+	f.fail = func(op Op) error {
+		if *failing && op.Key == k {
+			return boom
+		}
+		return nil
+	}
+	return NewReconciler(f, testOptions()), failing, boom
+}
+
 // TestAppliedStatusIsImplied: an applied item keeps no full status, yet
 // Status, Statuses and Stats report it as before; a failed item's status is
 // kept whole, with its error and failure count; once the item recovers its
 // status is implied again.
 func TestAppliedStatusIsImplied(t *testing.T) {
-	f := newFakeDriver()
-	failing := false
-	boom := errors.New("VPPApiError: boom")
-	f.fail = func(op Op) error {
-		if failing && op.Key == ACLKey("x") {
-			return boom
-		}
-		return nil
-	}
-	r := NewReconciler(f, testOptions())
+	r, failing, boom := failingOn(ACLKey("x"))
 	c := r.Client("pol")
 	x, y := acl("x", 80), acl("y", 443)
 	commit(t, c.ResyncTxn(), x, y)
@@ -52,7 +58,7 @@ func TestAppliedStatusIsImplied(t *testing.T) {
 	assert.Equal(t, s, all[0])
 	assert.Equal(t, 2, r.Stats().Applied)
 
-	failing = true
+	*failing = true
 	commit(t, c.ResyncTxn(), acl("x", 8080), y) // the update fails
 	s, _ = r.Status(x.Key())
 	require.Equal(t, StateFailed, s.State)
@@ -66,7 +72,7 @@ func TestAppliedStatusIsImplied(t *testing.T) {
 	ys, _ := r.Status(y.Key())
 	assert.Equal(t, StateApplied, ys.State, "the other item stays applied")
 
-	failing = false
+	*failing = false
 	commit(t, c.ResyncTxn(), x, y) // back to what VPP holds: applied again
 	s, _ = r.Status(x.Key())
 	require.Equal(t, StateApplied, s.State)

@@ -1,7 +1,6 @@
 package vppcfg
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,16 +11,7 @@ import (
 // owners share one implied-status record; when one of them fails and
 // recovers, or gains an owner, the others' statuses stay as they were.
 func TestImpliedStatusesShareRecords(t *testing.T) {
-	f := newFakeDriver()
-	failing := false
-	boom := errors.New("VPPApiError: boom")
-	f.fail = func(op Op) error {
-		if failing && op.Key == ACLKey("x") {
-			return boom
-		}
-		return nil
-	}
-	r := NewReconciler(f, testOptions())
+	r, failing, _ := failingOn(ACLKey("x"))
 	c := r.Client("pol")
 	x, y, z := acl("x", 80), acl("y", 443), acl("z", 53)
 	commit(t, c.ResyncTxn(), x, y, z)
@@ -37,11 +27,11 @@ func TestImpliedStatusesShareRecords(t *testing.T) {
 	assert.Same(t, record(y.Key()), record(z.Key()))
 	ys, _ := r.Status(y.Key())
 
-	failing = true
+	*failing = true
 	commit(t, c.ResyncTxn(), acl("x", 8080), y, z)
 	xs, _ := r.Status(x.Key())
 	require.Equal(t, StateFailed, xs.State)
-	failing = false
+	*failing = false
 	commit(t, c.ResyncTxn(), x, y, z)
 	xs, _ = r.Status(x.Key())
 	require.Equal(t, StateApplied, xs.State)
