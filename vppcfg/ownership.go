@@ -127,6 +127,9 @@ type classified struct {
 	// applied are objects this layer made (tagged ours) or that an owner
 	// claims; orphans among them are not desired by anybody.
 	applied map[Key]*appliedEntry
+	// tags are the tags of applied objects that differ from the one the
+	// layer would write for them.
+	tags oddTags
 	// unowned are untagged objects nobody claims; one is adopted when an
 	// owner comes to desire its key.
 	unowned map[Key]*appliedEntry
@@ -143,6 +146,7 @@ type classified struct {
 func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
 	c := &classified{
 		applied:  map[Key]*appliedEntry{},
+		tags:     oddTags{},
 		unowned:  map[Key]*appliedEntry{},
 		foreign:  map[Key]Item{},
 		aclFront: map[string]InterfaceACLIndexes{},
@@ -182,7 +186,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 			}
 		}
 		item := withLabel(o.Item, label)
-		e := &appliedEntry{Item: item, Handle: o.Handle, Tag: o.Tag, Owner: owner}
+		e := &appliedEntry{Item: item, Handle: o.Handle, Owner: owner}
 		if d, owners, ok := desired.get(key); ok {
 			e.Item = withUnobservable(item, d)
 			e.Owner = owners[0]
@@ -197,6 +201,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 			e.Orphan = true
 		}
 		c.applied[key] = e
+		c.tags.keep(key, e, o.Tag)
 		if kind == KindACL {
 			aclNameByIndex[o.Handle] = key.Name
 		}

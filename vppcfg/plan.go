@@ -18,8 +18,6 @@ type appliedEntry struct {
 	Orphan bool
 	// Handle is the VPP index (ACL index, cnat translation ID).
 	Handle uint32
-	// Tag is the VPP tag written for taggable kinds.
-	Tag string
 	// known: the fields VPP does not report back (withUnobservable) are
 	// what this layer wrote, not copied from the desired value. A resync
 	// keeps them, so that a change whose write failed is not mistaken for

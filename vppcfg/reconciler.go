@@ -125,6 +125,9 @@ type appliedView struct {
 	applied map[Key]*appliedEntry
 	unowned map[Key]*appliedEntry
 	foreign map[Key]Item
+	// tags are the tags of applied items that differ from the one the
+	// layer would write for them (see oddTags).
+	tags oddTags
 	// aclFront are the foreign ACL indexes bound per interface, kept in
 	// front of ours; aclOrder are our ACLs per interface, in VPP order.
 	aclFront map[string]InterfaceACLIndexes
@@ -173,6 +176,7 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 		},
 		appliedView: appliedView{
 			applied:         map[Key]*appliedEntry{},
+			tags:            oddTags{},
 			appliedBindings: map[Key]bool{},
 			unowned:         map[Key]*appliedEntry{},
 			foreign:         map[Key]Item{},

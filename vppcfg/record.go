@@ -102,6 +102,7 @@ func (r *Reconciler) setApplied(k Key, a *appliedEntry) {
 
 func (r *Reconciler) deleteApplied(k Key) {
 	delete(r.applied, k)
+	delete(r.tags, k)
 	delete(r.appliedBindings, k)
 }
 
@@ -110,10 +111,14 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.setApplied(k, &appliedEntry{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true})
+		a := &appliedEntry{Item: op.Item, Owner: op.Owner, Handle: res.Handle, known: true}
+		r.setApplied(k, a)
+		r.tags.keep(k, a, op.Tag)
 	case OpUpdate:
 		a := r.applied[k]
+		owner, label := a.Owner, itemLabel(a.Item)
 		a.Item, a.known = op.Item, true
+		r.tags.relabel(k, a, owner, label)
 		if k.Kind == KindCNATTranslation {
 			a.Handle = res.Handle
 		}
@@ -129,6 +134,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 		}
 	case OpAddLocal, OpDelLocal:
 		a := r.applied[k]
+		owner, label := a.Owner, itemLabel(a.Item)
 		cur := *a.Item.(*NAT44LBMapping)
 		cur.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
 		if op.Type == OpAddLocal {
@@ -136,6 +142,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 			SortLBLocals(cur.Locals)
 		}
 		a.Item = &cur
+		r.tags.relabel(k, a, owner, label)
 	case OpSetACLs:
 		r.applyACLAssignment(op.ACLs)
 	}

@@ -42,6 +42,9 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		for k, a := range r.applied {
 			if st.Unobservable[k.Kind] && boundInterfacesExist(a.Item, st.Interfaces) {
 				c.applied[k] = a
+				if t, odd := r.tags[k]; odd {
+					c.tags[k] = t
+				}
 			}
 		}
 	} else {
@@ -61,7 +64,9 @@ func (r *Reconciler) resync(ctx context.Context) error {
 			owner = prev.Owner
 		}
 		if owner != "" {
+			prevOwner, label := u.Owner, itemLabel(u.Item)
 			u.Owner, u.Orphan = owner, true
+			c.tags.relabel(k, u, prevOwner, label)
 			c.applied[k] = u
 			delete(c.unowned, k)
 		}
@@ -71,7 +76,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	if r.synced {
 		drift = countDrift(r.applied, c.applied)
 	}
-	r.applied, r.unowned, r.foreign = c.applied, c.unowned, c.foreign
+	r.applied, r.tags, r.unowned, r.foreign = c.applied, c.tags, c.unowned, c.foreign
 	r.appliedBindings = map[Key]bool{}
 	for k := range r.applied {
 		if k.Kind == KindACLBinding {
@@ -140,7 +145,9 @@ func (r *Reconciler) recallUnobservable(c *classified) {
 	for _, m := range []map[Key]*appliedEntry{c.applied, c.unowned} {
 		for k, a := range m {
 			if prev, ok := r.applied[k]; ok && prev.known && prev.Handle == a.Handle {
+				owner, label := a.Owner, itemLabel(a.Item)
 				a.Item, a.known = withUnobservable(a.Item, prev.Item), true
+				c.tags.relabel(k, a, owner, label)
 			}
 		}
 	}
@@ -165,6 +172,7 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 			return
 		}
 		if a, ok := r.applied[k]; ok && a.Orphan {
+			owner, label := a.Owner, itemLabel(a.Item)
 			a.Orphan = false
 			a.Owner = owners[0]
 			if !a.known {
@@ -174,6 +182,7 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 				// VPP keeps no priority; the list order is compared by the diff.
 				a.Item = d
 			}
+			r.tags.relabel(k, a, owner, label)
 		}
 	}
 	if sc != nil {
