@@ -11,22 +11,22 @@ type oddTags map[Key]string
 
 // of returns the tag VPP holds for the applied item a at k ("" for kinds
 // VPP keeps no tag for).
-func (o oddTags) of(k Key, a *appliedEntry) string {
+func (o oddTags) of(k Key, a appliedEntry) string {
 	if t, ok := o[k]; ok {
 		return t
 	}
 	if !taggable(k.Kind) {
 		return ""
 	}
-	return Tag(a.Owner, itemLabel(a.Item))
+	return Tag(a.Owner.String(), itemLabel(a.Item))
 }
 
 // keep records that the applied item a at k carries tag, storing it only
 // when of would not compute it.
-func (o oddTags) keep(k Key, a *appliedEntry, tag string) {
+func (o oddTags) keep(k Key, a appliedEntry, tag string) {
 	delete(o, k)
 	if taggable(k.Kind) {
-		if !isTag(tag, a.Owner, itemLabel(a.Item)) {
+		if !isTag(tag, a.Owner.String(), itemLabel(a.Item)) {
 			o[k] = tag
 		}
 	} else if tag != "" {
@@ -36,11 +36,11 @@ func (o oddTags) keep(k Key, a *appliedEntry, tag string) {
 
 // relabel keeps k's tag after its applied item a changed in place from
 // owner and label: VPP still holds the tag written before.
-func (o oddTags) relabel(k Key, a *appliedEntry, owner, label string) {
+func (o oddTags) relabel(k Key, a appliedEntry, owner, label string) {
 	if _, odd := o[k]; odd || !taggable(k.Kind) {
 		return
 	}
-	if a.Owner != owner || itemLabel(a.Item) != label {
+	if a.Owner.String() != owner || itemLabel(a.Item) != label {
 		o[k] = Tag(owner, label)
 	}
 }
