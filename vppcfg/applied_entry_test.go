@@ -68,12 +68,7 @@ func TestResyncRecallsWhatWasWritten(t *testing.T) {
 	f := newFakeDriver()
 	r := NewReconciler(affinityHidingDriver{f}, testOptions())
 	c := r.Client("svc")
-	sticky := func(affinity uint32) *NAT44LBMapping {
-		m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
-		m.Affinity = affinity
-		return m
-	}
-	commit(t, c.ResyncTxn(), global, sticky(10))
+	commit(t, c.ResyncTxn(), global, sticky("10.96.0.10:80", 10))
 	start(t, r)
 	f.takeLog()
 
@@ -85,7 +80,7 @@ func TestResyncRecallsWhatWasWritten(t *testing.T) {
 		return nil
 	}
 	f.mu.Unlock()
-	commit(t, c.Txn(), global, sticky(20))
+	commit(t, c.Txn(), global, sticky("10.96.0.10:80", 20))
 	assert.Equal(t, []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp FAILED"}, f.takeLog())
 
 	f.mu.Lock()
@@ -93,5 +88,5 @@ func TestResyncRecallsWhatWasWritten(t *testing.T) {
 	f.mu.Unlock()
 	require.NoError(t, r.Resync(context.Background()))
 	assert.Equal(t, []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp", "create nat44-lb-mapping/10.96.0.10:80/tcp"}, f.takeLog())
-	assert.Equal(t, uint32(20), f.objs[sticky(20).Key()].Item.(*NAT44LBMapping).Affinity)
+	assert.Equal(t, uint32(20), f.objs[sticky("10.96.0.10:80", 20).Key()].Item.(*NAT44LBMapping).Affinity)
 }

@@ -34,6 +34,12 @@ func (o oddTags) keep(k Key, a appliedEntry, tag string) {
 	}
 }
 
+// writesTag reports whether a driver sends the tag with ops of type t: an
+// update rewrites it, a delete names the object it removes. Adding or
+// removing an LB mapping's local does neither, so that an endpoint change
+// does not build a tag.
+func writesTag(t OpType) bool { return t == OpUpdate || t == OpDelete }
+
 // relabel keeps k's tag after its applied item a changed in place from
 // owner and label: VPP still holds the tag written before.
 func (o oddTags) relabel(k Key, a appliedEntry, owner, label string) {

@@ -129,7 +129,7 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		}
 	}
 	k := op.Key
-	if o, exists := f.objs[k]; exists && op.Type != OpCreate && taggable(k.Kind) && op.Tag != o.Tag {
+	if o, exists := f.objs[k]; exists && writesTag(op.Type) && taggable(k.Kind) && op.Tag != o.Tag {
 		// The layer must name the object by the tag VPP holds.
 		return OpResult{Err: fmt.Errorf("%s: %s with tag %q, VPP holds %q", k, op, op.Tag, o.Tag)}
 	}
