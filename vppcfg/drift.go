@@ -102,7 +102,7 @@ func CompareWithVPP(desired []OwnedItem, st *State, claims map[string]ClaimFunc)
 	}
 	for _, k := range sortedKeys(c.applied) {
 		if a := c.applied[k]; a.Orphan {
-			out.Extra = append(out.Extra, DriftItem{Key: k, Owner: a.Owner, Item: a.Item})
+			out.Extra = append(out.Extra, DriftItem{Key: k, Owner: a.Owner.String(), Item: a.Item})
 		}
 	}
 	return out

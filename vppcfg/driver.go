@@ -114,8 +114,8 @@ type Op struct {
 	// Handle is the VPP index of the object (delete and update of ACLs and
 	// cnat translations), filled in by the reconciler.
 	Handle uint32
-	// Tag is the VPP tag to write (create and update of taggable kinds),
-	// filled in by the reconciler.
+	// Tag is the VPP tag to write (create and update of taggable kinds)
+	// or of the object a delete removes, filled in by the reconciler.
 	Tag string
 	// SwIfIndex is the resolved interface of interface-bound items, filled
 	// in by the reconciler.

@@ -129,6 +129,10 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		}
 	}
 	k := op.Key
+	if o, exists := f.objs[k]; exists && writesTag(op.Type) && taggable(k.Kind) && op.Tag != o.Tag {
+		// The layer must name the object by the tag VPP holds.
+		return OpResult{Err: fmt.Errorf("%s: %s with tag %q, VPP holds %q", k, op, op.Tag, o.Tag)}
+	}
 	switch op.Type {
 	case OpCreate:
 		if _, exists := f.objs[k]; exists {

@@ -81,10 +81,10 @@ func desiredOf(m map[Key]Item) desiredItems {
 }
 
 // applied builds an applied map owned by "a".
-func applied(its ...Item) map[Key]*appliedEntry {
-	m := map[Key]*appliedEntry{}
+func applied(its ...Item) map[Key]appliedEntry {
+	m := map[Key]appliedEntry{}
 	for _, it := range its {
-		m[it.Key()] = &appliedEntry{Item: it, Owner: "a"}
+		m[it.Key()] = appliedEntry{Item: it, Owner: newOwnerRef("a")}
 	}
 	return m
 }

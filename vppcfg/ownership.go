@@ -126,10 +126,15 @@ type desiredLookup interface {
 type classified struct {
 	// applied are objects this layer made (tagged ours) or that an owner
 	// claims; orphans among them are not desired by anybody.
-	applied map[Key]*appliedEntry
+	applied map[Key]appliedEntry
+	// tags are the tags of applied objects that differ from the one the
+	// layer would write for them.
+	tags oddTags
 	// unowned are untagged objects nobody claims; one is adopted when an
 	// owner comes to desire its key.
-	unowned map[Key]*appliedEntry
+	unowned map[Key]appliedEntry
+	// owners share one copy of each owner name among the entries.
+	owners ownerRefs
 	// foreign are tagged objects of others (or untagged objects of taggable
 	// kinds); they block desired items at the same VPP identity.
 	foreign map[Key]Item
@@ -142,8 +147,10 @@ type classified struct {
 // classify maps a dump back to items and owners.
 func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
 	c := &classified{
-		applied:  map[Key]*appliedEntry{},
-		unowned:  map[Key]*appliedEntry{},
+		applied:  map[Key]appliedEntry{},
+		tags:     oddTags{},
+		unowned:  map[Key]appliedEntry{},
+		owners:   ownerRefs{},
 		foreign:  map[Key]Item{},
 		aclFront: map[string]InterfaceACLIndexes{},
 		aclOrder: map[string]aclNameList{},
@@ -182,10 +189,10 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 			}
 		}
 		item := withLabel(o.Item, label)
-		e := &appliedEntry{Item: item, Handle: o.Handle, Tag: o.Tag, Owner: owner}
+		e := appliedEntry{Item: item, Handle: o.Handle, Owner: c.owners.of(owner)}
 		if d, owners, ok := desired.get(key); ok {
 			e.Item = withUnobservable(item, d)
-			e.Owner = owners[0]
+			e.Owner = c.owners.of(owners[0])
 		} else {
 			e.Orphan = true
 		}
@@ -197,6 +204,7 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 			e.Orphan = true
 		}
 		c.applied[key] = e
+		c.tags.keep(key, e, o.Tag)
 		if kind == KindACL {
 			aclNameByIndex[o.Handle] = key.Name
 		}
@@ -239,16 +247,16 @@ func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *cl
 
 func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]ClaimFunc) {
 	key := o.Item.Key()
-	e := &appliedEntry{Item: o.Item, Handle: o.Handle}
+	e := appliedEntry{Item: o.Item, Handle: o.Handle}
 	if d, owners, ok := desired.get(key); ok {
 		e.Item = withUnobservable(o.Item, d)
-		e.Owner = owners[0]
+		e.Owner = c.owners.of(owners[0])
 		c.applied[key] = e
 		return
 	}
 	for _, owner := range sortedKeys(claims) {
 		if claims[owner](o.Item) {
-			e.Owner, e.Orphan = owner, true
+			e.Owner, e.Orphan = c.owners.of(owner), true
 			c.applied[key] = e
 			return
 		}
@@ -260,10 +268,10 @@ func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[s
 func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
 	key := ACLBindingKey(ifName, dir, aclName)
 	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
-	e := &appliedEntry{Item: b}
+	e := appliedEntry{Item: b}
 	if d, owners, ok := desired.get(key); ok {
 		b.Priority = d.(*ACLBinding).Priority
-		e.Owner = owners[0]
+		e.Owner = c.owners.of(owners[0])
 	} else {
 		e.Orphan = true
 		if acl, ok := c.applied[ACLKey(aclName)]; ok {

@@ -78,12 +78,12 @@ func TestClassify(t *testing.T) {
 	a := c.applied[desiredLB.Key()]
 	require.NotNil(t, a)
 	assert.True(t, desiredLB.Equal(a.Item), "label recovered from the tag")
-	assert.Equal(t, "nat44", a.Owner)
+	assert.Equal(t, "nat44", a.Owner.String())
 	assert.False(t, a.Orphan)
 
 	o := c.applied[orphanLB.Key()]
 	require.NotNil(t, o)
-	assert.Equal(t, "ipv6", o.Owner)
+	assert.Equal(t, "ipv6", o.Owner.String())
 	assert.True(t, o.Orphan)
 	assert.Equal(t, "old-svc", o.Item.(*NAT44LBMapping).Label)
 
@@ -99,8 +99,8 @@ func TestClassify(t *testing.T) {
 	require.NotNil(t, b)
 	assert.Equal(t, int32(7), b.Item.(*ACLBinding).Priority, "VPP keeps no priority: taken from the desired binding")
 
-	assert.Equal(t, "nat44", c.applied[NAT44GlobalKey()].Owner, "an untagged object at a desired key is adopted")
+	assert.Equal(t, "nat44", c.applied[NAT44GlobalKey()].Owner.String(), "an untagged object at a desired key is adopted")
 	assert.True(t, c.applied[claimed.Key()].Orphan)
-	assert.Equal(t, "ipv6", c.applied[claimed.Key()].Owner, "claimed by predicate")
+	assert.Equal(t, "ipv6", c.applied[claimed.Key()].Owner.String(), "claimed by predicate")
 	assert.Contains(t, c.unowned, stray.Key(), "unclaimed untagged objects are left alone")
 }

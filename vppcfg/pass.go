@@ -153,7 +153,9 @@ func (r *Reconciler) prepare(batch []Op) []Op {
 		}
 		if a, ok := r.applied[op.Key]; ok && op.Type != OpCreate {
 			op.Handle = a.Handle
-			op.Tag = a.Tag
+			if writesTag(op.Type) {
+				op.Tag = r.tags.of(op.Key, a)
+			}
 		}
 		if op.Type == OpSetACLs {
 			op.ACLs = r.resolveACLs(op.ACLs, now)

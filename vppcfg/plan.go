@@ -6,20 +6,20 @@ import (
 	"slices"
 )
 
-// appliedEntry is an item as VPP holds it, with what the layer knows about it.
+// appliedEntry is an item as VPP holds it, with what the layer knows about
+// it. The applied view holds entries by value (32 bytes in the map's slot,
+// no allocation of their own): a change is written back to the map.
 type appliedEntry struct {
 	Item Item
 	// Owner is the owner that created or adopted it (the first, for shared items).
-	Owner string
+	Owner ownerRef
+	// Handle is the VPP index (ACL index, cnat translation ID).
+	Handle uint32
 	// Orphan marks an object adopted from VPP that nobody desired at the
 	// time; it is deleted only once its owner has committed a ResyncTxn, so
 	// that a renderer that has not caught up yet after a restart does not
 	// lose its configuration.
 	Orphan bool
-	// Handle is the VPP index (ACL index, cnat translation ID).
-	Handle uint32
-	// Tag is the VPP tag written for taggable kinds.
-	Tag string
 	// known: the fields VPP does not report back (withUnobservable) are
 	// what this layer wrote, not copied from the desired value. A resync
 	// keeps them, so that a change whose write failed is not mistaken for
@@ -35,7 +35,7 @@ type aclNameList struct {
 // diffInput is everything the diff looks at. planOps never changes it.
 type diffInput struct {
 	Desired desiredItems
-	Applied map[Key]*appliedEntry
+	Applied map[Key]appliedEntry
 	// Interfaces are the interfaces that exist in VPP, by name.
 	Interfaces map[string]uint32
 	// Foreign are VPP objects of others; a desired item at the same VPP
@@ -151,7 +151,7 @@ func planOps(in diffInput) opPlan {
 	p.natReset(in, ready, changes)
 
 	var deletes, creates []Op
-	sc.eachApplied(func(k Key, a *appliedEntry) {
+	sc.eachApplied(func(k Key, a appliedEntry) {
 		if k.Kind == KindACLBinding || k.Kind == KindNAT44Global {
 			return
 		}
@@ -169,7 +169,7 @@ func planOps(in diffInput) opPlan {
 			return
 		}
 		if !prunable(a, in.Resynced) {
-			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner)
+			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
 			return
 		}
 		deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
@@ -250,7 +250,7 @@ func (sc *scope) eachDesired(fn func(Key, Item)) {
 }
 
 // eachApplied visits the applied keys in scope.
-func (sc *scope) eachApplied(fn func(Key, *appliedEntry)) {
+func (sc *scope) eachApplied(fn func(Key, appliedEntry)) {
 	if sc.in.Scope == nil {
 		for k, a := range sc.in.Applied {
 			fn(k, a)
@@ -289,7 +289,7 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
 			continue
 		}
 		if ext, ok := externalKeyOf(k, a.Item); ok {
-			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner)}
+			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner.String())}
 		}
 	}
 	size := len(in.Scope)
@@ -340,8 +340,8 @@ func equalApplied(desired, applied Item) bool {
 }
 
 // prunable reports whether an applied item nobody desires may be deleted.
-func prunable(a *appliedEntry, resynced map[string]bool) bool {
-	return !a.Orphan || resynced[a.Owner]
+func prunable(a appliedEntry, resynced map[string]bool) bool {
+	return !a.Orphan || resynced[a.Owner.String()]
 }
 
 // ExternalKey is VPP's external identity of a NAT44 mapping: static, LB and

@@ -16,7 +16,7 @@ func (p *opPlan) bindingsWaitForACLs(sc *scope, in diffInput, ready map[Key]bool
 	sc.eachDesired(func(k Key, d Item) {
 		if b, ok := d.(*ACLBinding); ok && ready[k] {
 			acl := ACLKey(b.ACL)
-			if !ready[acl] && in.Applied[acl] == nil {
+			if _, applied := in.Applied[acl]; !ready[acl] && !applied {
 				delete(ready, k)
 				p.Pending[k] = fmt.Sprintf("waiting for acl %q", b.ACL)
 			}
@@ -79,7 +79,7 @@ func (p *opPlan) aclAssignments(in diffInput, ready map[Key]bool) (dels, sets []
 			return
 		}
 		if !prunable(a, in.Resynced) {
-			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner)
+			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
 			addTo(b, true)
 		}
 	})

@@ -14,7 +14,8 @@ func isNAT44(k Kind) bool { return describe(k).nat44 }
 // items wait for it.
 func natEnabled(in diffInput) bool {
 	gk := NAT44GlobalKey()
-	return in.Desired.has(gk) || in.Applied[gk] != nil || in.Foreign[gk] != nil
+	_, applied := in.Applied[gk]
+	return in.Desired.has(gk) || applied || in.Foreign[gk] != nil
 }
 
 // natReset re-creates every ready NAT44 item when the plan re-enables NAT44
@@ -51,7 +52,7 @@ func (p *opPlan) natGlobalDelete(in diffInput, deletes []Op, changes map[Key]cha
 		return Op{}, false
 	}
 	if !prunable(a, in.Resynced) {
-		p.Pending[gk] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner)
+		p.Pending[gk] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
 		return Op{}, false
 	}
 	deleted := map[Key]bool{}

@@ -15,7 +15,7 @@ func TestDiff(t *testing.T) {
 	tests := []struct {
 		name        string
 		desired     map[Key]Item
-		applied     map[Key]*appliedEntry
+		applied     map[Key]appliedEntry
 		ifaces      map[string]uint32
 		aclOrder    map[string]aclNameList
 		foreign     map[Key]Item
@@ -214,7 +214,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "binding of a removed ACL goes before the ACL; a new ACL before its binding",
 			desired: items(acl("b", 81), binding("tap0", ACLInput, "b", 0)),
-			applied: func() map[Key]*appliedEntry {
+			applied: func() map[Key]appliedEntry {
 				m := applied(acl("a", 80), binding("tap0", ACLInput, "a", 0))
 				return m
 			}(),
@@ -242,9 +242,9 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "orphan of an owner that has not resynced is kept",
 			desired: items(global),
-			applied: map[Key]*appliedEntry{
-				global.Key(): {Item: global, Owner: "a"},
-				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
+			applied: map[Key]appliedEntry{
+				global.Key(): {Item: global, Owner: newOwnerRef("a")},
+				lbABC.Key():  {Item: lbABC, Owner: newOwnerRef("b"), Orphan: true},
 			},
 			want:        []string{},
 			wantPending: map[Key]string{lbABC.Key(): `kept: not desired, but owner "b" has not resynced`},
@@ -255,13 +255,13 @@ func TestDiff(t *testing.T) {
 			name: "bindings of an owner that has not resynced keep their place",
 			desired: items(acl("a1", 80), acl("zz", 81), binding("tap0", ACLInput, "a1", 10),
 				binding("tap0", ACLInput, "zz", 1000)),
-			applied: map[Key]*appliedEntry{
-				ACLKey("a1"):                          {Item: acl("a1", 80), Owner: "a"},
-				ACLKey("b1"):                          {Item: acl("b1", 82), Owner: "b", Orphan: true},
-				ACLKey("zz"):                          {Item: acl("zz", 81), Owner: "a"},
-				ACLBindingKey("tap0", ACLInput, "a1"): {Item: binding("tap0", ACLInput, "a1", 10), Owner: "a"},
-				ACLBindingKey("tap0", ACLInput, "b1"): {Item: binding("tap0", ACLInput, "b1", 0), Owner: "b", Orphan: true},
-				ACLBindingKey("tap0", ACLInput, "zz"): {Item: binding("tap0", ACLInput, "zz", 1000), Owner: "a"},
+			applied: map[Key]appliedEntry{
+				ACLKey("a1"):                          {Item: acl("a1", 80), Owner: newOwnerRef("a")},
+				ACLKey("b1"):                          {Item: acl("b1", 82), Owner: newOwnerRef("b"), Orphan: true},
+				ACLKey("zz"):                          {Item: acl("zz", 81), Owner: newOwnerRef("a")},
+				ACLBindingKey("tap0", ACLInput, "a1"): {Item: binding("tap0", ACLInput, "a1", 10), Owner: newOwnerRef("a")},
+				ACLBindingKey("tap0", ACLInput, "b1"): {Item: binding("tap0", ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
+				ACLBindingKey("tap0", ACLInput, "zz"): {Item: binding("tap0", ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
 			},
 			aclOrder: map[string]aclNameList{"tap0": {Input: []string{"a1", "b1", "zz"}}},
 			want:     []string{},
@@ -269,9 +269,9 @@ func TestDiff(t *testing.T) {
 		{
 			name:    "orphan of a resynced owner is deleted",
 			desired: items(global),
-			applied: map[Key]*appliedEntry{
-				global.Key(): {Item: global, Owner: "a"},
-				lbABC.Key():  {Item: lbABC, Owner: "b", Orphan: true},
+			applied: map[Key]appliedEntry{
+				global.Key(): {Item: global, Owner: newOwnerRef("a")},
+				lbABC.Key():  {Item: lbABC, Owner: newOwnerRef("b"), Orphan: true},
 			},
 			resynced: map[string]bool{"b": true},
 			want:     []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp"},
@@ -296,7 +296,7 @@ func TestDiff(t *testing.T) {
 			in := diffInput{Desired: desiredOf(tc.desired), Applied: tc.applied, Interfaces: tc.ifaces,
 				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
 			if in.Applied == nil {
-				in.Applied = map[Key]*appliedEntry{}
+				in.Applied = map[Key]appliedEntry{}
 			}
 			if in.Interfaces == nil {
 				in.Interfaces = ifs
@@ -372,7 +372,7 @@ func TestDiffIsPure(t *testing.T) {
 // mappings of 10 locals, desired equal to applied except one mapping that
 // loses 8 locals; full and scoped to the changed key.
 func BenchmarkDiffSteadyState(b *testing.B) {
-	desired, applied := map[Key]Item{global.Key(): global}, map[Key]*appliedEntry{global.Key(): {Item: global}}
+	desired, applied := map[Key]Item{global.Key(): global}, map[Key]appliedEntry{global.Key(): {Item: global}}
 	for i := range 20000 {
 		var locals []string
 		for j := range 10 {
@@ -380,7 +380,7 @@ func BenchmarkDiffSteadyState(b *testing.B) {
 		}
 		m := lb(fmt.Sprintf("10.96.%d.%d:80", i>>8, i&255), locals...)
 		desired[m.Key()] = m
-		applied[m.Key()] = &appliedEntry{Item: m}
+		applied[m.Key()] = appliedEntry{Item: m}
 	}
 	changed := lb("10.96.0.1:80", "10.1.0.2:8080", "10.1.1.2:8080")
 	desired[changed.Key()] = changed
@@ -408,7 +408,7 @@ func TestDiffOrphanOwnersHint(t *testing.T) {
 	in := func(owners map[string]bool, resynced map[string]bool) diffInput {
 		return diffInput{
 			Desired:      desiredOf(items(global, mine)),
-			Applied:      map[Key]*appliedEntry{global.Key(): {Item: global, Owner: "a"}, held.Key(): {Item: held, Owner: "b", Orphan: true}},
+			Applied:      map[Key]appliedEntry{global.Key(): {Item: global, Owner: newOwnerRef("a")}, held.Key(): {Item: held, Owner: newOwnerRef("b"), Orphan: true}},
 			Interfaces:   map[string]uint32{},
 			Resynced:     resynced,
 			OrphanOwners: owners,

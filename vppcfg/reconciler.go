@@ -122,9 +122,14 @@ type appliedView struct {
 	// (orphans among them are desired by nobody). unowned are untagged
 	// objects nobody claims; foreign are objects with another's tag, or
 	// untagged ones of a kind we always tag. The layer never touches those.
-	applied map[Key]*appliedEntry
-	unowned map[Key]*appliedEntry
+	applied map[Key]appliedEntry
+	unowned map[Key]appliedEntry
 	foreign map[Key]Item
+	// tags are the tags of applied items that differ from the one the
+	// layer would write for them (see oddTags).
+	tags oddTags
+	// owners share one copy of each owner name among the applied entries.
+	owners ownerRefs
 	// aclFront are the foreign ACL indexes bound per interface, kept in
 	// front of ours; aclOrder are our ACLs per interface, in VPP order.
 	aclFront map[string]InterfaceACLIndexes
@@ -172,9 +177,11 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			full:     true,
 		},
 		appliedView: appliedView{
-			applied:         map[Key]*appliedEntry{},
+			applied:         map[Key]appliedEntry{},
+			tags:            oddTags{},
+			owners:          ownerRefs{},
 			appliedBindings: map[Key]bool{},
-			unowned:         map[Key]*appliedEntry{},
+			unowned:         map[Key]appliedEntry{},
 			foreign:         map[Key]Item{},
 			aclFront:        map[string]InterfaceACLIndexes{},
 			aclOrder:        map[string]aclNameList{},

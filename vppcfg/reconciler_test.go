@@ -85,6 +85,7 @@ func TestCommitBeforeStartIsAppliedByStart(t *testing.T) {
 	// After Start a commit applies before it returns, touching only what changed.
 	commit(t, c.Txn(), lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080"))
 	assert.Equal(t, []string{"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080"}, f.takeLog())
+	assert.Equal(t, StateApplied, state(t, r, m.Key()), "the applied view holds the new local")
 	st := r.Stats()
 	assert.Equal(t, 5, st.Desired)
 	assert.Equal(t, 5, st.Applied)

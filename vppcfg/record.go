@@ -83,8 +83,8 @@ func (r *Reconciler) failKey(k Key, err error, now time.Time) {
 }
 
 func (r *Reconciler) ownerOf(k Key) string {
-	if a, ok := r.applied[k]; ok && a.Owner != "" {
-		return a.Owner
+	if a, ok := r.applied[k]; ok && a.Owner.String() != "" {
+		return a.Owner.String()
 	}
 	r.storeMu.RLock()
 	defer r.storeMu.RUnlock()
@@ -93,7 +93,7 @@ func (r *Reconciler) ownerOf(k Key) string {
 
 // setApplied and deleteApplied change the applied view and keep its
 // index of ACL bindings (diffInput.AppliedBindings) in step.
-func (r *Reconciler) setApplied(k Key, a *appliedEntry) {
+func (r *Reconciler) setApplied(k Key, a appliedEntry) {
 	r.applied[k] = a
 	if k.Kind == KindACLBinding {
 		r.appliedBindings[k] = true
@@ -102,6 +102,7 @@ func (r *Reconciler) setApplied(k Key, a *appliedEntry) {
 
 func (r *Reconciler) deleteApplied(k Key) {
 	delete(r.applied, k)
+	delete(r.tags, k)
 	delete(r.appliedBindings, k)
 }
 
@@ -110,13 +111,21 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 	k := op.Key
 	switch op.Type {
 	case OpCreate:
-		r.setApplied(k, &appliedEntry{Item: op.Item, Owner: op.Owner, Handle: res.Handle, Tag: op.Tag, known: true})
+		a := appliedEntry{Item: op.Item, Owner: r.owners.of(op.Owner), Handle: res.Handle, known: true}
+		r.setApplied(k, a)
+		r.tags.keep(k, a, op.Tag)
 	case OpUpdate:
-		a := r.applied[k]
+		a, ok := r.applied[k]
+		if !ok {
+			break // planned for an applied item only; the next resync tells
+		}
+		owner, label := a.Owner.String(), itemLabel(a.Item)
 		a.Item, a.known = op.Item, true
 		if k.Kind == KindCNATTranslation {
 			a.Handle = res.Handle
 		}
+		r.applied[k] = a
+		r.tags.relabel(k, a, owner, label)
 	case OpDelete:
 		r.deleteApplied(k)
 		if k == NAT44GlobalKey() {
@@ -128,14 +137,21 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 			}
 		}
 	case OpAddLocal, OpDelLocal:
-		a := r.applied[k]
-		cur := *a.Item.(*NAT44LBMapping)
+		a, ok := r.applied[k]
+		m, isLB := a.Item.(*NAT44LBMapping)
+		if !ok || !isLB {
+			break // planned for an applied LB mapping only; the next resync tells
+		}
+		owner, label := a.Owner.String(), itemLabel(a.Item)
+		cur := *m
 		cur.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
 		if op.Type == OpAddLocal {
 			cur.Locals = append(cur.Locals, op.Local)
 			SortLBLocals(cur.Locals)
 		}
 		a.Item = &cur
+		r.applied[k] = a
+		r.tags.relabel(k, a, owner, label)
 	case OpSetACLs:
 		r.applyACLAssignment(op.ACLs)
 	}
@@ -143,7 +159,7 @@ func (r *Reconciler) applyResult(op Op, res OpResult) {
 
 // applyACLAssignment rebuilds the applied bindings of one interface.
 func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
-	prev := map[Key]*appliedEntry{}
+	prev := map[Key]appliedEntry{}
 	for k, ai := range r.applied {
 		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
 			prev[k] = ai
@@ -160,7 +176,7 @@ func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
 		for _, n := range names {
 			k := ACLBindingKey(a.Interface, dir, n)
 			if d, owners, ok := r.store.get(k); ok {
-				r.setApplied(k, &appliedEntry{Item: d, Owner: owners[0]})
+				r.setApplied(k, appliedEntry{Item: d, Owner: r.owners.of(owners[0])})
 			} else if p, ok := prev[k]; ok {
 				r.setApplied(k, p)
 			}

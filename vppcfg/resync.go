@@ -42,6 +42,9 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		for k, a := range r.applied {
 			if st.Unobservable[k.Kind] && boundInterfacesExist(a.Item, st.Interfaces) {
 				c.applied[k] = a
+				if t, odd := r.tags[k]; odd {
+					c.tags[k] = t
+				}
 			}
 		}
 	} else {
@@ -57,11 +60,13 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	// of being left in VPP as somebody else's.
 	for k, u := range c.unowned {
 		owner := r.uncertain[k]
-		if prev, ok := r.applied[k]; ok && prev.Owner != "" {
-			owner = prev.Owner
+		if prev, ok := r.applied[k]; ok && prev.Owner.String() != "" {
+			owner = prev.Owner.String()
 		}
 		if owner != "" {
-			u.Owner, u.Orphan = owner, true
+			prevOwner, label := u.Owner.String(), itemLabel(u.Item)
+			u.Owner, u.Orphan = r.owners.of(owner), true
+			c.tags.relabel(k, u, prevOwner, label)
 			c.applied[k] = u
 			delete(c.unowned, k)
 		}
@@ -71,7 +76,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	if r.synced {
 		drift = countDrift(r.applied, c.applied)
 	}
-	r.applied, r.unowned, r.foreign = c.applied, c.unowned, c.foreign
+	r.applied, r.tags, r.unowned, r.foreign = c.applied, c.tags, c.unowned, c.foreign
 	r.appliedBindings = map[Key]bool{}
 	for k := range r.applied {
 		if k.Kind == KindACLBinding {
@@ -82,7 +87,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	r.orphanOwners = map[string]bool{}
 	for _, a := range r.applied {
 		if a.Orphan {
-			r.orphanOwners[a.Owner] = true
+			r.orphanOwners[a.Owner.String()] = true
 		}
 	}
 	r.aclFront, r.aclOrder, r.ifaces = c.aclFront, c.aclOrder, st.Interfaces
@@ -115,7 +120,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	return nil
 }
 
-func countDrift(before, after map[Key]*appliedEntry) int {
+func countDrift(before, after map[Key]appliedEntry) int {
 	n := 0
 	for k, b := range before {
 		if a, ok := after[k]; !ok || !equalApplied(b.Item, a.Item) {
@@ -137,10 +142,13 @@ func countDrift(before, after map[Key]*appliedEntry) int {
 // failed (found by the property test: an affinity change whose delete
 // failed looked applied after the next resync). Called with mu held.
 func (r *Reconciler) recallUnobservable(c *classified) {
-	for _, m := range []map[Key]*appliedEntry{c.applied, c.unowned} {
+	for _, m := range []map[Key]appliedEntry{c.applied, c.unowned} {
 		for k, a := range m {
 			if prev, ok := r.applied[k]; ok && prev.known && prev.Handle == a.Handle {
+				owner, label := a.Owner.String(), itemLabel(a.Item)
 				a.Item, a.known = withUnobservable(a.Item, prev.Item), true
+				m[k] = a
+				c.tags.relabel(k, a, owner, label)
 			}
 		}
 	}
@@ -159,14 +167,15 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 			if !u.known {
 				u.Item = withUnobservable(u.Item, d)
 			}
-			u.Owner = owners[0]
+			u.Owner = r.owners.of(owners[0])
 			r.setApplied(k, u)
 			delete(r.unowned, k)
 			return
 		}
 		if a, ok := r.applied[k]; ok && a.Orphan {
+			owner, label := a.Owner.String(), itemLabel(a.Item)
 			a.Orphan = false
-			a.Owner = owners[0]
+			a.Owner = r.owners.of(owners[0])
 			if !a.known {
 				a.Item = withUnobservable(a.Item, d)
 			}
@@ -174,6 +183,8 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 				// VPP keeps no priority; the list order is compared by the diff.
 				a.Item = d
 			}
+			r.applied[k] = a
+			r.tags.relabel(k, a, owner, label)
 		}
 	}
 	if sc != nil {

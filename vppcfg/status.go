@@ -130,7 +130,7 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k Key, now time.Time) {
 	if e, desired := r.store.items[k]; desired {
 		d := e.item
 		next = ItemStatus{Key: k, Owners: e.owners}
-		a := r.applied[k]
+		a, applied := r.applied[k]
 		switch {
 		case plan == nil:
 			next.State, next.Reason = StatePending, "waiting for the first resync with VPP"
@@ -138,9 +138,9 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k Key, now time.Time) {
 			next.State, next.Err = StateFailed, plan.Blocked[k]
 		case plan.Pending[k] != "":
 			next.State, next.Reason = StatePending, plan.Pending[k]
-		case r.lastErr[k] != nil && (r.retryArmed(k) || a == nil || !equalApplied(d, a.Item)):
+		case r.lastErr[k] != nil && (r.retryArmed(k) || !applied || !equalApplied(d, a.Item)):
 			next.State, next.Err = StateFailed, r.lastErr[k]
-		case a != nil && equalApplied(d, a.Item):
+		case applied && equalApplied(d, a.Item):
 			// A failure without an armed retry is over when VPP holds the
 			// desired value: the item was put back to the value the failed
 			// op left in place, or a resync found it applied.
@@ -151,7 +151,7 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k Key, now time.Time) {
 			next.State, next.Reason = StatePending, "not applied yet"
 		}
 	} else if a, applied := r.applied[k]; applied {
-		next = ItemStatus{Key: k, Owners: []string{a.Owner}, Deleting: true}
+		next = ItemStatus{Key: k, Owners: []string{a.Owner.String()}, Deleting: true}
 		switch {
 		case r.lastErr[k] != nil:
 			next.State, next.Err = StateFailed, r.lastErr[k]
