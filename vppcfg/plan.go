@@ -175,6 +175,7 @@ func planOps(in diffInput) opPlan {
 		deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
 	})
 	slices.SortFunc(deletes, func(a, b Op) int { return a.Key.Compare(b.Key) })
+	creates = make([]Op, 0, len(changes)) // one op a change but for in-place updates
 	for _, k := range sortedKeys(changes) {
 		d, a := in.Desired[k].item, in.Applied[k]
 		switch changes[k] {
@@ -198,7 +199,11 @@ func planOps(in diffInput) opPlan {
 	// Stable sorts keep the per-key sequences (add-local before del-local) intact.
 	slices.SortStableFunc(deletes, func(a, b Op) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
 	slices.SortStableFunc(creates, func(a, b Op) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
-	p.Ops = append(deletes, creates...)
+	if len(deletes) == 0 && len(creates) > 0 {
+		p.Ops = creates // a cold sync's 100,000 creates are not copied again
+	} else {
+		p.Ops = append(deletes, creates...)
+	}
 	return p
 }
 
