@@ -63,9 +63,14 @@ func updateTranslation(t *vppcfg.CNATTranslation, handle *uint32) *call {
 	return &call{
 		req:   &cnat.CnatTranslationUpdate{Translation: translation(t)},
 		reply: &cnat.CnatTranslationUpdateReply{},
-		check: accept(fmt.Sprintf("update cnat translation %s/%s", t.VIP, t.Protocol)),
+		check: acceptOf(true, t, describeTranslationUpdate),
 		done:  func(m api.Message) { *handle = m.(*cnat.CnatTranslationUpdateReply).ID },
 	}
+}
+
+// describeTranslationUpdate names a translation update in errors.
+func describeTranslationUpdate(_ bool, t *vppcfg.CNATTranslation) string {
+	return fmt.Sprintf("update cnat translation %s/%s", t.VIP, t.Protocol)
 }
 
 // delTranslation removes a translation by ID; one already gone is fine.

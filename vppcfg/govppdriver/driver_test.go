@@ -305,6 +305,13 @@ func TestErrorsAreBranched(t *testing.T) {
 	assert.NotErrorIs(t, res[0].Err, vppcfg.ErrDrift, "a plain VPP error is retried, not resynced")
 	v.ClearFaults()
 
+	// A drop route's error names it (formatted only on failure).
+	v.FailMessage("ip_route_add_del", int32(api.UNSPECIFIED))
+	res = apply(t, d, create(&vppcfg.DropRoute{Prefix: netip.MustParsePrefix("10.96.0.10/32")}, ""))
+	assert.ErrorIs(t, res[0].Err, api.UNSPECIFIED)
+	assert.ErrorContains(t, res[0].Err, "add drop route 10.96.0.10/32 table 0")
+	v.ClearFaults()
+
 	// A pipeline keeps going after a failed request: only that op fails.
 	var ops []vppcfg.Op
 	for i := range 600 {

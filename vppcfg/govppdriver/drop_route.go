@@ -37,16 +37,17 @@ func dropPath(r *vppcfg.DropRoute) fib_types.FibPath {
 // addDelDropRoute adds or deletes a DropRoute. VPP answers 0 to the delete
 // of a route it does not hold; a missing table is NO_SUCH_FIB.
 func addDelDropRoute(isAdd bool, r *vppcfg.DropRoute) *call {
-	what := "delete drop route"
-	if isAdd {
-		what = "add drop route"
-	}
 	return &call{
 		req: &ip.IPRouteAddDel{IsAdd: isAdd, Route: ip.IPRoute{TableID: r.VRF, Prefix: prefix(r.Prefix), NPaths: 1,
 			Paths: []fib_types.FibPath{dropPath(r)}}},
 		reply: &ip.IPRouteAddDelReply{},
-		check: accept(fmt.Sprintf("%s %s table %d", what, r.Prefix, r.VRF)),
+		check: acceptOf(isAdd, r, describeDropRoute),
 	}
+}
+
+// describeDropRoute names a drop route call in errors.
+func describeDropRoute(isAdd bool, r *vppcfg.DropRoute) string {
+	return fmt.Sprintf("%s drop route %s table %d", verb(isAdd), r.Prefix, r.VRF)
 }
 
 // dumpDropRoutes reads vppsvc's drop routes of every table: routes whose

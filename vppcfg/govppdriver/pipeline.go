@@ -198,11 +198,23 @@ func deleteTolerant(isAdd bool, what string) func(error) error {
 // Formatting it up front for every call cost five allocations a call, a
 // third of the driver's own.
 func deleteTolerantOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
+	return checkOf(isAdd, it, describe, deleteTolerant)
+}
+
+// acceptOf is accept for the per-item calls of a cold sync, formatting the
+// description only when the call fails.
+func acceptOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
+	return checkOf(isAdd, it, describe, func(_ bool, what string) func(error) error { return accept(what) })
+}
+
+// checkOf builds the check of one call only when the call fails: describe
+// names the call, build makes the check from that name.
+func checkOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string, build func(isAdd bool, what string) func(error) error) func(error) error {
 	return func(err error) error {
 		if err == nil {
 			return nil
 		}
-		return deleteTolerant(isAdd, describe(isAdd, it))(err)
+		return build(isAdd, describe(isAdd, it))(err)
 	}
 }
 
