@@ -134,8 +134,10 @@ func (s *suite) testDeleteRemovesEverything(t *testing.T) {
 // every call that the renderer holds exactly what a fresh renderer holds
 // after one Resync of the same state. Some calls are repeated (a harmless
 // retry), and some commits fail on purpose: the call must then report the
-// failure, and the processor's retry with the same arguments, or its later
-// Resync, must converge.
+// failure, and a Resync (what the processor does after a failed call) must
+// converge. Some failed calls are instead made again with the same
+// arguments, which must converge too: stricter than the processor needs,
+// it shows the failure left no half-done state behind.
 func (s *suite) testIncrementalEqualsResync(t *testing.T) {
 	for _, seed := range s.seeds(t) {
 		w := newWorld(rand.New(rand.NewPCG(seed, 0x5eed)))

@@ -14,9 +14,9 @@
 // random sequences of model values of both address families, and checks
 // the contract of vppsvc.ServiceRendererAPI: Resync is idempotent, the
 // incremental calls reach exactly the state one Resync of the same cluster
-// reaches, deleting every service leaves only the node-wide items, a failed
-// commit retried with the same arguments converges, no call fails on valid
-// input, and input values are never modified. A failing sequence names its
+// reaches, deleting every service leaves only the node-wide items, a Resync
+// after a failed commit converges (as does the same call made again), no
+// call fails on valid input, and input values are never modified. A failing sequence names its
 // seed, the calls that led to it and the command that replays it alone:
 //
 //	replay (from the module root): VPPSVC_SEED=2 go test -run '^TestConformance$/^delete_removes_everything$' ./renderer/nat44/
