@@ -12,8 +12,8 @@
 // without the incremental engine the built-in renderers share
 // (renderer.Core): keep what the last successful commit holds, compute the
 // new items from the arguments, commit, and remember only on success, so
-// that the processor's retry of a failed call with the same arguments
-// converges.
+// that the Resync the processor sends after a failed call, or the same call
+// made again, converges.
 package frontendacl
 
 import (
