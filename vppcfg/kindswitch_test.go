@@ -11,12 +11,6 @@ import (
 	"testing"
 )
 
-// kindSwitchExceptions are files outside the descriptors that may switch
-// over item types, with the reason. Everything else that knows a kind asks
-// its descriptor.
-// None today: the renderers' claims on untagged objects are UntaggedClaims.
-var kindSwitchExceptions = map[string]string{}
-
 // kindSwitchSkipped are trees not checked at all, with the reason.
 var kindSwitchSkipped = map[string]string{
 	"vppcfg/govppdriver": "the driver side is a registry keyed by Kind of its own",
@@ -26,9 +20,9 @@ var kindSwitchSkipped = map[string]string{
 
 // TestNoTypeSwitchOverItemKinds fails when a type switch over vppcfg's
 // item types (case *X in this package, case *vppcfg.X elsewhere) appears
-// outside the kind_*.go descriptor files, the exceptions above and tests of
-// other packages (tests build and inspect the items they make): what a
-// kind means belongs in its descriptor, so that adding a kind is one file.
+// outside the kind_*.go descriptor files and tests of other packages (tests
+// build and inspect the items they make): what a kind means belongs in its
+// descriptor, so that adding a kind is one file. It has no exceptions.
 func TestNoTypeSwitchOverItemKinds(t *testing.T) {
 	itemTypes := itemTypeNames(t)
 	if len(itemTypes) < int(kindLimit)-1 {
@@ -62,9 +56,6 @@ func TestNoTypeSwitchOverItemKinds(t *testing.T) {
 			return nil
 		}
 		files++
-		if _, ok := kindSwitchExceptions[rel]; ok {
-			return nil
-		}
 		for _, line := range kindSwitchCases(t, path, inVPPCfg, itemTypes) {
 			t.Errorf("%s:%d: type switch over item kinds; give the kind's descriptor (vppcfg/kind_*.go) what the switch knows", rel, line)
 		}
@@ -75,11 +66,6 @@ func TestNoTypeSwitchOverItemKinds(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("checked only %d files: is %s the module's root?", files, root)
-	}
-	for f := range kindSwitchExceptions {
-		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
-			t.Errorf("exception %s: %v (remove it from the list)", f, err)
-		}
 	}
 }
 

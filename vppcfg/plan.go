@@ -150,7 +150,7 @@ func planOps(in diffInput) opPlan {
 	})
 	p.natReset(in, ready, changes)
 
-	var deletes, creates []Op
+	var deletes []Op
 	sc.eachApplied(func(k Key, a appliedEntry) {
 		if k.Kind == KindACLBinding || k.Kind == KindNAT44Global {
 			return
@@ -175,7 +175,7 @@ func planOps(in diffInput) opPlan {
 		deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
 	})
 	slices.SortFunc(deletes, func(a, b Op) int { return a.Key.Compare(b.Key) })
-	creates = make([]Op, 0, len(changes)) // one op a change but for in-place updates
+	creates := make([]Op, 0, len(changes)) // one op a change but for in-place updates
 	for _, k := range sortedKeys(changes) {
 		d, a := in.Desired[k].item, in.Applied[k]
 		switch changes[k] {
