@@ -1,0 +1,104 @@
+package vppnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"go.fd.io/govpp/adapter/socketclient"
+	"go.fd.io/govpp/binapi/vpe"
+	"go.fd.io/govpp/core"
+)
+
+// Tag marks the VPP interfaces a node agent created through Client.
+const Tag = "vppsvc-lab"
+
+// errWrongVersion is wrapped when the VPP behind a socket is not 25.10.
+var errWrongVersion = errors.New("wrong VPP version")
+
+// Client is a node agent's connection to its VPP, with the operations
+// that build a node. Every operation is idempotent: it reads VPP's state
+// first and sends a change only when VPP differs (Changes counts them).
+type Client struct {
+	conn   *core.Connection
+	socket string
+
+	mu      sync.Mutex
+	changes map[string]int
+}
+
+// Connect connects to the VPP whose API socket is socket and checks that
+// it is VPP 25.10.
+func Connect(ctx context.Context, socket string) (*Client, error) {
+	conn, err := core.Connect(socketclient.NewVppClient(socket))
+	if err != nil {
+		return nil, fmt.Errorf("connect to VPP at %s: %w", socket, err)
+	}
+	c := &Client{conn: conn, socket: socket, changes: map[string]int{}}
+	v, err := c.Version(ctx)
+	if err != nil {
+		conn.Disconnect()
+		return nil, err
+	}
+	if err := checkVersion(v, "the VPP at "+socket); err != nil {
+		conn.Disconnect()
+		return nil, fmt.Errorf("%w: %w", errWrongVersion, err)
+	}
+	return c, nil
+}
+
+// Close disconnects; VPP keeps running and keeps what was configured.
+func (c *Client) Close() { c.conn.Disconnect() }
+
+// Conn is the underlying govpp connection, for calls this package does
+// not offer.
+func (c *Client) Conn() *core.Connection { return c.conn }
+
+// Version is VPP's version as show_version answers it ("25.10.0-release").
+func (c *Client) Version(ctx context.Context) (string, error) {
+	r, err := vpe.NewServiceClient(c.conn).ShowVersion(ctx, &vpe.ShowVersion{})
+	if err != nil {
+		return "", fmt.Errorf("show_version at %s: %w", c.socket, err)
+	}
+	return r.Version, nil
+}
+
+// Changes counts the changing requests sent through this client, by
+// message name ("af_packet_create_v3"): zero after a plan re-run over a
+// VPP that already has it.
+func (c *Client) Changes() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.changes))
+	for k, v := range c.changes {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *Client) changed(msg string) {
+	c.mu.Lock()
+	c.changes[msg]++
+	c.mu.Unlock()
+}
+
+// recvAll reads a dump's stream to its end: (stream, err) as a dump call
+// returns them.
+func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out []T
+	for {
+		d, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+}

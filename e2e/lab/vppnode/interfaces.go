@@ -1,0 +1,212 @@
+package vppnode
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"go.fd.io/govpp/binapi/af_packet"
+	"go.fd.io/govpp/binapi/ethernet_types"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip_neighbor"
+	"go.fd.io/govpp/binapi/ip_types"
+)
+
+// Interface is one VPP interface as the node agent sees it.
+type Interface struct {
+	Name   string // VPP's name (uplink0, host0, tap-<ns>-<pod>)
+	Index  uint32 // sw_if_index
+	HostIf string // the host veth of an af_packet interface, "" otherwise
+	MAC    net.HardwareAddr
+	Up     bool   // admin up
+	Tag    string // Tag when a node agent created it through Client
+}
+
+// Interfaces lists VPP's interfaces (local0 aside), af_packet ones with
+// their host veth.
+func (c *Client) Interfaces(ctx context.Context) ([]Interface, error) {
+	ds, err := recvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(c.conn).SwInterfaceDump(ctx,
+		&interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
+	if err != nil {
+		return nil, fmt.Errorf("sw_interface_dump: %w", err)
+	}
+	aps, err := recvAll[*af_packet.AfPacketDetails](af_packet.NewServiceClient(c.conn).AfPacketDump(ctx, &af_packet.AfPacketDump{}))
+	if err != nil {
+		return nil, fmt.Errorf("af_packet_dump: %w", err)
+	}
+	host := map[interface_types.InterfaceIndex]string{}
+	for _, a := range aps {
+		host[a.SwIfIndex] = a.HostIfName
+	}
+	var out []Interface
+	for _, d := range ds {
+		if d.SwIfIndex == 0 {
+			continue
+		}
+		out = append(out, Interface{
+			Name:   d.InterfaceName,
+			Index:  uint32(d.SwIfIndex),
+			HostIf: host[d.SwIfIndex],
+			MAC:    net.HardwareAddr(d.L2Address[:]),
+			Up:     d.Flags&interface_types.IF_STATUS_API_FLAG_ADMIN_UP != 0,
+			Tag:    d.Tag,
+		})
+	}
+	return out, nil
+}
+
+// Interface finds VPP's interface called name.
+func (c *Client) Interface(ctx context.Context, name string) (Interface, error) {
+	ifs, err := c.Interfaces(ctx)
+	if err != nil {
+		return Interface{}, err
+	}
+	for _, i := range ifs {
+		if i.Name == name {
+			return i, nil
+		}
+	}
+	return Interface{}, fmt.Errorf("VPP has no interface %s", name)
+}
+
+// MAC is the hardware address of VPP's interface name.
+func (c *Client) MAC(ctx context.Context, name string) (net.HardwareAddr, error) {
+	i, err := c.Interface(ctx, name)
+	return i.MAC, err
+}
+
+// AfPacket describes an af_packet interface of VPP on a host veth.
+type AfPacket struct {
+	// HostIf is the root namespace's veth end VPP attaches to.
+	HostIf string
+	// Name is VPP's name for the interface (VPP would call it
+	// host-<HostIf>).
+	Name string
+	// MAC is VPP's address on it; nil lets VPP pick a random 02:fe:...
+	// one (not the veth's: the kernel never takes VPP's frames as its own).
+	MAC net.HardwareAddr
+}
+
+// EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
+// a.HostIf, tagged, admin up. One that exists on that veth is adopted (a
+// restarted node agent, or a second run of a plan): renamed if needed,
+// never created twice. Its IP configuration is the caller's.
+func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, error) {
+	if a.HostIf == "" || a.Name == "" || len(a.Name) >= 64 {
+		return Interface{}, fmt.Errorf("af_packet %q on %q: want a host interface and a VPP name under 64 bytes", a.Name, a.HostIf)
+	}
+	ifs, err := c.Interfaces(ctx)
+	if err != nil {
+		return Interface{}, err
+	}
+	var cur *Interface
+	for i := range ifs {
+		if ifs[i].HostIf == a.HostIf {
+			cur = &ifs[i]
+		} else if ifs[i].Name == a.Name {
+			return Interface{}, fmt.Errorf("VPP's interface %s is on %q, not on the veth %s", a.Name, ifs[i].HostIf, a.HostIf)
+		}
+	}
+	if cur == nil {
+		req := &af_packet.AfPacketCreateV3{
+			Mode:        af_packet.AF_PACKET_API_MODE_ETHERNET,
+			HostIfName:  a.HostIf,
+			NumRxQueues: 1,
+			NumTxQueues: 1,
+		}
+		if a.MAC != nil {
+			if len(a.MAC) != 6 {
+				return Interface{}, fmt.Errorf("af_packet %s: MAC %v is not 6 bytes", a.Name, a.MAC)
+			}
+			copy(req.HwAddr[:], a.MAC)
+		} else {
+			req.UseRandomHwAddr = true
+		}
+		r, err := af_packet.NewServiceClient(c.conn).AfPacketCreateV3(ctx, req)
+		c.changed("af_packet_create_v3")
+		if err != nil {
+			return Interface{}, fmt.Errorf("af_packet_create_v3 on %s: %w", a.HostIf, err)
+		}
+		cur = &Interface{Index: uint32(r.SwIfIndex), HostIf: a.HostIf}
+	}
+	ic := interfaces.NewServiceClient(c.conn)
+	sw := interface_types.InterfaceIndex(cur.Index)
+	if cur.Name != a.Name {
+		if _, err := ic.SwInterfaceSetInterfaceName(ctx, &interfaces.SwInterfaceSetInterfaceName{SwIfIndex: sw, Name: a.Name}); err != nil {
+			return Interface{}, fmt.Errorf("name the af_packet interface on %s %s: %w", a.HostIf, a.Name, err)
+		}
+		c.changed("sw_interface_set_interface_name")
+	}
+	if cur.Tag != Tag {
+		if _, err := ic.SwInterfaceTagAddDel(ctx, &interfaces.SwInterfaceTagAddDel{IsAdd: true, SwIfIndex: sw, Tag: Tag}); err != nil {
+			return Interface{}, fmt.Errorf("tag %s: %w", a.Name, err)
+		}
+		c.changed("sw_interface_tag_add_del")
+	}
+	if !cur.Up {
+		if err := c.setUp(ctx, sw, a.Name); err != nil {
+			return Interface{}, err
+		}
+	}
+	return c.Interface(ctx, a.Name)
+}
+
+// SetUp sets VPP's interface name admin up.
+func (c *Client) SetUp(ctx context.Context, name string) error {
+	i, err := c.Interface(ctx, name)
+	if err != nil || i.Up {
+		return err
+	}
+	return c.setUp(ctx, interface_types.InterfaceIndex(i.Index), name)
+}
+
+func (c *Client) setUp(ctx context.Context, sw interface_types.InterfaceIndex, name string) error {
+	_, err := interfaces.NewServiceClient(c.conn).SwInterfaceSetFlags(ctx, &interfaces.SwInterfaceSetFlags{SwIfIndex: sw, Flags: interface_types.IF_STATUS_API_FLAG_ADMIN_UP})
+	c.changed("sw_interface_set_flags")
+	if err != nil {
+		return fmt.Errorf("set %s up: %w", name, err)
+	}
+	return nil
+}
+
+// DeleteInterface deletes the af_packet interface name with its static
+// neighbours (a deleted interface's neighbours stay in VPP, and re-using
+// its index then crashed VPP 25.10 in a neighbour add). A missing
+// interface is no error.
+func (c *Client) DeleteInterface(ctx context.Context, name string) error {
+	ifs, err := c.Interfaces(ctx)
+	if err != nil {
+		return err
+	}
+	for _, i := range ifs {
+		if i.Name != name {
+			continue
+		}
+		if i.HostIf == "" {
+			return fmt.Errorf("VPP's interface %s is not an af_packet interface: not deleted", name)
+		}
+		sw := interface_types.InterfaceIndex(i.Index)
+		for _, af := range []ip_types.AddressFamily{ip_types.ADDRESS_IP4, ip_types.ADDRESS_IP6} {
+			if _, err := ip_neighbor.NewServiceClient(c.conn).IPNeighborFlush(ctx, &ip_neighbor.IPNeighborFlush{Af: af, SwIfIndex: sw}); err != nil {
+				return fmt.Errorf("flush %s's neighbours: %w", name, err)
+			}
+			c.changed("ip_neighbor_flush")
+		}
+		if _, err := af_packet.NewServiceClient(c.conn).AfPacketDelete(ctx, &af_packet.AfPacketDelete{HostIfName: i.HostIf}); err != nil {
+			return fmt.Errorf("af_packet_delete %s (%s): %w", name, i.HostIf, err)
+		}
+		c.changed("af_packet_delete")
+		return nil
+	}
+	return nil
+}
+
+func macAddress(m net.HardwareAddr) (ethernet_types.MacAddress, error) {
+	var out ethernet_types.MacAddress
+	if len(m) != 6 {
+		return out, fmt.Errorf("MAC %v is not 6 bytes", m)
+	}
+	copy(out[:], m)
+	return out, nil
+}

@@ -1,0 +1,252 @@
+package vppnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/fib_types"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip"
+	"go.fd.io/govpp/binapi/ip_neighbor"
+	"go.fd.io/govpp/binapi/ip_types"
+)
+
+func (c *Client) index(ctx context.Context, name string) (interface_types.InterfaceIndex, error) {
+	i, err := c.Interface(ctx, name)
+	return interface_types.InterfaceIndex(i.Index), err
+}
+
+// Addresses lists the addresses on VPP's interface name, both families.
+func (c *Client) Addresses(ctx context.Context, name string) ([]netip.Prefix, error) {
+	sw, err := c.index(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return c.addresses(ctx, sw)
+}
+
+func (c *Client) addresses(ctx context.Context, sw interface_types.InterfaceIndex) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v6 := range []bool{false, true} {
+		ds, err := recvAll[*ip.IPAddressDetails](ip.NewServiceClient(c.conn).IPAddressDump(ctx, &ip.IPAddressDump{SwIfIndex: sw, IsIPv6: v6}))
+		if err != nil {
+			return nil, fmt.Errorf("ip_address_dump: %w", err)
+		}
+		for _, d := range ds {
+			out = append(out, fromPrefix(ip_types.Prefix(d.Prefix)))
+		}
+	}
+	return out, nil
+}
+
+// AddAddress puts p (address and prefix length) on VPP's interface name,
+// unless it is there.
+func (c *Client) AddAddress(ctx context.Context, name string, p netip.Prefix) error {
+	if !p.IsValid() {
+		return fmt.Errorf("address on %s: invalid prefix", name)
+	}
+	sw, err := c.index(ctx, name)
+	if err != nil {
+		return err
+	}
+	have, err := c.addresses(ctx, sw)
+	if err != nil {
+		return err
+	}
+	for _, h := range have {
+		if h == p {
+			return nil
+		}
+	}
+	_, err = interfaces.NewServiceClient(c.conn).SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{
+		SwIfIndex: sw, IsAdd: true, Prefix: ip_types.AddressWithPrefix(prefix(p))})
+	c.changed("sw_interface_add_del_address")
+	if err != nil {
+		return fmt.Errorf("address %s on %s: %w", p, name, err)
+	}
+	return nil
+}
+
+// SetUnnumbered makes VPP's interface name borrow the addresses of from:
+// IP enabled without an address of its own, as a CNI builds pod
+// interfaces (without it VPP drops what arrives: ip4-not-enabled).
+func (c *Client) SetUnnumbered(ctx context.Context, name, from string) error {
+	sw, err := c.index(ctx, name)
+	if err != nil {
+		return err
+	}
+	src, err := c.index(ctx, from)
+	if err != nil {
+		return err
+	}
+	ds, err := recvAll[*ip.IPUnnumberedDetails](ip.NewServiceClient(c.conn).IPUnnumberedDump(ctx, &ip.IPUnnumberedDump{SwIfIndex: sw}))
+	if err != nil {
+		return fmt.Errorf("ip_unnumbered_dump: %w", err)
+	}
+	for _, d := range ds {
+		if d.SwIfIndex == sw && d.IPSwIfIndex == src {
+			return nil
+		}
+	}
+	_, err = interfaces.NewServiceClient(c.conn).SwInterfaceSetUnnumbered(ctx, &interfaces.SwInterfaceSetUnnumbered{
+		SwIfIndex: src, UnnumberedSwIfIndex: sw, IsAdd: true})
+	c.changed("sw_interface_set_unnumbered")
+	if err != nil {
+		return fmt.Errorf("unnumbered %s to %s: %w", name, from, err)
+	}
+	return nil
+}
+
+// EnableIP6 enables IPv6 on VPP's interface name (a link-local address,
+// neighbour discovery), unless it is enabled: VPP counts each enable, so
+// a second one would leak a reference.
+func (c *Client) EnableIP6(ctx context.Context, name string) error {
+	sw, err := c.index(ctx, name)
+	if err != nil {
+		return err
+	}
+	_, err = ip.NewServiceClient(c.conn).SwInterfaceIP6GetLinkLocalAddress(ctx, &ip.SwInterfaceIP6GetLinkLocalAddress{SwIfIndex: sw})
+	if err == nil {
+		return nil
+	}
+	var verr *api.VPPApiError
+	if !errors.As(err, &verr) {
+		return fmt.Errorf("link-local address of %s: %w", name, err)
+	}
+	_, err = ip.NewServiceClient(c.conn).SwInterfaceIP6EnableDisable(ctx, &ip.SwInterfaceIP6EnableDisable{SwIfIndex: sw, Enable: true})
+	c.changed("sw_interface_ip6_enable_disable")
+	if err != nil {
+		return fmt.Errorf("enable IPv6 on %s: %w", name, err)
+	}
+	return nil
+}
+
+// Route is a route of VPP's default table.
+type Route struct {
+	Dst netip.Prefix
+	// Via is the next hop; the zero Addr makes the route attached to Dev
+	// (VPP then resolves each destination's neighbour on Dev).
+	Via netip.Addr
+	// Dev is VPP's name of the interface the route leaves by.
+	Dev string
+}
+
+func (r Route) String() string {
+	if r.Via.IsValid() {
+		return fmt.Sprintf("%s via %s %s", r.Dst, r.Via, r.Dev)
+	}
+	return fmt.Sprintf("%s %s", r.Dst, r.Dev)
+}
+
+func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
+	if !r.Dst.IsValid() || r.Dev == "" {
+		return ip.IPRoute{}, fmt.Errorf("route %v: want a destination and an interface", r)
+	}
+	if r.Via.IsValid() && r.Via.Is4() != r.Dst.Addr().Is4() {
+		return ip.IPRoute{}, fmt.Errorf("route %v: next hop of another family", r)
+	}
+	sw, err := c.index(ctx, r.Dev)
+	if err != nil {
+		return ip.IPRoute{}, err
+	}
+	path := fib_types.FibPath{SwIfIndex: uint32(sw), Weight: 1, Proto: fib_types.FIB_API_PATH_NH_PROTO_IP4}
+	if r.Dst.Addr().Is6() {
+		path.Proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
+	}
+	if r.Via.IsValid() {
+		path.Nh = fib_types.FibPathNh{Address: address(r.Via).Un}
+	}
+	return ip.IPRoute{Prefix: prefix(r.Dst.Masked()), NPaths: 1, Paths: []fib_types.FibPath{path}}, nil
+}
+
+// hasRoute says whether VPP's default table holds exactly route (same
+// prefix, one path through the same interface and next hop).
+func (c *Client) hasRoute(ctx context.Context, route ip.IPRoute) (bool, error) {
+	r, err := ip.NewServiceClient(c.conn).IPRouteLookup(ctx, &ip.IPRouteLookup{Exact: 1, Prefix: route.Prefix})
+	var verr *api.VPPApiError
+	if errors.As(err, &verr) {
+		return false, nil // no such entry
+	}
+	if err != nil {
+		return false, fmt.Errorf("ip_route_lookup: %w", err)
+	}
+	if len(r.Route.Paths) != 1 {
+		return false, nil
+	}
+	got, want := r.Route.Paths[0], route.Paths[0]
+	return got.SwIfIndex == want.SwIfIndex && got.Nh.Address == want.Nh.Address && fromPrefix(r.Route.Prefix) == fromPrefix(route.Prefix), nil
+}
+
+// AddRoute installs r in VPP's default table, replacing the paths of a
+// route to the same prefix; one already as r is left alone.
+func (c *Client) AddRoute(ctx context.Context, r Route) error {
+	route, err := c.routeBody(ctx, r)
+	if err != nil {
+		return err
+	}
+	if ok, err := c.hasRoute(ctx, route); err != nil || ok {
+		return err
+	}
+	_, err = ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: route})
+	c.changed("ip_route_add_del")
+	if err != nil {
+		return fmt.Errorf("route %v: %w", r, err)
+	}
+	return nil
+}
+
+// DelRoute removes r from VPP's default table; a missing route is no
+// error.
+func (c *Client) DelRoute(ctx context.Context, r Route) error {
+	route, err := c.routeBody(ctx, r)
+	if err != nil {
+		return err
+	}
+	if ok, err := c.hasRoute(ctx, route); err != nil || !ok {
+		return err
+	}
+	_, err = ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: route})
+	c.changed("ip_route_add_del")
+	if err != nil {
+		return fmt.Errorf("delete route %v: %w", r, err)
+	}
+	return nil
+}
+
+// AddNeighbour gives VPP a static neighbour ipAddr with hardware address
+// mac on its interface name, unless it has exactly that one.
+func (c *Client) AddNeighbour(ctx context.Context, name string, ipAddr netip.Addr, mac net.HardwareAddr) error {
+	m, err := macAddress(mac)
+	if err != nil || !ipAddr.IsValid() {
+		return fmt.Errorf("neighbour %v on %s: want an address and a 6-byte MAC", ipAddr, name)
+	}
+	sw, err := c.index(ctx, name)
+	if err != nil {
+		return err
+	}
+	af := ip_types.ADDRESS_IP4
+	if ipAddr.Is6() {
+		af = ip_types.ADDRESS_IP6
+	}
+	ds, err := recvAll[*ip_neighbor.IPNeighborDetails](ip_neighbor.NewServiceClient(c.conn).IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: sw, Af: af}))
+	if err != nil {
+		return fmt.Errorf("ip_neighbor_dump: %w", err)
+	}
+	for _, d := range ds {
+		if fromAddress(d.Neighbor.IPAddress) == ipAddr && d.Neighbor.MacAddress == m && d.Neighbor.Flags&ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC != 0 {
+			return nil
+		}
+	}
+	_, err = ip_neighbor.NewServiceClient(c.conn).IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: true, Neighbor: ip_neighbor.IPNeighbor{
+		SwIfIndex: sw, Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: m, IPAddress: address(ipAddr)}})
+	c.changed("ip_neighbor_add_del")
+	if err != nil {
+		return fmt.Errorf("neighbour %s on %s: %w", ipAddr, name, err)
+	}
+	return nil
+}
