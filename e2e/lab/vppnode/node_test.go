@@ -298,4 +298,3 @@ func cpuTicks(pid int) (int64, error) {
 	}
 	return u + st, nil
 }
-
