@@ -181,3 +181,14 @@ func TestParseLinks(t *testing.T) {
 }
 
 func mustPrefix(s string) netip.Prefix { return netip.MustParsePrefix(s) }
+
+func TestInNamespaceOfAMissingNamespace(t *testing.T) {
+	ran := false
+	err := InNamespace("vsl-no-such-namespace", func() error { ran = true; return nil })
+	if err == nil || ran || !strings.Contains(err.Error(), "vsl-no-such-namespace") {
+		t.Errorf("InNamespace of a missing namespace = %v (fn ran: %v)", err, ran)
+	}
+	if err := InNamespace("../etc", func() error { return nil }); err == nil {
+		t.Error("InNamespace(../etc): want an error")
+	}
+}

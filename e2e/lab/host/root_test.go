@@ -64,6 +64,14 @@ func TestTwoNamespacesOnABridge(t *testing.T) {
 		must(t, l.AddAddress(e.ns, "eth0", e.v6))
 		must(t, l.Sysctl(e.ns, "net.ipv4.ping_group_range", "0 2147483647"))
 	}
+	// A sysctl set inside a namespace stays there.
+	must(t, l.Sysctl(ends[0].ns, "net.ipv4.ip_default_ttl", "33"))
+	if out, err := Command(ends[0].ns, "cat", "/proc/sys/net/ipv4/ip_default_ttl").Output(); err != nil || strings.TrimSpace(string(out)) != "33" {
+		t.Errorf("ip_default_ttl inside the namespace = %q, %v; want 33", out, err)
+	}
+	if root, _ := os.ReadFile("/proc/sys/net/ipv4/ip_default_ttl"); strings.TrimSpace(string(root)) == "33" {
+		t.Error("the namespace's sysctl reached the root namespace")
+	}
 	// Every step again: the lab's own objects are kept, nothing fails.
 	must(t, l.AddBridge(br))
 	for _, e := range ends {
