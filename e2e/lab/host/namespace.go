@@ -68,6 +68,21 @@ func (l *Lab) removeNamespace(ctx context.Context, ns string) ([]string, error) 
 		if err != nil {
 			return removed, err
 		}
+		// Links first, synchronously: a namespace's own teardown runs
+		// later in the kernel, and a veth's root end would linger until
+		// then, in the way of the same name created anew.
+		ls, err := l.links(ctx, ns)
+		if err != nil {
+			return removed, err
+		}
+		for _, k := range ls {
+			if k.Name == "lo" {
+				continue
+			}
+			if _, err := l.ip(ctx, nsArgs(ns, "link", "del", "dev", k.Name)...); err != nil {
+				return removed, err
+			}
+		}
 		if _, err := l.ip(ctx, "netns", "del", ns); err != nil {
 			return removed, err
 		}

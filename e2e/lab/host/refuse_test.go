@@ -214,8 +214,9 @@ func TestCleanupRemovesOnlyOurs(t *testing.T) {
 		link{Name: "br9", Alias: "vppsvc-lab:vsl"},    // marked, without the prefix
 	)
 	l, f := fakeLab(t, map[string]string{
-		rootLinks:    root,
-		"netns list": "vsl-a (id: 1)\nvsl-foreign (id: 2)\n",
+		rootLinks:               root,
+		"netns list":            "vsl-a (id: 1)\nvsl-foreign (id: 2)\n",
+		"-n vsl-a " + rootLinks: linksJSON(t, link{Name: "lo"}, link{Name: "eth0", Alias: "vppsvc-lab:vsl"}),
 	}, "vsl-a", "vsl-gone")
 	removed, err := l.Cleanup()
 	if err != nil {
@@ -225,7 +226,7 @@ func TestCleanupRemovesOnlyOurs(t *testing.T) {
 	if !reflect.DeepEqual(removed, want) {
 		t.Errorf("removed %q, want %q", removed, want)
 	}
-	wantChanges := []string{"netns del vsl-a", "link del dev vslbr0", "link del dev vslup1"}
+	wantChanges := []string{"-n vsl-a link del dev eth0", "netns del vsl-a", "link del dev vslbr0", "link del dev vslup1"}
 	if got := f.changes(); !reflect.DeepEqual(got, wantChanges) {
 		t.Errorf("changes = %q, want %q", got, wantChanges)
 	}

@@ -12,7 +12,8 @@ import (
 	"go.fd.io/govpp/core"
 )
 
-// Tag marks the VPP interfaces a node agent created through Client.
+// Tag starts the tag of the VPP interfaces a node agent created through
+// Client (followed by ":" and the host veth's ifindex).
 const Tag = "vppsvc-lab"
 
 // errWrongVersion is wrapped when the VPP behind a socket is not 25.10.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strconv"
+	"strings"
 
 	"go.fd.io/govpp/binapi/af_packet"
 	"go.fd.io/govpp/binapi/ethernet_types"
@@ -20,7 +22,7 @@ type Interface struct {
 	HostIf string // the host veth of an af_packet interface, "" otherwise
 	MAC    net.HardwareAddr
 	Up     bool   // admin up
-	Tag    string // Tag when a node agent created it through Client
+	Tag    string // Tag:<veth ifindex> when a node agent created it through Client
 }
 
 // Interfaces lists VPP's interfaces (local0 aside), af_packet ones with
@@ -91,11 +93,22 @@ type AfPacket struct {
 // EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
 // a.HostIf, tagged, admin up. One that exists on that veth is adopted (a
 // restarted node agent, or a second run of a plan): renamed if needed,
-// never created twice. Its IP configuration is the caller's.
+// never created twice. The tag records the veth's ifindex: an interface
+// left on a veth that was deleted and re-created under the same name
+// (its socket bound to the dead one) is deleted and created anew. Its IP
+// configuration is the caller's.
 func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, error) {
 	if a.HostIf == "" || a.Name == "" || len(a.Name) >= 64 {
 		return Interface{}, fmt.Errorf("af_packet %q on %q: want a host interface and a VPP name under 64 bytes", a.Name, a.HostIf)
 	}
+	if a.MAC != nil && len(a.MAC) != 6 {
+		return Interface{}, fmt.Errorf("af_packet %s: MAC %v is not 6 bytes", a.Name, a.MAC)
+	}
+	veth, err := net.InterfaceByName(a.HostIf)
+	if err != nil {
+		return Interface{}, fmt.Errorf("af_packet %s: host interface %s: %w", a.Name, a.HostIf, err)
+	}
+	tag := afPacketTag(veth.Index)
 	ifs, err := c.Interfaces(ctx)
 	if err != nil {
 		return Interface{}, err
@@ -108,6 +121,13 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 			return Interface{}, fmt.Errorf("VPP's interface %s is on %q, not on the veth %s", a.Name, ifs[i].HostIf, a.HostIf)
 		}
 	}
+	if cur != nil && strings.HasPrefix(cur.Tag, Tag) && cur.Tag != tag {
+		// Ours, on an earlier veth of that name.
+		if err := c.DeleteInterface(ctx, cur.Name); err != nil {
+			return Interface{}, err
+		}
+		cur = nil
+	}
 	if cur == nil {
 		req := &af_packet.AfPacketCreateV3{
 			Mode:        af_packet.AF_PACKET_API_MODE_ETHERNET,
@@ -116,9 +136,6 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 			NumTxQueues: 1,
 		}
 		if a.MAC != nil {
-			if len(a.MAC) != 6 {
-				return Interface{}, fmt.Errorf("af_packet %s: MAC %v is not 6 bytes", a.Name, a.MAC)
-			}
 			copy(req.HwAddr[:], a.MAC)
 		} else {
 			req.UseRandomHwAddr = true
@@ -138,8 +155,8 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 		}
 		c.changed("sw_interface_set_interface_name")
 	}
-	if cur.Tag != Tag {
-		if _, err := ic.SwInterfaceTagAddDel(ctx, &interfaces.SwInterfaceTagAddDel{IsAdd: true, SwIfIndex: sw, Tag: Tag}); err != nil {
+	if cur.Tag != tag {
+		if _, err := ic.SwInterfaceTagAddDel(ctx, &interfaces.SwInterfaceTagAddDel{IsAdd: true, SwIfIndex: sw, Tag: tag}); err != nil {
 			return Interface{}, fmt.Errorf("tag %s: %w", a.Name, err)
 		}
 		c.changed("sw_interface_tag_add_del")
@@ -151,6 +168,10 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 	}
 	return c.Interface(ctx, a.Name)
 }
+
+// afPacketTag is the tag of an af_packet interface on the veth with the
+// kernel's ifindex.
+func afPacketTag(ifindex int) string { return Tag + ":" + strconv.Itoa(ifindex) }
 
 // SetUp sets VPP's interface name admin up.
 func (c *Client) SetUp(ctx context.Context, name string) error {

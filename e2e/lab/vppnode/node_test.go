@@ -178,7 +178,7 @@ func TestNodeOnARealVPP(t *testing.T) {
 		defer c.Close()
 		h, err := c.Interface(ctx, "host0")
 		must(t, err)
-		if h.HostIf != n.vethA || !h.Up || h.Tag != Tag || len(h.MAC) != 6 {
+		if h.HostIf != n.vethA || !h.Up || !strings.HasPrefix(h.Tag, Tag+":") || len(h.MAC) != 6 {
 			t.Errorf("host0 = %+v", h)
 		}
 		veth, err := lab.MAC("", n.vethA)
@@ -213,6 +213,20 @@ func TestNodeOnARealVPP(t *testing.T) {
 		if ch := c.Changes(); len(ch) != 0 {
 			t.Errorf("second run of the plan sent changes: %v", ch)
 		}
+	})
+
+	t.Run("a veth re-created under its name gets a new interface", func(t *testing.T) {
+		c, err := Connect(ctx, v.APISocket())
+		must(t, err)
+		defer c.Close()
+		must(t, lab.DelNamespace(n.nsB))
+		n = newTestNode(t, lab)
+		must(t, n.plan(ctx, c))
+		ch := c.Changes()
+		if ch["af_packet_delete"] != 1 || ch["af_packet_create_v3"] != 1 {
+			t.Errorf("changes %v: want pod1's stale interface deleted and one created", ch)
+		}
+		n.check(t)
 	})
 
 	t.Run("VPP killed and restarted", func(t *testing.T) {
