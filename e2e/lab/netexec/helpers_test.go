@@ -2,8 +2,10 @@ package netexec
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,3 +133,7 @@ func silentUDP(t *testing.T) string {
 	}()
 	return pc.LocalAddr().String()
 }
+
+var errFailed = errors.New("failed")
+
+func itoa(i int) string { return strconv.Itoa(i) }

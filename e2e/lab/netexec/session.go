@@ -22,6 +22,7 @@ type Session struct {
 	hostname string
 	seq      int
 	timeout  time.Duration
+	failed   *SessionFailure
 }
 
 // SessionTimeout bounds one exchange of a session.
@@ -58,13 +59,10 @@ func (s *Session) RemoteAddr() net.Addr { return s.conn.RemoteAddr() }
 // Close ends the session's connection.
 func (s *Session) Close() error { return s.conn.Close() }
 
-// exchange writes one line and reads one line, within the session timeout and the context.
+// exchange writes one line and reads one line within the session timeout; a context that
+// ends interrupts it.
 func (s *Session) exchange(ctx context.Context, line string) (string, error) {
-	deadline := time.Now().Add(s.timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	s.conn.SetDeadline(deadline)
+	s.conn.SetDeadline(time.Now().Add(s.timeout))
 	stop := context.AfterFunc(ctx, func() { s.conn.SetDeadline(time.Now()) })
 	defer stop()
 	if _, err := s.conn.Write([]byte(line + "\n")); err != nil {
@@ -110,10 +108,17 @@ func (r SessionReport) Err() error {
 }
 
 // Run exchanges one message every interval until the context ends or max exchanges are done
-// (a clean end), or an exchange fails (the end the churn test must never see). An exchange cut
-// short by the context's end is not a failure.
+// (a clean end), or an exchange fails (the end the churn test must never see). The context is
+// checked between exchanges only: an exchange under way is never cut, so its reply cannot
+// arrive late into the next Run, and Run returns at most SessionTimeout after the context
+// ends. A session that failed stays failed: a later Run reports the same failure at once. One
+// session serves one goroutine.
 func (s *Session) Run(ctx context.Context, interval time.Duration, max int) SessionReport {
 	rep := SessionReport{Hostname: s.hostname, Start: time.Now()}
+	if s.failed != nil {
+		rep.Failure, rep.End = s.failed, rep.Start
+		return rep
+	}
 	if max < 1 || max > MaxExchanges {
 		max = MaxExchanges
 	}
@@ -126,16 +131,14 @@ func (s *Session) Run(ctx context.Context, interval time.Duration, max int) Sess
 		s.seq++
 		want := strconv.Itoa(s.seq)
 		begin := time.Now()
-		got, err := s.exchange(ctx, CmdEcho+" "+want)
+		got, err := s.exchange(context.WithoutCancel(ctx), CmdEcho+" "+want)
 		now := time.Now()
 		if err == nil && got != want {
 			err = fmt.Errorf("reply %q, want %q", got, want)
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
 			rep.Failure = &SessionFailure{At: now, Seq: s.seq, Err: err.Error()}
+			s.failed = rep.Failure
 			break
 		}
 		rep.Exchanges++
