@@ -177,3 +177,28 @@ func closedPort(t *testing.T) int {
 	ln.Close()
 	return p
 }
+
+// TestWaitReady checks that the wait ends once a late server listens, and that it gives up
+// after its tries on no server and on a terminating one.
+func TestWaitReady(t *testing.T) {
+	port := closedPort(t)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waited := make(chan error, 1)
+	ctx := testCtx(t, 5*time.Second)
+	go func() { waited <- WaitReady(ctx, NetDial, addr, 20*time.Millisecond, 100) }()
+	time.Sleep(100 * time.Millisecond)
+	serve(t, "late", func(o *Options) { o.HTTPPort = port })
+	if err := <-waited; err != nil {
+		t.Errorf("WaitReady on a late server: %v", err)
+	}
+	if err := WaitReady(testCtx(t, 5*time.Second), NetDial, net.JoinHostPort("127.0.0.1", strconv.Itoa(closedPort(t))),
+		time.Millisecond, 3); err == nil || !strings.Contains(err.Error(), "after 3 tries") {
+		t.Errorf("WaitReady on no server: %v", err)
+	}
+	term := serve(t, "term", func(o *Options) { o.DelayShutdown = -1 })
+	term.Terminate()
+	if err := WaitReady(testCtx(t, 5*time.Second), NetDial, term.HTTPAddr().String(), time.Millisecond, 2); err == nil ||
+		!strings.Contains(err.Error(), "terminating") {
+		t.Errorf("WaitReady on a terminating server: %v", err)
+	}
+}
