@@ -115,6 +115,7 @@ func TestDialEndpoint(t *testing.T) {
 	}{
 		{"http hostname x3", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "hostname", Tries: 3}, []string{"target", "target", "target"}, 0},
 		{"http with slash and query", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "/echo?msg=hi", Protocol: "http"}, []string{"hi"}, 0},
+		{"http status is still an answer", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "echo?msg=no&code=503"}, []string{"no"}, 0},
 		{"udp hostname x2", DialRequest{Host: "127.0.0.1", Port: udpPort, Request: "hostname", Protocol: "udp", Tries: 2}, []string{"target", "target"}, 0},
 		{"udp echo", DialRequest{Host: "127.0.0.1", Port: udpPort, Request: "echo Mixed", Protocol: "UDP"}, []string{"Mixed"}, 0},
 		{"http refused", DialRequest{Host: "127.0.0.1", Port: closed, Request: "hostname", Tries: 2}, nil, 2},
