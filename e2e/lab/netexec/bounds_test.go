@@ -54,7 +54,7 @@ func TestClientsAreBounded(t *testing.T) {
 				defer cancel()
 				start := time.Now()
 				err := c.call(ctx, d.dial, tcp, udp)
-				if el := time.Since(start); el > bound+500*time.Millisecond {
+				if el := time.Since(start); el > bound+2*time.Second {
 					t.Errorf("returned after %s, bound %s", el, bound)
 				}
 				if err == nil {
@@ -75,7 +75,7 @@ func TestRequestTimeoutWithoutDeadline(t *testing.T) {
 	if _, err := Hostname(context.Background(), blackHole, "10.0.0.1:80"); err == nil {
 		t.Error("no error")
 	}
-	if el := time.Since(start); el < RequestTimeout || el > RequestTimeout+time.Second {
+	if el := time.Since(start); el < RequestTimeout || el > RequestTimeout+2*time.Second {
 		t.Errorf("returned after %s, want %s", el, RequestTimeout)
 	}
 }

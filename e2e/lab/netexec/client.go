@@ -132,6 +132,33 @@ func Ready(ctx context.Context, dial DialFunc, addr string) (bool, error) {
 	return err == nil, err
 }
 
+// WaitReady asks /readyz every interval, at most tries times, until it answers ok: how a
+// kubelet-like caller learns that a server started in another process listens. The error is
+// the last try's.
+func WaitReady(ctx context.Context, dial DialFunc, addr string, interval time.Duration, tries int) error {
+	if tries < 1 || tries > MaxRequests {
+		return fmt.Errorf("netexec: %d tries, want 1..%d", tries, MaxRequests)
+	}
+	var err error
+	for i := 0; i < tries; i++ {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s not ready: %w (last: %v)", addr, ctx.Err(), err)
+			case <-time.After(interval):
+			}
+		}
+		var ok bool
+		if ok, err = Ready(ctx, dial, addr); ok {
+			return nil
+		}
+		if err == nil {
+			err = errors.New("terminating")
+		}
+	}
+	return fmt.Errorf("%s not ready after %d tries: %w", addr, tries, err)
+}
+
 // Shutdown asks /shutdown: the server stops.
 func Shutdown(ctx context.Context, dial DialFunc, addr string) error {
 	_, _, err := httpGet(ctx, dial, addr, "/shutdown")

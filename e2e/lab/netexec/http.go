@@ -20,8 +20,10 @@ const (
 	MaxDialTries   = 100
 )
 
-// DialResult is the JSON body of /dial: the answers of the tries that succeeded and the errors
-// of those that failed, in order. Either list is left out when empty, as agnhost leaves them.
+// DialResult is the JSON body of /dial: the answers of the tries that got one (over HTTP, the
+// body whatever the status) and the errors of those that did not, in order. Either list is
+// left out when empty; agnhost also leaves the responses out when its last try failed, which
+// this server does not, so a check sees every answer.
 type DialResult struct {
 	Responses []string `json:"responses,omitempty"`
 	Errors    []string `json:"errors,omitempty"`
@@ -110,7 +112,11 @@ func (s *Server) dial(w http.ResponseWriter, r *http.Request) {
 	case "", "http":
 		path := "/" + strings.TrimPrefix(request, "/")
 		try = func(ctx context.Context) (string, error) {
-			body, _, err := httpGet(ctx, NetDial, addr, path)
+			// Any status is an answer, as for agnhost: its body is the response.
+			body, status, err := httpGet(ctx, NetDial, addr, path)
+			if status != 0 {
+				return body, nil
+			}
 			return body, err
 		}
 	case "udp":

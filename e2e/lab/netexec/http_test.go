@@ -115,6 +115,7 @@ func TestDialEndpoint(t *testing.T) {
 	}{
 		{"http hostname x3", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "hostname", Tries: 3}, []string{"target", "target", "target"}, 0},
 		{"http with slash and query", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "/echo?msg=hi", Protocol: "http"}, []string{"hi"}, 0},
+		{"http status is still an answer", DialRequest{Host: "127.0.0.1", Port: tcpPort, Request: "echo?msg=no&code=503"}, []string{"no"}, 0},
 		{"udp hostname x2", DialRequest{Host: "127.0.0.1", Port: udpPort, Request: "hostname", Protocol: "udp", Tries: 2}, []string{"target", "target"}, 0},
 		{"udp echo", DialRequest{Host: "127.0.0.1", Port: udpPort, Request: "echo Mixed", Protocol: "UDP"}, []string{"Mixed"}, 0},
 		{"http refused", DialRequest{Host: "127.0.0.1", Port: closed, Request: "hostname", Tries: 2}, nil, 2},
@@ -176,4 +177,29 @@ func closedPort(t *testing.T) int {
 	p := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	return p
+}
+
+// TestWaitReady checks that the wait ends once a late server listens, and that it gives up
+// after its tries on no server and on a terminating one.
+func TestWaitReady(t *testing.T) {
+	port := closedPort(t)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waited := make(chan error, 1)
+	ctx := testCtx(t, 5*time.Second)
+	go func() { waited <- WaitReady(ctx, NetDial, addr, 20*time.Millisecond, 100) }()
+	time.Sleep(100 * time.Millisecond)
+	serve(t, "late", func(o *Options) { o.HTTPPort = port })
+	if err := <-waited; err != nil {
+		t.Errorf("WaitReady on a late server: %v", err)
+	}
+	if err := WaitReady(testCtx(t, 5*time.Second), NetDial, net.JoinHostPort("127.0.0.1", strconv.Itoa(closedPort(t))),
+		time.Millisecond, 3); err == nil || !strings.Contains(err.Error(), "after 3 tries") {
+		t.Errorf("WaitReady on no server: %v", err)
+	}
+	term := serve(t, "term", func(o *Options) { o.DelayShutdown = -1 })
+	term.Terminate()
+	if err := WaitReady(testCtx(t, 5*time.Second), NetDial, term.HTTPAddr().String(), time.Millisecond, 2); err == nil ||
+		!strings.Contains(err.Error(), "terminating") {
+		t.Errorf("WaitReady on a terminating server: %v", err)
+	}
 }

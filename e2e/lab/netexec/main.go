@@ -25,8 +25,9 @@ const (
 
 // ParseArgs reads a container's args the way agnhost's netexec reads them: an optional
 // leading "netexec" subcommand, then --http-port, --udp-port (-1 turns UDP off),
-// --delay-shutdown (seconds), plus this server's --hostname and --tcp-line-port. Flags agnhost
-// has and this server lacks (SCTP, TLS, overrides) are refused by name rather than ignored.
+// --delay-shutdown (seconds), --sctp-port=-1 (its default: none), plus this server's
+// --hostname, --tcp-line-port and --listen-ip. Flags agnhost has and this server lacks (an
+// SCTP port, TLS, overrides) are refused by name rather than ignored.
 func ParseArgs(args []string) (Options, error) {
 	if len(args) > 0 && args[0] == "netexec" {
 		args = args[1:]
@@ -34,13 +35,14 @@ func ParseArgs(args []string) (Options, error) {
 	fs := flag.NewFlagSet("netexec", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	opts := Options{}
-	var delay int
+	var delay, sctp int
 	fs.IntVar(&opts.HTTPPort, "http-port", DefaultHTTPPort, "HTTP port")
 	fs.IntVar(&opts.UDPPort, "udp-port", DefaultUDPPort, "UDP port, -1 for none")
 	fs.IntVar(&opts.TCPLinePort, "tcp-line-port", -1, "TCP line port, -1 for none")
 	fs.IntVar(&delay, "delay-shutdown", 0, "seconds to keep serving after SIGTERM, -1 until killed")
 	fs.StringVar(&opts.Hostname, "hostname", "", "hostname to answer")
 	fs.StringVar(&opts.ListenIP, "listen-ip", "", "address to listen on, empty for all")
+	fs.IntVar(&sctp, "sctp-port", -1, "only -1: this server has no SCTP")
 	if err := fs.Parse(args); err != nil {
 		return Options{}, fmt.Errorf("netexec args %q: %w", args, err)
 	}
@@ -54,6 +56,9 @@ func ParseArgs(args []string) (Options, error) {
 		if *p == 0 || *p < -1 || *p > 65535 {
 			return Options{}, fmt.Errorf("netexec: %s %d is neither -1 nor in 1..65535", name, *p)
 		}
+	}
+	if sctp != -1 {
+		return Options{}, fmt.Errorf("netexec: --sctp-port %d: this server has no SCTP", sctp)
 	}
 	if delay < -1 {
 		return Options{}, fmt.Errorf("netexec: --delay-shutdown %d is neither -1 nor >= 0", delay)

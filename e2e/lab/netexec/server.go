@@ -1,18 +1,3 @@
-// Package netexec is the lab's pod workload: a small server speaking the protocol of
-// Kubernetes' agnhost netexec (HTTP /hostname, /clientip, /echo, /dial, /healthz, /readyz,
-// /shutdown; UDP "hostname", "echo <msg>", "clientip"), so Kubernetes' own Service e2e checks
-// translate one to one, and the bounded clients those checks need.
-//
-// agnhost's package itself is not imported: it pulls an SCTP library the e2e module does not
-// have, registers on the process-wide HTTP mux, reads its settings from package variables, ends
-// the process with os.Exit, and takes its hostname from the UTS namespace, which every lab pod
-// shares with the host. This server runs as a function, any number of times in one process,
-// and stops cleanly.
-//
-// Beyond agnhost's protocol it has one more listener, a line-oriented TCP port answering the
-// UDP commands one line at a time (see tcpline.go): the long-lived connection of the churn
-// test talks over it, because a raw TCP connection cannot hide a break behind a silent re-dial
-// as an HTTP keep-alive client can.
 package netexec
 
 import (

@@ -52,7 +52,9 @@ func TestSessionDetectsLoss(t *testing.T) {
 		s.stop(t)
 		select {
 		case rep := <-done:
-			if rep.Failure == nil || rep.Failure.At.Before(killed) || rep.Exchanges == 0 || rep.LastOK.After(killed) {
+			// An exchange under way at the kill may still be answered: only the failure's time
+			// is bound to the kill.
+			if rep.Failure == nil || rep.Failure.At.Before(killed) || rep.Exchanges == 0 || !rep.LastOK.Before(rep.Failure.At) {
 				t.Errorf("report %+v, killed at %s", rep, killed)
 			}
 			if rep.Err() == nil || !strings.Contains(rep.Err().Error(), "pod-l") {
@@ -83,7 +85,7 @@ func TestSessionDetectsLoss(t *testing.T) {
 		if rep.Failure == nil || rep.Exchanges != 2 || rep.Failure.Seq != 3 || !strings.Contains(rep.Failure.Err, "timeout") {
 			t.Errorf("report %+v", rep)
 		}
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > 2*time.Second {
 			t.Errorf("took %s with a 200ms exchange bound", el)
 		}
 	})
