@@ -54,6 +54,11 @@ type Snapshot struct {
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Nodes          []*corev1.Node
 	LocalPods      []LocalPod
+	// KeepLocalPods leaves the local pods as they are (LocalPods is then
+	// ignored): the CNI reports them with UpdateLocalPod and DeleteLocalPod,
+	// and a Resync from the Kubernetes side, which does not know them, must
+	// not forget the pods the CNI reported before it.
+	KeepLocalPods bool
 }
 
 // Processor keeps the caches and the rendered state. All methods are safe for
@@ -278,6 +283,18 @@ func (p *Processor) DeleteLocalPod(id PodID) {
 	p.syncInterfaces()
 }
 
+// resetLocalPods replaces the local pods with pods.
+func (p *Processor) resetLocalPods(pods []LocalPod) {
+	p.pods = newLocalPodCache()
+	for _, pod := range pods {
+		valid, probs, ok := validateLocalPod(pod)
+		p.report(problemOwner{KindLocalPod, pod.ID.Namespace, pod.ID.Name}, probs)
+		if ok {
+			p.pods.set(valid)
+		}
+	}
+}
+
 // Resync replaces every cache with the snapshot, recomputes every service and
 // sends each renderer one Resync with the whole state. The first call enables
 // rendering; later calls may come at any time and yield exactly the state the
@@ -301,13 +318,8 @@ func (p *Processor) Resync(s Snapshot) {
 		p.report(problemOwner{kind: KindNode, name: n.Name}, probs)
 		p.nodes.set(n.Name, info)
 	}
-	p.pods = newLocalPodCache()
-	for _, pod := range s.LocalPods {
-		valid, probs, ok := validateLocalPod(pod)
-		p.report(problemOwner{KindLocalPod, pod.ID.Namespace, pod.ID.Name}, probs)
-		if ok {
-			p.pods.set(valid)
-		}
+	if !s.KeepLocalPods {
+		p.resetLocalPods(s.LocalPods)
 	}
 	var endpoints [2]int // IPv4, IPv6
 	for _, sl := range s.EndpointSlices {

@@ -313,6 +313,24 @@ func TestResyncReplacesCaches(t *testing.T) {
 	assert.Empty(t, r.takeCalls(), "the old service is gone from the caches")
 }
 
+// A CNI that reports its pods with UpdateLocalPod, as the README's
+// embedder does, may do so before the watcher's first Resync: that Resync
+// (KeepLocalPods, it knows no pods) must not forget them. The lab's node
+// agent found this: its pods vanished from the frontend interfaces.
+func TestResyncKeepsLocalPodsReportedByTheCNI(t *testing.T) {
+	p, _ := newTestProcessor(t)
+	r := newRecorder()
+	p.RegisterRenderer("rec", r)
+	p.UpdateLocalPod(localPod(1, "10.244.1.1"))
+	p.Resync(Snapshot{Services: []*corev1.Service{makeService("default", "web")}, KeepLocalPods: true})
+	assert.Contains(t, r.state(), "frontends {host0,tap-1,uplink0}")
+	p.Resync(Snapshot{KeepLocalPods: true})
+	assert.Contains(t, r.state(), "frontends {host0,tap-1,uplink0}", "a later Resync keeps them too")
+	p.Resync(Snapshot{})
+	assert.Contains(t, r.state(), "frontends {host0,uplink0}", "without KeepLocalPods the snapshot's (no) pods replace them")
+	requireNoViolations(t, r)
+}
+
 // concurrencyGuard is a renderer that fails the test if two calls overlap.
 type concurrencyGuard struct {
 	inCall   atomic.Int32

@@ -32,7 +32,9 @@ type Options struct {
 	NodeName string
 	// PodInterface, when set, makes the watcher report the pods of this node
 	// as local pods. It returns the VPP interface of a pod, or ok=false for a
-	// pod the agent has not connected (host-network, not yet wired).
+	// pod the agent has not connected (host-network, not yet wired). When
+	// it is nil the embedding CNI reports its pods with UpdateLocalPod, and
+	// the watcher's Resyncs keep what it reported.
 	PodInterface func(*corev1.Pod) (ifName string, ok bool)
 	// ResyncPeriod is the informers' resync period; 0 disables it. The
 	// processor ignores re-delivered objects that did not change.
@@ -152,6 +154,9 @@ func (w *Watcher) snapshot(
 	if snap.Nodes, err = listNodes(labels.Everything()); err != nil {
 		return snap, fmt.Errorf("k8swatch: listing nodes: %w", err)
 	}
+	// Without a pod watch the CNI reports local pods itself (UpdateLocalPod),
+	// possibly before this snapshot: keep them.
+	snap.KeepLocalPods = podFactory == nil
 	if podFactory != nil {
 		pods, err := podFactory.Core().V1().Pods().Lister().List(labels.Everything())
 		if err != nil {

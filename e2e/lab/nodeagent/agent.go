@@ -1,0 +1,255 @@
+package nodeagent
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"go.fd.io/govpp/adapter/socketclient"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/e2e/lab/host"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
+	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
+	"github.com/vppsvc/vppsvc/processor/k8swatch"
+)
+
+// Options configure one node's agent.
+type Options struct {
+	Node topology.Node
+	// Nodes are every node of the lab (routes to their pod CIDRs).
+	Nodes    []topology.Node
+	Names    topology.Names
+	StateDir string
+	// Kubeconfig reaches the lab's API server.
+	Kubeconfig string
+	// Executable is re-run inside a pod's namespace as its container
+	// (role netexec, see ContainerEnv).
+	Executable string
+	Log        logrus.FieldLogger
+}
+
+// ContainerEnv is set on a pod container's process; its value is the role
+// the lab's binary takes (the netexec server).
+const ContainerEnv = "VPPSVC_LAB_ROLE"
+
+// Dir is a node's own directory under the lab's state directory.
+func Dir(stateDir, node string) string { return filepath.Join(stateDir, node) }
+
+// ReadyFile exists once the node agent has built its node and vppsvc has
+// compared VPP with the desired state for the first time.
+func ReadyFile(stateDir, node string) string { return filepath.Join(Dir(stateDir, node), "ready") }
+
+// nodeAgent is one running agent.
+type nodeAgent struct {
+	opts  Options
+	log   logrus.FieldLogger
+	linux *host.Lab
+	vpp   *vppnode.VPP
+	k8s   kubernetes.Interface
+	svc   *agent.Agent
+
+	mu sync.Mutex
+	vc *vppnode.Client // replaced after a VPP restart
+}
+
+// Run runs the node agent until ctx ends. VPP, the pods' namespaces and
+// their servers outlive it: a restarted agent adopts them.
+func Run(ctx context.Context, opts Options) error {
+	log := opts.Log
+	if log == nil {
+		log = logrus.StandardLogger()
+	}
+	log = log.WithField("node", opts.Node.Name)
+	linux, err := host.New(host.Options{Prefix: opts.Names.Prefix, StateDir: opts.StateDir, Log: log})
+	if err != nil {
+		return err
+	}
+	vpp, err := vppnode.New(vppnode.Options{Dir: filepath.Join(Dir(opts.StateDir, opts.Node.Name), "vpp"), Log: log})
+	if err != nil {
+		return err
+	}
+	restCfg, err := clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	restCfg.QPS, restCfg.Burst = 100, 200
+	k8s, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return err
+	}
+	n := &nodeAgent{opts: opts, log: log, linux: linux, vpp: vpp, k8s: k8s}
+	_ = os.Remove(ReadyFile(opts.StateDir, opts.Node.Name))
+	if err := n.connectVPP(ctx); err != nil {
+		return err
+	}
+	defer func() { n.client().Close() }()
+	if err := n.buildNode(ctx); err != nil {
+		return err
+	}
+
+	cfg, err := agent.LoadConfig("", opts.Node.IPs())
+	if err != nil {
+		return err
+	}
+	n.svc, err = agent.New(agent.Options{
+		NodeName:           opts.Node.Name,
+		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface},
+		Config:             cfg,
+		VPP:                socketclient.NewVppClient(vpp.APISocket()),
+		Log:                log.WithField("component", "vppsvc"),
+	})
+	if err != nil {
+		return fmt.Errorf("vppsvc: %w", err)
+	}
+	defer n.svc.Close()
+	watchErr := make(chan error, 1)
+	go func() {
+		watchErr <- k8swatch.New(k8s, n.svc.Processor, k8swatch.Options{NodeName: opts.Node.Name, Logger: log}).Run(ctx)
+	}()
+	if err := n.svc.Start(ctx); err != nil {
+		return fmt.Errorf("vppsvc: %w", err)
+	}
+	pods := newPodController(n)
+	go pods.run(ctx)
+	go n.watchVPP(ctx, pods)
+	go n.writeStats(ctx)
+	if err := os.WriteFile(ReadyFile(opts.StateDir, opts.Node.Name), []byte(time.Now().Format(time.RFC3339Nano)), 0o644); err != nil {
+		return err
+	}
+	log.Info("node agent ready")
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-watchErr:
+		if err != nil && ctx.Err() == nil {
+			return fmt.Errorf("k8swatch: %w", err)
+		}
+		return nil
+	case <-n.svc.LayerDone():
+		if err := n.svc.LayerErr(); err != nil {
+			return err
+		}
+		return nil
+	}
+}
+
+func (n *nodeAgent) client() *vppnode.Client {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.vc
+}
+
+// connectVPP adopts the node's running VPP or starts it, and connects.
+func (n *nodeAgent) connectVPP(ctx context.Context) error {
+	if pid, ok := n.vpp.Running(); ok {
+		n.log.WithField("pid", pid).Info("adopting the running VPP")
+	} else if err := n.vpp.Start(ctx); err != nil {
+		return fmt.Errorf("starting VPP: %w", err)
+	}
+	vc, err := vppnode.Connect(ctx, n.vpp.APISocket())
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	old := n.vc
+	n.vc = vc
+	n.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// MAC is the address the agent gives VPP's interface of kind (0 uplink, 1
+// host link, 2 a pod) and slot on node: fixed, so that the pods' static
+// neighbour entries for their gateway stay right across VPP restarts.
+func MAC(node, kind, slot int) net.HardwareAddr {
+	return net.HardwareAddr{0x02, 0xfe, byte(node), byte(kind), byte(slot >> 8), byte(slot)}
+}
+
+// buildNode creates (or adopts) uplink0 and host0 with their addresses, and
+// the routes to the other nodes' pods.
+func (n *nodeAgent) buildNode(ctx context.Context) error {
+	vc, i, names := n.client(), n.opts.Node.Index, n.opts.Names
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface, MAC: MAC(i, 0, 0)}); err != nil {
+		return fmt.Errorf("uplink: %w", err)
+	}
+	for _, ip := range n.opts.Node.IPs() {
+		p := topology.UplinkV4
+		if ip.Is6() {
+			p = topology.UplinkV6
+		}
+		if err := vc.AddAddress(ctx, topology.UplinkInterface, netipPrefix(ip, p.Bits())); err != nil {
+			return err
+		}
+	}
+	if err := vc.EnableIP6(ctx, topology.UplinkInterface); err != nil {
+		return err
+	}
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface, MAC: MAC(i, 1, 0)}); err != nil {
+		return fmt.Errorf("host link: %w", err)
+	}
+	for _, p := range topology.VPPHostLinkPrefixes() {
+		if err := vc.AddAddress(ctx, topology.HostInterface, p); err != nil {
+			return err
+		}
+	}
+	if err := vc.EnableIP6(ctx, topology.HostInterface); err != nil {
+		return err
+	}
+	for _, other := range n.opts.Nodes {
+		if other.Index == i {
+			continue
+		}
+		ips := other.IPs()
+		for f, cidr := range other.PodCIDRs() {
+			if err := vc.AddRoute(ctx, vppnode.Route{Dst: cidr, Via: ips[f], Dev: topology.UplinkInterface}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// watchVPP restarts a VPP that died and rebuilds the node in it: uplink,
+// host link and every pod's interface. vppsvc's own connection notices the
+// new VPP and re-applies the services once the interfaces exist.
+func (n *nodeAgent) watchVPP(ctx context.Context, pods *podController) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, ok := n.vpp.Running(); ok {
+			continue
+		}
+		start := time.Now()
+		n.log.Warn("VPP is gone; restarting it and re-creating the node's interfaces")
+		err := n.connectVPP(ctx)
+		if err == nil {
+			err = n.buildNode(ctx)
+		}
+		if err == nil {
+			err = pods.rewireAll(ctx)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				n.log.WithError(err).Error("rebuilding the node after a VPP restart failed; retrying")
+			}
+			continue
+		}
+		n.log.WithField("took", time.Since(start).Round(time.Millisecond)).Info("node rebuilt in the restarted VPP")
+		_ = os.WriteFile(filepath.Join(Dir(n.opts.StateDir, n.opts.Node.Name), "vpp-rebuilt"), []byte(time.Now().Format(time.RFC3339Nano)), 0o644)
+	}
+}
