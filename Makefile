@@ -27,6 +27,30 @@ test-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "test-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
 	$(GO) test -count=1 -p 1 -timeout 30m $(REALVPP_PACKAGES)
 
+## lab: a two-node dual-stack cluster on real VPP 25.10s in this machine's
+## network namespaces (docs/lab.md): Kubernetes' API server and EndpointSlice
+## controller in process, one VPP and one node agent embedding vppsvc per
+## node, pods running agnhost's netexec protocol, an external client. Runs
+## until interrupted, then removes everything it created. Needs root and
+## VPPSVC_LAB_VPP (a VPP 25.10 bin/vpp). LAB_NODES=3 for more nodes.
+LAB_NODES ?= 2
+.PHONY: lab test-lab lab-down
+lab:
+	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
+	cd e2e && $(GO) build -o ../.lab/vppsvc-lab ./cmd/vppsvc-lab
+	./.lab/vppsvc-lab up --nodes $(LAB_NODES)
+
+## lab-down: remove what a killed lab left (refuses while a lab runs).
+lab-down:
+	cd e2e && $(GO) run ./cmd/vppsvc-lab down
+
+## test-lab: the lab's tests (docs/lab.md): Kubernetes' Service behaviours
+## with real sockets through real VPPs, on IPv4 and IPv6; the lab comes up
+## at the start and is torn down at the end. Needs root and VPPSVC_LAB_VPP.
+test-lab:
+	@test -n "$$VPPSVC_LAB_VPP" || { echo "test-lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
+	cd e2e && $(GO) test -count=1 -p 1 -timeout 30m -v ./lab/labtest/
+
 .PHONY: test-e2e
 ## test-e2e: end-to-end tests against a real kube-apiserver and etcd, in process
 ## (module e2e/, docs/e2e.md). The first build compiles Kubernetes: 7 to 11 minutes.

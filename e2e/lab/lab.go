@@ -145,6 +145,7 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 		return nil, err
 	}
 	_ = opts.defaults()
+	QuietKubernetesLogs(opts.Verbose)
 	if err := os.Setenv(vppnode.EnvBinary, opts.VPPBinary); err != nil {
 		return nil, err
 	}
@@ -157,6 +158,9 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 		l.Nodes = append(l.Nodes, topology.Node{Name: topology.NodeName(i), Index: i})
 	}
 	killStaleVPPs(opts.StateDir, l.Nodes, opts.Log)
+	for _, n := range l.Nodes {
+		_ = os.RemoveAll(nodeagent.Dir(opts.StateDir, n.Name))
+	}
 	if removed, err := linux.Cleanup(); err != nil {
 		return nil, fmt.Errorf("lab: removing what an earlier run left: %w", err)
 	} else if len(removed) > 0 {
@@ -379,9 +383,9 @@ func (l *Lab) Close() {
 	} else {
 		l.log.WithField("removed", len(removed)).Info("lab torn down")
 	}
-	for _, n := range l.Nodes {
-		_ = os.RemoveAll(nodeagent.Dir(l.Opts.StateDir, n.Name))
-	}
+	// The node directories keep their logs (agent.log, vpp/vpp.log, the
+	// pods' container logs) for a look after the run; the next Up removes
+	// them.
 	_ = os.Remove(l.Kubeconfig())
 	_ = os.Remove(lockFile(l.Opts.StateDir))
 }

@@ -7,7 +7,7 @@
 //   - a VPP lives in its own directory (Options.Dir, under the lab's state
 //     directory): startup.conf, the API, CLI and stats sockets, vpp.pid,
 //     vpp.log; its api-segment prefix is unique per node;
-//   - it starts VPP in its own session, so the VPP outlives the node agent
+//   - it starts VPP in its own process group, so the VPP outlives the node agent
 //     that started it; Start over a VPP still running from that directory
 //     adopts it; Kill signals only the process recorded in vpp.pid, and
 //     only if that process runs this directory's startup.conf;

@@ -1,0 +1,65 @@
+// Package labtest holds the lab's tests (make test-lab): Kubernetes' own
+// Service e2e behaviours checked with real sockets in the lab's pods, nodes
+// and external client, through real VPPs programmed by vppsvc. They need
+// root and VPPSVC_LAB_VPP; without them every test skips, so `make test`
+// is unchanged on a machine without a VPP.
+package labtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/e2e/lab"
+	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
+)
+
+// theLab is the package's lab, up for the whole run.
+var theLab *lab.Lab
+
+// skipReason says why the lab is not up (empty when it is).
+var skipReason string
+
+func TestMain(m *testing.M) {
+	lab.RunChild() // the lab re-runs this test binary as node agents and containers
+	switch {
+	case os.Getenv(vppnode.EnvBinary) == "":
+		skipReason = vppnode.EnvBinary + " is not set (a VPP 25.10 bin/vpp; docs/lab.md)"
+	case os.Geteuid() != 0:
+		skipReason = "the lab needs root"
+	}
+	if skipReason != "" {
+		os.Exit(m.Run())
+	}
+	log := logrus.New()
+	log.SetLevel(logrus.WarnLevel)
+	if os.Getenv("VPPSVC_LAB_VERBOSE") != "" {
+		log.SetLevel(logrus.InfoLevel)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	start := time.Now()
+	l, err := lab.Up(ctx, lab.Options{Log: log})
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "lab:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("lab up in %s\n", time.Since(start).Round(100*time.Millisecond))
+	theLab = l
+	code := m.Run()
+	l.Close()
+	os.Exit(code)
+}
+
+// needLab skips a test when the lab is not up.
+func needLab(t *testing.T) *lab.Lab {
+	t.Helper()
+	if theLab == nil {
+		t.Skip("lab not up: " + skipReason)
+	}
+	return theLab
+}

@@ -1,0 +1,232 @@
+package labtest
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
+)
+
+// TestClusterIP: Kubernetes' "should serve a basic endpoint from pods" and
+// "should be able to connect to pods over TCP/UDP from pods and nodes":
+// every endpoint answers through the ClusterIP over TCP and UDP, from a pod
+// on the same node, a pod on the other node and each node's host, and the
+// server sees the client pod's own address.
+func TestClusterIP(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	a, b := l.Nodes[0].Name, l.Nodes[1].Name
+	backends := createPods(t, ns, "web", 3, a, b)
+	clients := createPods(t, ns, "client", 2, a, b)
+	svc := createService(t, ns, webService("web", "web"))
+	want := names(backends)
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			ip := svcIP(svc, f)
+			for _, c := range clients {
+				reachAll(t, fromPod(c), netexec.ProtoHTTP, hostPort(ip, 80), want)
+				reachAll(t, fromPod(c), netexec.ProtoUDP, hostPort(ip, 90), want)
+				// The server sees the pod's own address, whichever endpoint answers.
+				for range 6 {
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					got, err := netexec.ClientIP(ctx, fromPod(c), hostPort(ip, 80))
+					cancel()
+					if err != nil {
+						t.Errorf("clientip from %s: %v", c.Name, err)
+					} else if got.Addr() != podIP(c, f) {
+						t.Errorf("clientip from %s is %s, want the pod's %s", c.Name, got.Addr(), podIP(c, f))
+					}
+				}
+			}
+			for _, n := range l.Nodes {
+				reachAll(t, fromHost(n), netexec.ProtoHTTP, hostPort(ip, 80), want)
+				reachAll(t, fromHost(n), netexec.ProtoUDP, hostPort(ip, 90), want)
+			}
+		})
+	}
+}
+
+// TestMultiPortAndProtocols: a service with several ports, and the same
+// port number over TCP and UDP (as DNS has).
+func TestMultiPortAndProtocols(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	backends := createPods(t, ns, "dns", 2, l.Nodes[0].Name, l.Nodes[1].Name)
+	clients := createPods(t, ns, "client", 1, l.Nodes[1].Name)
+	svc := webService("dns", "dns")
+	svc.Spec.Ports = []corev1.ServicePort{
+		{Name: "dns-tcp", Port: 53, TargetPort: intstr.FromInt32(httpPort), Protocol: corev1.ProtocolTCP},
+		{Name: "dns-udp", Port: 53, TargetPort: intstr.FromInt32(udpPort), Protocol: corev1.ProtocolUDP},
+		{Name: "http", Port: 8000, TargetPort: intstr.FromInt32(httpPort), Protocol: corev1.ProtocolTCP},
+	}
+	got := createService(t, ns, svc)
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			ip := svcIP(got, f)
+			dial := fromPod(clients[0])
+			reachAll(t, dial, netexec.ProtoHTTP, hostPort(ip, 53), names(backends))
+			reachAll(t, dial, netexec.ProtoUDP, hostPort(ip, 53), names(backends))
+			reachAll(t, dial, netexec.ProtoHTTP, hostPort(ip, 8000), names(backends))
+		})
+	}
+}
+
+// TestNodePort: a NodePort from the external client through both nodes.
+// externalTrafficPolicy Cluster: every endpoint from either node.
+// Local: only nodes with a local endpoint answer, with the client's own
+// address arriving at the endpoint.
+func TestNodePort(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	a, b := l.Nodes[0], l.Nodes[1]
+	everywhere := createPods(t, ns, "np", 2, a.Name, b.Name)
+	onlyA := createPods(t, ns, "local", 1, a.Name)
+
+	cluster := webService("np", "np")
+	cluster.Spec.Type = corev1.ServiceTypeNodePort
+	cluster = createService(t, ns, cluster)
+	local := webService("local", "local")
+	local.Spec.Type = corev1.ServiceTypeNodePort
+	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	local = createService(t, ns, local)
+
+	for _, f := range families {
+		t.Run(famName(f)+"/Cluster", func(t *testing.T) {
+			for _, n := range l.Nodes {
+				ext := fromExternal(externalClient(f))
+				reachAll(t, ext, netexec.ProtoHTTP, hostPort(nodeIP(n, f), cluster.Spec.Ports[0].NodePort), names(everywhere))
+				reachAll(t, ext, netexec.ProtoUDP, hostPort(nodeIP(n, f), cluster.Spec.Ports[1].NodePort), names(everywhere))
+			}
+		})
+		t.Run(famName(f)+"/Local", func(t *testing.T) {
+			ext := fromExternal(externalClient(f))
+			addr := hostPort(nodeIP(a, f), local.Spec.Ports[0].NodePort)
+			reachAll(t, ext, netexec.ProtoHTTP, addr, names(onlyA))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			got, err := netexec.ClientIP(ctx, ext, addr)
+			if err != nil {
+				t.Fatalf("clientip through %s: %v", a.Name, err)
+			}
+			if got.Addr() != externalClient(f) {
+				t.Errorf("eTP Local: the endpoint sees %s, want the client's own %s", got.Addr(), externalClient(f))
+			}
+			unreachable(t, ext, hostPort(nodeIP(b, f), local.Spec.Ports[0].NodePort))
+		})
+	}
+}
+
+// TestLoadBalancerAndExternalIPs: LoadBalancer IPs (from the lab's
+// allocator, as MetalLB's) and externalIPs reach every endpoint; the
+// LoadBalancer's source ranges let the allowed client in and keep the
+// refused one out (kube-proxy applies them to the LoadBalancer IPs only).
+func TestLoadBalancerAndExternalIPs(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	backends := createPods(t, ns, "lb", 2, l.Nodes[0].Name, l.Nodes[1].Name)
+	svc := webService("lb", "lb")
+	svc.Spec.Type = corev1.ServiceTypeLoadBalancer
+	ext4, ext6 := netip.MustParseAddr("192.168.79.10"), netip.MustParseAddr("fd00:79::10")
+	svc.Spec.ExternalIPs = []string{ext4.String(), ext6.String()}
+	svc.Spec.LoadBalancerSourceRanges = []string{externalClient(corev1.IPv4Protocol).String() + "/32", externalClient(corev1.IPv6Protocol).String() + "/128"}
+	svc = createService(t, ns, svc)
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			extIP := ext4
+			if f == corev1.IPv6Protocol {
+				extIP = ext6
+			}
+			allowed, refused := fromExternal(externalClient(f)), fromExternal(refusedClient(f))
+			reachAll(t, allowed, netexec.ProtoHTTP, hostPort(lbIP(svc, f), 80), names(backends))
+			reachAll(t, allowed, netexec.ProtoUDP, hostPort(lbIP(svc, f), 90), names(backends))
+			unreachable(t, refused, hostPort(lbIP(svc, f), 80))
+			reachAll(t, allowed, netexec.ProtoHTTP, hostPort(extIP, 80), names(backends))
+			reachAll(t, refused, netexec.ProtoHTTP, hostPort(extIP, 80), names(backends))
+		})
+	}
+}
+
+// TestSessionAffinity: ClientIP affinity sticks to one endpoint; switching
+// it off spreads new connections again.
+func TestSessionAffinity(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	backends := createPods(t, ns, "aff", 3, l.Nodes[0].Name, l.Nodes[1].Name)
+	clients := createPods(t, ns, "client", 1, l.Nodes[0].Name)
+	svc := webService("aff", "aff")
+	svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+	svc = createService(t, ns, svc)
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			dial, addr := fromPod(clients[0]), hostPort(svcIP(svc, f), 80)
+			eventually(t, 30*time.Second, "affinity in place", func() error {
+				tally := onlyFrom(t, dial, netexec.ProtoHTTP, addr, names(backends), 20)
+				if len(tally.Names()) != 1 {
+					return fmt.Errorf("20 connections reached %v, want one endpoint", tally.Names())
+				}
+				return nil
+			})
+		})
+	}
+	updateService(t, ns, "aff", func(s *corev1.Service) {
+		s.Spec.SessionAffinity = corev1.ServiceAffinityNone
+		s.Spec.SessionAffinityConfig = nil
+	})
+	for _, f := range families {
+		t.Run(famName(f)+"/off", func(t *testing.T) {
+			reachAll(t, fromPod(clients[0]), netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(backends))
+		})
+	}
+}
+
+// TestHairpin: a pod reaching its own service through the ClusterIP gets
+// its own answer (Kubernetes' "should allow pods to hairpin back to
+// themselves through services").
+func TestHairpin(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	self := createPods(t, ns, "hairpin", 1, l.Nodes[0].Name)
+	svc := createService(t, ns, webService("hairpin", "hairpin"))
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			reachAll(t, fromPod(self[0]), netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(self))
+			reachAll(t, fromPod(self[0]), netexec.ProtoUDP, hostPort(svcIP(svc, f), 90), names(self))
+		})
+	}
+}
+
+// TestGoneServiceAndPort: a deleted service's ClusterIP, and a port the
+// service does not have, get no connection (VPP drops: the client times
+// out; kube-proxy would reject).
+func TestGoneServiceAndPort(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	backends := createPods(t, ns, "gone", 1, l.Nodes[1].Name)
+	clients := createPods(t, ns, "client", 1, l.Nodes[0].Name)
+	svc := createService(t, ns, webService("gone", "gone"))
+	for _, f := range families {
+		reachAll(t, fromPod(clients[0]), netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(backends))
+		unreachable(t, fromPod(clients[0]), hostPort(svcIP(svc, f), 81))
+	}
+	if err := client().CoreV1().Services(ns).Delete(context.Background(), "gone", deleteNow()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		t.Run(famName(f), func(t *testing.T) {
+			eventually(t, 20*time.Second, "the deleted service stops answering", func() error {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+				defer cancel()
+				if name, err := netexec.Hostname(ctx, fromPod(clients[0]), hostPort(svcIP(svc, f), 80)); err == nil {
+					return fmt.Errorf("still answered by %s", name)
+				}
+				return nil
+			})
+		})
+	}
+}
