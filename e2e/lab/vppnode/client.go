@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 
+	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/adapter/socketclient"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/core"
@@ -25,6 +27,9 @@ var errWrongVersion = errors.New("wrong VPP version")
 type Client struct {
 	conn   *core.Connection
 	socket string
+	// hostIfIndex is the kernel's ifindex of a root-namespace link (tests
+	// fake it).
+	hostIfIndex func(name string) (int, error)
 
 	mu      sync.Mutex
 	changes map[string]int
@@ -33,11 +38,17 @@ type Client struct {
 // Connect connects to the VPP whose API socket is socket and checks that
 // it is VPP 25.10.
 func Connect(ctx context.Context, socket string) (*Client, error) {
-	conn, err := core.Connect(socketclient.NewVppClient(socket))
+	return connect(ctx, socketclient.NewVppClient(socket), socket)
+}
+
+// connect connects through the adapter a (a socket client, or a test's
+// fake) to the VPP at socket.
+func connect(ctx context.Context, a adapter.VppAPI, socket string) (*Client, error) {
+	conn, err := core.Connect(a)
 	if err != nil {
 		return nil, fmt.Errorf("connect to VPP at %s: %w", socket, err)
 	}
-	c := &Client{conn: conn, socket: socket, changes: map[string]int{}}
+	c := &Client{conn: conn, socket: socket, changes: map[string]int{}, hostIfIndex: linkIndex}
 	v, err := c.Version(ctx)
 	if err != nil {
 		conn.Disconnect()
@@ -102,4 +113,14 @@ func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
 		}
 		out = append(out, d)
 	}
+}
+
+// linkIndex is the kernel's ifindex of the link name in this process's
+// namespace (the root one, where VPP's veth ends are).
+func linkIndex(name string) (int, error) {
+	i, err := net.InterfaceByName(name)
+	if err != nil {
+		return 0, err
+	}
+	return i.Index, nil
 }

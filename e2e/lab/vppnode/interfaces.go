@@ -104,11 +104,11 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 	if a.MAC != nil && len(a.MAC) != 6 {
 		return Interface{}, fmt.Errorf("af_packet %s: MAC %v is not 6 bytes", a.Name, a.MAC)
 	}
-	veth, err := net.InterfaceByName(a.HostIf)
+	ifindex, err := c.hostIfIndex(a.HostIf)
 	if err != nil {
 		return Interface{}, fmt.Errorf("af_packet %s: host interface %s: %w", a.Name, a.HostIf, err)
 	}
-	tag := afPacketTag(veth.Index)
+	tag := afPacketTag(ifindex)
 	ifs, err := c.Interfaces(ctx)
 	if err != nil {
 		return Interface{}, err

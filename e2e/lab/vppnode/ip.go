@@ -114,8 +114,7 @@ func (c *Client) EnableIP6(ctx context.Context, name string) error {
 	if err == nil {
 		return nil
 	}
-	var verr *api.VPPApiError
-	if !errors.As(err, &verr) {
+	if !errors.Is(err, api.IP6_NOT_ENABLED) {
 		return fmt.Errorf("link-local address of %s: %w", name, err)
 	}
 	_, err = ip.NewServiceClient(c.conn).SwInterfaceIP6EnableDisable(ctx, &ip.SwInterfaceIP6EnableDisable{SwIfIndex: sw, Enable: true})
@@ -168,9 +167,8 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 // prefix, one path through the same interface and next hop).
 func (c *Client) hasRoute(ctx context.Context, route ip.IPRoute) (bool, error) {
 	r, err := ip.NewServiceClient(c.conn).IPRouteLookup(ctx, &ip.IPRouteLookup{Exact: 1, Prefix: route.Prefix})
-	var verr *api.VPPApiError
-	if errors.As(err, &verr) {
-		return false, nil // no such entry
+	if errors.Is(err, api.NO_SUCH_ENTRY) {
+		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("ip_route_lookup: %w", err)

@@ -242,5 +242,20 @@ func (v *VPP) Kill() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	v.log.WithField("pid", pid).Info("VPP killed")
+	v.removeSharedMemory()
 	return os.Remove(v.pidPath())
+}
+
+// removeSharedMemory removes the shared-memory files a killed VPP leaves
+// in /dev/shm, all named after its own api-segment prefix.
+func (v *VPP) removeSharedMemory() {
+	if v.opts.APIPrefix == "" {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join("/dev/shm", v.opts.APIPrefix+"-*"))
+	for _, f := range files {
+		if err := os.Remove(f); err == nil {
+			v.log.WithField("file", f).Debug("VPP shared memory removed")
+		}
+	}
 }

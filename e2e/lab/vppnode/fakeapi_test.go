@@ -1,0 +1,342 @@
+package vppnode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+	"reflect"
+	"sync"
+
+	"go.fd.io/govpp/adapter"
+	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/af_packet"
+	"go.fd.io/govpp/binapi/ethernet_types"
+	"go.fd.io/govpp/binapi/fib_types"
+	interfaces "go.fd.io/govpp/binapi/interface"
+	"go.fd.io/govpp/binapi/interface_types"
+	"go.fd.io/govpp/binapi/ip"
+	"go.fd.io/govpp/binapi/ip_neighbor"
+	"go.fd.io/govpp/binapi/ip_types"
+	"go.fd.io/govpp/binapi/memclnt"
+	"go.fd.io/govpp/binapi/vpe"
+	"go.fd.io/govpp/codec"
+)
+
+// fakeAPI is a govpp adapter answering the messages Client sends as VPP
+// 25.10 does, from a small model of its state, so that the Client's
+// read-then-change decisions are tested without a VPP. The real-VPP test
+// (node_test.go) is the judge of the model.
+type fakeAPI struct {
+	version string
+
+	mu       sync.Mutex
+	cb       adapter.MsgCallback
+	ids      map[string]uint16 // name_crc -> id
+	types    map[uint16]reflect.Type
+	nextID   uint16
+	ifs      map[uint32]*fakeIf
+	nextSw   uint32
+	routes   map[netip.Prefix]fakePath
+	nbrs     map[fakeNbrKey]ethernet_types.MacAddress
+	requests map[string]int
+}
+
+type fakeIf struct {
+	name, tag, hostIf string
+	mac               ethernet_types.MacAddress
+	up, ip6           bool
+	addrs             []netip.Prefix
+	unnumberedTo      uint32 // 0: none (local0 never lends)
+}
+
+type fakePath struct {
+	sw uint32
+	nh ip_types.AddressUnion
+}
+
+type fakeNbrKey struct {
+	sw uint32
+	ip netip.Addr
+}
+
+func newFakeAPI(version string) *fakeAPI {
+	return &fakeAPI{version: version, ids: map[string]uint16{}, types: map[uint16]reflect.Type{}, nextID: 1,
+		ifs: map[uint32]*fakeIf{}, nextSw: 1, routes: map[netip.Prefix]fakePath{}, nbrs: map[fakeNbrKey]ethernet_types.MacAddress{}, requests: map[string]int{}}
+}
+
+func (f *fakeAPI) Connect() error    { return nil }
+func (f *fakeAPI) Disconnect() error { return nil }
+func (f *fakeAPI) WaitReady() error  { return nil }
+
+func (f *fakeAPI) SetMsgCallback(cb adapter.MsgCallback) {
+	f.mu.Lock()
+	f.cb = cb
+	f.mu.Unlock()
+}
+
+func (f *fakeAPI) GetMsgID(name, crc string) (uint16, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k := name + "_" + crc
+	if id, ok := f.ids[k]; ok {
+		return id, nil
+	}
+	for _, msgs := range api.GetRegisteredMessages() {
+		if m, ok := msgs[k]; ok {
+			id := f.nextID
+			f.nextID++
+			f.ids[k] = id
+			f.types[id] = reflect.TypeOf(m).Elem()
+			return id, nil
+		}
+	}
+	return 0, &adapter.UnknownMsgError{MsgName: name, MsgCrc: crc}
+}
+
+func (f *fakeAPI) SendMsg(context uint32, data []byte) error {
+	f.mu.Lock()
+	t, ok := f.types[binary.BigEndian.Uint16(data)]
+	cb := f.cb
+	f.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("fake VPP: unknown message id %d", binary.BigEndian.Uint16(data))
+	}
+	req := reflect.New(t).Interface().(api.Message)
+	if err := codec.DecodeMsg(data, req); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.requests[req.GetMessageName()]++
+	replies := f.handle(req)
+	f.mu.Unlock()
+	for _, r := range replies {
+		id, err := f.GetMsgID(r.GetMessageName(), r.GetCrcString())
+		if err != nil {
+			return err
+		}
+		out, err := codec.EncodeMsg(r, id)
+		if err != nil {
+			return err
+		}
+		binary.BigEndian.PutUint32(out[2:6], context)
+		cb(id, out)
+	}
+	return nil
+}
+
+// retval of VPP's errors the Client relies on.
+const (
+	errNoSuchEntry    = -6  // VNET_API_ERROR_NO_SUCH_ENTRY
+	errIfExists       = -79 // VNET_API_ERROR_IF_ALREADY_EXISTS
+	errIP6NotEnabled  = -62
+	errInvalidIfIndex = -2
+)
+
+// handle answers one request with VPP's replies. Called with mu held.
+func (f *fakeAPI) handle(req api.Message) []api.Message {
+	switch m := req.(type) {
+	case *memclnt.ControlPing:
+		return []api.Message{&memclnt.ControlPingReply{VpePID: 4242}}
+	case *vpe.ShowVersion:
+		return []api.Message{&vpe.ShowVersionReply{Version: f.version}}
+	case *interfaces.SwInterfaceDump:
+		var out []api.Message
+		out = append(out, &interfaces.SwInterfaceDetails{SwIfIndex: 0, InterfaceName: "local0"})
+		for _, sw := range f.sortedIfs() {
+			i := f.ifs[sw]
+			d := &interfaces.SwInterfaceDetails{SwIfIndex: interface_types.InterfaceIndex(sw), InterfaceName: i.name, Tag: i.tag, L2Address: i.mac}
+			if i.up {
+				d.Flags = interface_types.IF_STATUS_API_FLAG_ADMIN_UP
+			}
+			out = append(out, d)
+		}
+		return out
+	case *af_packet.AfPacketDump:
+		var out []api.Message
+		for _, sw := range f.sortedIfs() {
+			out = append(out, &af_packet.AfPacketDetails{SwIfIndex: interface_types.InterfaceIndex(sw), HostIfName: f.ifs[sw].hostIf})
+		}
+		return out
+	case *af_packet.AfPacketCreateV3:
+		for sw, i := range f.ifs {
+			if i.hostIf == m.HostIfName {
+				return []api.Message{&af_packet.AfPacketCreateV3Reply{Retval: errIfExists, SwIfIndex: interface_types.InterfaceIndex(sw)}}
+			}
+		}
+		sw := f.nextSw
+		f.nextSw++
+		mac := m.HwAddr
+		if m.UseRandomHwAddr {
+			mac = ethernet_types.MacAddress{0x02, 0xfe, 0, 0, 0, byte(sw)}
+		}
+		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac}
+		return []api.Message{&af_packet.AfPacketCreateV3Reply{SwIfIndex: interface_types.InterfaceIndex(sw)}}
+	case *af_packet.AfPacketDelete:
+		for sw, i := range f.ifs {
+			if i.hostIf == m.HostIfName {
+				delete(f.ifs, sw)
+				return []api.Message{&af_packet.AfPacketDeleteReply{}}
+			}
+		}
+		return []api.Message{&af_packet.AfPacketDeleteReply{Retval: errNoSuchEntry}}
+	case *interfaces.SwInterfaceSetInterfaceName:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			i.name = m.Name
+		}
+		return []api.Message{&interfaces.SwInterfaceSetInterfaceNameReply{Retval: rv}}
+	case *interfaces.SwInterfaceTagAddDel:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			i.tag = m.Tag
+		}
+		return []api.Message{&interfaces.SwInterfaceTagAddDelReply{Retval: rv}}
+	case *interfaces.SwInterfaceSetFlags:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			i.up = m.Flags&interface_types.IF_STATUS_API_FLAG_ADMIN_UP != 0
+		}
+		return []api.Message{&interfaces.SwInterfaceSetFlagsReply{Retval: rv}}
+	case *ip.IPAddressDump:
+		i, _ := f.iface(uint32(m.SwIfIndex))
+		var out []api.Message
+		if i != nil {
+			for _, a := range i.addrs {
+				if a.Addr().Is6() == m.IsIPv6 {
+					out = append(out, &ip.IPAddressDetails{SwIfIndex: m.SwIfIndex, Prefix: ip_types.AddressWithPrefix(prefix(a))})
+				}
+			}
+		}
+		return out
+	case *interfaces.SwInterfaceAddDelAddress:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			p := fromPrefix(ip_types.Prefix(m.Prefix))
+			for _, a := range i.addrs {
+				if a == p {
+					return []api.Message{&interfaces.SwInterfaceAddDelAddressReply{Retval: -1}} // VPP refuses a duplicate
+				}
+			}
+			i.addrs = append(i.addrs, p)
+			if p.Addr().Is6() {
+				i.ip6 = true
+			}
+		}
+		return []api.Message{&interfaces.SwInterfaceAddDelAddressReply{Retval: rv}}
+	case *ip.IPUnnumberedDump:
+		var out []api.Message
+		for sw, i := range f.ifs {
+			if i.unnumberedTo != 0 && (m.SwIfIndex == ^interface_types.InterfaceIndex(0) || uint32(m.SwIfIndex) == sw) {
+				out = append(out, &ip.IPUnnumberedDetails{SwIfIndex: interface_types.InterfaceIndex(sw), IPSwIfIndex: interface_types.InterfaceIndex(i.unnumberedTo)})
+			}
+		}
+		return out
+	case *interfaces.SwInterfaceSetUnnumbered:
+		i, rv := f.iface(uint32(m.UnnumberedSwIfIndex))
+		if i != nil {
+			i.unnumberedTo = uint32(m.SwIfIndex)
+		}
+		return []api.Message{&interfaces.SwInterfaceSetUnnumberedReply{Retval: rv}}
+	case *ip.SwInterfaceIP6GetLinkLocalAddress:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil && !i.ip6 {
+			rv = errIP6NotEnabled
+		}
+		return []api.Message{&ip.SwInterfaceIP6GetLinkLocalAddressReply{Retval: rv}}
+	case *ip.SwInterfaceIP6EnableDisable:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			if i.ip6 && m.Enable {
+				rv = -81 // VNET_API_ERROR_VALUE_EXIST, and a leaked reference
+			}
+			i.ip6 = m.Enable
+		}
+		return []api.Message{&ip.SwInterfaceIP6EnableDisableReply{Retval: rv}}
+	case *ip.IPRouteLookup:
+		p := fromPrefix(m.Prefix)
+		r, ok := f.routes[p]
+		if !ok {
+			return []api.Message{&ip.IPRouteLookupReply{Retval: errNoSuchEntry}}
+		}
+		return []api.Message{&ip.IPRouteLookupReply{Route: ip.IPRoute{Prefix: m.Prefix, NPaths: 1, Paths: []fib_types.FibPath{{SwIfIndex: r.sw, Nh: fib_types.FibPathNh{Address: r.nh}}}}}}
+	case *ip.IPRouteAddDel:
+		p := fromPrefix(m.Route.Prefix)
+		if !m.IsAdd {
+			if _, ok := f.routes[p]; !ok {
+				return []api.Message{&ip.IPRouteAddDelReply{Retval: errNoSuchEntry}}
+			}
+			delete(f.routes, p)
+			return []api.Message{&ip.IPRouteAddDelReply{}}
+		}
+		path := m.Route.Paths[0]
+		f.routes[p] = fakePath{sw: path.SwIfIndex, nh: path.Nh.Address}
+		return []api.Message{&ip.IPRouteAddDelReply{}}
+	case *ip_neighbor.IPNeighborDump:
+		var out []api.Message
+		for k, mac := range f.nbrs {
+			if k.sw == uint32(m.SwIfIndex) && k.ip.Is6() == (m.Af == ip_types.ADDRESS_IP6) {
+				out = append(out, &ip_neighbor.IPNeighborDetails{Neighbor: ip_neighbor.IPNeighbor{SwIfIndex: m.SwIfIndex,
+					Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: mac, IPAddress: address(k.ip)}})
+			}
+		}
+		return out
+	case *ip_neighbor.IPNeighborAddDel:
+		_, rv := f.iface(uint32(m.Neighbor.SwIfIndex))
+		if rv == 0 {
+			f.nbrs[fakeNbrKey{uint32(m.Neighbor.SwIfIndex), fromAddress(m.Neighbor.IPAddress)}] = m.Neighbor.MacAddress
+		}
+		return []api.Message{&ip_neighbor.IPNeighborAddDelReply{Retval: rv}}
+	case *ip_neighbor.IPNeighborFlush:
+		for k := range f.nbrs {
+			if k.sw == uint32(m.SwIfIndex) && k.ip.Is6() == (m.Af == ip_types.ADDRESS_IP6) {
+				delete(f.nbrs, k)
+			}
+		}
+		return []api.Message{&ip_neighbor.IPNeighborFlushReply{}}
+	}
+	panic(fmt.Sprintf("fake VPP: no model of %s", req.GetMessageName()))
+}
+
+func (f *fakeAPI) iface(sw uint32) (*fakeIf, int32) {
+	i, ok := f.ifs[sw]
+	if !ok {
+		return nil, errInvalidIfIndex
+	}
+	return i, 0
+}
+
+func (f *fakeAPI) sortedIfs() []uint32 {
+	var out []uint32
+	for sw := range f.ifs {
+		out = append(out, sw)
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// changes counts the requests of the fake that change its state.
+func (f *fakeAPI) changes() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range f.requests {
+		if !readOnly[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+var readOnly = map[string]bool{"control_ping": true, "show_version": true, "sw_interface_dump": true, "af_packet_dump": true,
+	"ip_address_dump": true, "ip_unnumbered_dump": true, "sw_interface_ip6_get_link_local_address": true,
+	"ip_route_lookup": true, "ip_neighbor_dump": true, "memclnt_keepalive": true}
+
+func (f *fakeAPI) resetRequests() {
+	f.mu.Lock()
+	f.requests = map[string]int{}
+	f.mu.Unlock()
+}
