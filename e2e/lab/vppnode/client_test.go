@@ -85,7 +85,7 @@ func TestPlanOnAFakeVPP(t *testing.T) {
 		t.Errorf("Changes() = %v, want %v", got, first)
 	}
 	h, err := c.Interface(ctx, "host0")
-	if err != nil || h.HostIf != "vslh" || !h.Up || h.Tag != "vppsvc-lab:7" || h.MAC[0] != 0x02 {
+	if err != nil || h.HostIf != "vslh" || !h.Up || h.Tag != "vppsvc-lab:7" || h.MAC.String() != HostMAC("vslh").String() {
 		t.Errorf("host0 = %+v, %v", h, err)
 	}
 
@@ -127,7 +127,8 @@ func TestPlanOnAFakeVPP(t *testing.T) {
 			"ip_neighbor_flush": 2, "af_packet_delete": 1, // the stale one, neighbours first
 			"af_packet_create_v3": 1, "sw_interface_set_interface_name": 1, "sw_interface_tag_add_del": 1,
 			"sw_interface_set_flags": 1, "sw_interface_set_unnumbered": 1, "sw_interface_ip6_enable_disable": 1,
-			"ip_route_add_del": 1, "ip_neighbor_add_del": 1,
+			"ip_route_add_del":    2, // the pod's route deleted with the stale interface, added again
+			"ip_neighbor_add_del": 1,
 		}
 		if got := f.changes(); !reflect.DeepEqual(got, want) {
 			t.Errorf("sent %v, want %v", got, want)
@@ -229,5 +230,18 @@ func TestConnectRefusesAnotherVersion(t *testing.T) {
 	_, err := connect(context.Background(), newFakeAPI("25.06.0-release"), "/run/x/api.sock")
 	if err == nil || !errors.Is(err, errWrongVersion) || !strings.Contains(err.Error(), `the VPP at /run/x/api.sock is VPP "25.06.0-release"; the lab needs VPP 25.10`) {
 		t.Errorf("connect to VPP 25.06 = %v", err)
+	}
+}
+
+func TestHostMAC(t *testing.T) {
+	a, b := HostMAC("vsl-n1-pod-a"), HostMAC("vsl-n1-pod-b")
+	if a.String() != HostMAC("vsl-n1-pod-a").String() {
+		t.Error("HostMAC is not stable")
+	}
+	if a.String() == b.String() {
+		t.Errorf("HostMAC of two veths: both %s", a)
+	}
+	if a[0] != 0x02 || a[1] != 0xfe {
+		t.Errorf("HostMAC = %s: want a locally administered 02:fe:... unicast address", a)
 	}
 }

@@ -83,6 +83,7 @@ func TestCheckVersion(t *testing.T) {
 }
 
 func TestCheckBinaryRefuses(t *testing.T) {
+	t.Setenv(EnvBinary, "") // New falls back to it for an unset binary
 	dir := t.TempDir()
 	old := filepath.Join(dir, "vpp-old")
 	if err := os.WriteFile(old, []byte("\x7fELF...vpp v25.06.0-release built by x"), 0o755); err != nil {

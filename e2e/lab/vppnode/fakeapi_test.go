@@ -166,7 +166,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		sw := f.nextSw
 		f.nextSw++
 		mac := m.HwAddr
-		if m.UseRandomHwAddr {
+		if m.UseRandomHwAddr || mac == (ethernet_types.MacAddress{}) {
 			mac = ethernet_types.MacAddress{0x02, 0xfe, 0, 0, 0, byte(sw)}
 		}
 		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac}
@@ -259,6 +259,14 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 			return []api.Message{&ip.IPRouteLookupReply{Retval: errNoSuchEntry}}
 		}
 		return []api.Message{&ip.IPRouteLookupReply{Route: ip.IPRoute{Prefix: m.Prefix, NPaths: 1, Paths: []fib_types.FibPath{{SwIfIndex: r.sw, Nh: fib_types.FibPathNh{Address: r.nh}}}}}}
+	case *ip.IPRouteDump:
+		var out []api.Message
+		for p, r := range f.routes {
+			if p.Addr().Is6() == m.Table.IsIP6 {
+				out = append(out, &ip.IPRouteDetails{Route: ip.IPRoute{Prefix: prefix(p), NPaths: 1, Paths: []fib_types.FibPath{{SwIfIndex: r.sw, Nh: fib_types.FibPathNh{Address: r.nh}}}}})
+			}
+		}
+		return out
 	case *ip.IPRouteAddDel:
 		p := fromPrefix(m.Route.Prefix)
 		if !m.IsAdd {
@@ -333,7 +341,7 @@ func (f *fakeAPI) changes() map[string]int {
 
 var readOnly = map[string]bool{"control_ping": true, "show_version": true, "sw_interface_dump": true, "af_packet_dump": true,
 	"ip_address_dump": true, "ip_unnumbered_dump": true, "sw_interface_ip6_get_link_local_address": true,
-	"ip_route_lookup": true, "ip_neighbor_dump": true, "memclnt_keepalive": true}
+	"ip_route_lookup": true, "ip_route_dump": true, "ip_neighbor_dump": true, "memclnt_keepalive": true}
 
 func (f *fakeAPI) resetRequests() {
 	f.mu.Lock()

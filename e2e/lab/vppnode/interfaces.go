@@ -3,6 +3,7 @@ package vppnode
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"strconv"
 	"strings"
@@ -85,8 +86,7 @@ type AfPacket struct {
 	// Name is VPP's name for the interface (VPP would call it
 	// host-<HostIf>).
 	Name string
-	// MAC is VPP's address on it; nil lets VPP pick a random 02:fe:...
-	// one (not the veth's: the kernel never takes VPP's frames as its own).
+	// MAC is VPP's address on it; nil takes HostMAC(HostIf).
 	MAC net.HardwareAddr
 }
 
@@ -130,16 +130,22 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 	}
 	if cur == nil {
 		req := &af_packet.AfPacketCreateV3{
-			Mode:        af_packet.AF_PACKET_API_MODE_ETHERNET,
-			HostIfName:  a.HostIf,
+			Mode:       af_packet.AF_PACKET_API_MODE_ETHERNET,
+			HostIfName: a.HostIf,
+			// What the CLI's "create host-interface" sets by default and
+			// the API does not: without checksum offload VPP forwards a
+			// veth's TCP segments, whose checksums the kernel left for the
+			// device to fill in, unfilled, and the receiver drops them
+			// (ping works, TCP does not).
+			Flags:       af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
 			NumRxQueues: 1,
 			NumTxQueues: 1,
 		}
-		if a.MAC != nil {
-			copy(req.HwAddr[:], a.MAC)
-		} else {
-			req.UseRandomHwAddr = true
+		mac := a.MAC
+		if mac == nil {
+			mac = HostMAC(a.HostIf)
 		}
+		copy(req.HwAddr[:], mac)
 		r, err := af_packet.NewServiceClient(c.conn).AfPacketCreateV3(ctx, req)
 		c.changed("af_packet_create_v3")
 		if err != nil {
@@ -169,6 +175,19 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 	return c.Interface(ctx, a.Name)
 }
 
+// HostMAC is VPP's default MAC on an af_packet interface on the veth
+// hostIf: 02:fe and a hash of the name. Stable, so that a VPP restarted,
+// or an interface re-created on a veth of the same name, keeps the
+// address its neighbours have cached (VPP's own random one changed on
+// every create, and the namespaces' ARP entries pointed at the old one);
+// not the veth's own, so the kernel never takes VPP's frames as its own.
+func HostMAC(hostIf string) net.HardwareAddr {
+	h := fnv.New32a()
+	h.Write([]byte(hostIf))
+	s := h.Sum32()
+	return net.HardwareAddr{0x02, 0xfe, byte(s >> 24), byte(s >> 16), byte(s >> 8), byte(s)}
+}
+
 // afPacketTag is the tag of an af_packet interface on the veth with the
 // kernel's ifindex.
 func afPacketTag(ifindex int) string { return Tag + ":" + strconv.Itoa(ifindex) }
@@ -191,8 +210,8 @@ func (c *Client) setUp(ctx context.Context, sw interface_types.InterfaceIndex, n
 	return nil
 }
 
-// DeleteInterface deletes the af_packet interface name with its static
-// neighbours (a deleted interface's neighbours stay in VPP, and re-using
+// DeleteInterface deletes the af_packet interface name with the routes
+// through it and its static neighbours (a deleted interface's neighbours stay in VPP, and re-using
 // its index then crashed VPP 25.10 in a neighbour add). A missing
 // interface is no error.
 func (c *Client) DeleteInterface(ctx context.Context, name string) error {
@@ -208,6 +227,9 @@ func (c *Client) DeleteInterface(ctx context.Context, name string) error {
 			return fmt.Errorf("VPP's interface %s is not an af_packet interface: not deleted", name)
 		}
 		sw := interface_types.InterfaceIndex(i.Index)
+		if err := c.deleteRoutesVia(ctx, sw); err != nil {
+			return err
+		}
 		for _, af := range []ip_types.AddressFamily{ip_types.ADDRESS_IP4, ip_types.ADDRESS_IP6} {
 			if _, err := ip_neighbor.NewServiceClient(c.conn).IPNeighborFlush(ctx, &ip_neighbor.IPNeighborFlush{Af: af, SwIfIndex: sw}); err != nil {
 				return fmt.Errorf("flush %s's neighbours: %w", name, err)

@@ -128,8 +128,9 @@ func (c *Client) EnableIP6(ctx context.Context, name string) error {
 // Route is a route of VPP's default table.
 type Route struct {
 	Dst netip.Prefix
-	// Via is the next hop; the zero Addr makes the route attached to Dev
-	// (VPP then resolves each destination's neighbour on Dev).
+	// Via is the next hop; the zero Addr makes the route attached to Dev:
+	// a host route's next hop is then the host itself, a wider route's
+	// destinations are each resolved on Dev.
 	Via netip.Addr
 	// Dev is VPP's name of the interface the route leaves by.
 	Dev string
@@ -157,10 +158,47 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 	if r.Dst.Addr().Is6() {
 		path.Proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
 	}
-	if r.Via.IsValid() {
-		path.Nh = fib_types.FibPathNh{Address: address(r.Via).Un}
+	nh := r.Via
+	if !nh.IsValid() && r.Dst.IsSingleIP() {
+		// A host route's next hop is the host: an attached-nexthop path,
+		// resolved by the host's neighbour entry (as the CLI's "via
+		// <interface>" builds it). A bare attached /32 did not forward
+		// on VPP 25.10.
+		nh = r.Dst.Addr()
+	}
+	if nh.IsValid() {
+		path.Nh = fib_types.FibPathNh{Address: address(nh).Un}
 	}
 	return ip.IPRoute{Prefix: prefix(r.Dst.Masked()), NPaths: 1, Paths: []fib_types.FibPath{path}}, nil
+}
+
+// deleteRoutesVia removes the routes of the default tables that have a
+// path through sw: a deleted interface's routes would otherwise stay,
+// and a new interface that gets its index would inherit them. Routes VPP
+// keeps for the interface's own addresses refuse an API delete: skipped.
+func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.InterfaceIndex) error {
+	for _, v6 := range []bool{false, true} {
+		ds, err := recvAll[*ip.IPRouteDetails](ip.NewServiceClient(c.conn).IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
+		if err != nil {
+			return fmt.Errorf("ip_route_dump: %w", err)
+		}
+		for _, d := range ds {
+			via := false
+			for _, p := range d.Route.Paths {
+				via = via || p.SwIfIndex == uint32(sw)
+			}
+			if !via {
+				continue
+			}
+			_, err := ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: d.Route})
+			c.changed("ip_route_add_del")
+			var verr api.VPPApiError
+			if err != nil && !errors.As(err, &verr) {
+				return fmt.Errorf("delete route %s: %w", fromPrefix(d.Route.Prefix), err)
+			}
+		}
+	}
+	return nil
 }
 
 // hasRoute says whether VPP's default table holds exactly route (same
