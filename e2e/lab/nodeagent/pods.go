@@ -210,10 +210,15 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 		return err
 	}
 	for _, ip := range st.ips {
-		if err := vc.AddNeighbour(ctx, st.iface, ip, podMAC); err != nil {
+		// The route first: a static neighbour on an unnumbered interface
+		// makes VPP add an attached /32 (or /128) of its own, which has no
+		// connected cover and stays unresolved; once that entry exists the
+		// route looks present (same prefix, interface and next hop) and would
+		// not be added.
+		if err := vc.AddRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
 			return err
 		}
-		if err := vc.AddRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
+		if err := vc.AddNeighbour(ctx, st.iface, ip, podMAC); err != nil {
 			return err
 		}
 		if err := lx.AddAddress(ns, "eth0", netipPrefix(ip, ip.BitLen())); err != nil {
