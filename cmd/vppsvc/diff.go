@@ -84,6 +84,9 @@ func runDiffCommand(cmd *cobra.Command, f *diffFlags, log *logrus.Logger) (bool,
 	if f.output != "text" && f.output != "json" {
 		return false, usagef("-o: want text or json, got %q", f.output)
 	}
+	if err := f.cluster.configFlags.validate(); err != nil {
+		return false, err
+	}
 	if err := checkSocket(f.vppSocket); err != nil {
 		return false, err
 	}

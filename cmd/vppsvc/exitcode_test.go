@@ -2,10 +2,12 @@ package main
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Every command exits 2, with one line on stderr and nothing on stdout, for
@@ -71,6 +73,30 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 			assert.True(t, strings.HasPrefix(stderr, "vppsvc: "+tc.err), "%q does not start with %q", stderr, "vppsvc: "+tc.err)
 		})
 	}
+}
+
+// render, trace and diff take the cluster file by one name, -f/--file;
+// diff's former --cluster still sets it, hidden and deprecated.
+func TestClusterFileFlag(t *testing.T) {
+	for _, name := range []string{"render", "trace", "diff"} {
+		root := newRootCommand(io.Discard, io.Discard)
+		cmd, _, err := root.Find([]string{name})
+		require.NoError(t, err)
+		file := cmd.Flags().Lookup("file")
+		require.NotNil(t, file, name)
+		assert.Equal(t, "f", file.Shorthand, name)
+		require.NoError(t, cmd.Flags().Parse([]string{"-f", "a.yaml"}))
+		assert.Equal(t, "a.yaml", file.Value.String(), name)
+	}
+	root := newRootCommand(io.Discard, io.Discard)
+	diff, _, err := root.Find([]string{"diff"})
+	require.NoError(t, err)
+	cluster := diff.Flags().Lookup("cluster")
+	require.NotNil(t, cluster)
+	assert.True(t, cluster.Hidden)
+	assert.Equal(t, "use -f/--file", cluster.Deprecated)
+	require.NoError(t, diff.Flags().Parse([]string{"--cluster", "b.yaml"}))
+	assert.Equal(t, "b.yaml", diff.Flags().Lookup("file").Value.String())
 }
 
 // The exit status of each outcome: usage errors 2 everywhere; a failure of
