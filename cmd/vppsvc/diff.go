@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -37,13 +36,10 @@ const (
 	diffError  = 2
 )
 
-// diffExit ends the process with diff's status; tests replace it.
-var diffExit = os.Exit
-
 func newDiffCommand(log *logrus.Logger) *cobra.Command {
 	f := &diffFlags{}
 	cmd := &cobra.Command{
-		Use:   "diff --vpp-socket PATH [-f CLUSTER] [--node NODE] [--config FILE]",
+		Use:   "diff --vpp-socket PATH [-f FILE] [--node NODE] [--config FILE]",
 		Short: "Compare what vppsvc would program for a cluster with what a live VPP holds; change nothing",
 		Long: `diff renders the cluster for the node as 'vppsvc render' does (in a fake VPP),
 reads the live VPP at --vpp-socket (dumps only: no request that changes VPP
@@ -56,41 +52,56 @@ is sent) and prints the drift:
 
 Objects of other control planes are never reported as extra. Items VPP cannot
 dump (cnat SNAT settings, interface features) are counted as unverifiable.
-Give the cluster (-f/--cluster, as kubectl get -o yaml writes it; default the
+Give the cluster (-f/--file, as kubectl get -o yaml writes it; default the
 embedded sample), --node and --config the agent on that VPP runs with.
 
 Exit status: 0 in sync, 1 drift, 2 error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.vppSocket == "" {
-				return errors.New("--vpp-socket is required: the API socket of the VPP to compare (default installation: " + defaultVPPSocket + ")")
-			}
-			if f.output != "text" && f.output != "json" {
-				return fmt.Errorf("-o: want text or json, got %q", f.output)
-			}
-			if _, err := os.Stat(f.vppSocket); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "vppsvc: --vpp-socket: %v (is VPP running with its api-socket there?)\n", err)
-				diffExit(diffError)
-				return nil
-			}
-			drift, err := runDiff(cmd.Context(), f, socketclient.NewVppClient(f.vppSocket), cmd.InOrStdin(), cmd.OutOrStdout(), log)
-			if code := diffStatus(drift, err); code != diffInSync {
-				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), "vppsvc:", err)
-				}
-				diffExit(code)
-			}
-			return nil
+			return diffOutcome(runDiffCommand(cmd, f, log))
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.cluster.file, "cluster", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
+	f.cluster.registerFile(fl)
+	// --cluster was diff's name for -f before render and trace's --file
+	// became the one name; scripts that use it keep working.
+	fl.StringVar(&f.cluster.file, "cluster", "", "")
+	_ = fl.MarkDeprecated("cluster", "use -f/--file")
 	fl.StringVar(&f.cluster.node, "node", "", "the node whose VPP this is (default: the first node by name)")
 	fl.StringVar(&f.cluster.config, "config", "", "renderer configuration of the agent on that node (YAML; see docs/cli.md)")
 	fl.StringVar(&f.vppSocket, "vpp-socket", "", "API socket of the live VPP to compare, read only (required)")
 	fl.StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "how long to wait for the connection to VPP")
 	return cmd
+}
+
+// runDiffCommand checks diff's flags, compares and reports whether there is
+// drift.
+func runDiffCommand(cmd *cobra.Command, f *diffFlags, log *logrus.Logger) (bool, error) {
+	if f.vppSocket == "" {
+		return false, usagef("%s", "--vpp-socket is required: the API socket of the VPP to compare (default installation: "+defaultVPPSocket+")")
+	}
+	if f.output != "text" && f.output != "json" {
+		return false, usagef("-o: want text or json, got %q", f.output)
+	}
+	if err := f.cluster.configFlags.validate(); err != nil {
+		return false, err
+	}
+	if err := checkSocket(f.vppSocket); err != nil {
+		return false, err
+	}
+	return runDiff(cmd.Context(), f, socketclient.NewVppClient(f.vppSocket), cmd.InOrStdin(), cmd.OutOrStdout(), log)
+}
+
+// diffOutcome turns a diff's outcome into what the command returns: diff's
+// exit status, with the error to print (none for drift: the output is the
+// report).
+func diffOutcome(drift bool, err error) error {
+	code := diffStatus(drift, err)
+	if code == diffInSync {
+		return nil
+	}
+	return statusError{code: code, err: err}
 }
 
 // diffStatus maps a diff's outcome to its exit status.

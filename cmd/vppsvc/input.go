@@ -5,8 +5,11 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strings"
 
 	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/decodeerr"
+	"github.com/vppsvc/vppsvc/processor"
 
 	"github.com/spf13/pflag"
 )
@@ -74,20 +77,61 @@ func (f *configFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.serviceCIDRs, "service-cluster-ip-range", nil, "the cluster's service CIDRs (one per family, as the API server's flag): traffic to an address of them that no service translates is dropped; overrides the config file's serviceClusterIPRange")
 }
 
+// validate checks the flags' values on their own, before anything waits
+// for the cluster or VPP, and says once which flag and value is wrong.
+func (f configFlags) validate() error {
+	for _, v := range f.nodePortAddresses {
+		v = strings.TrimSpace(v)
+		if v == processor.NodePortAddressesPrimary {
+			if len(f.nodePortAddresses) > 1 {
+				return usagef("--nodeport-addresses: %q cannot be combined with CIDRs", v)
+			}
+			continue
+		}
+		if why := cidrProblem(v); why != "" {
+			return usagef("--nodeport-addresses: %q is neither a CIDR nor %q: %s", v, processor.NodePortAddressesPrimary, why)
+		}
+	}
+	for _, v := range f.serviceCIDRs {
+		if why := cidrProblem(strings.TrimSpace(v)); why != "" {
+			return usagef("--service-cluster-ip-range: %q is not a CIDR: %s", v, why)
+		}
+	}
+	return nil
+}
+
+// cidrProblem says what is wrong with a CIDR ("" when nothing): netip's
+// reason without its own restatement of the input.
+func cidrProblem(v string) string {
+	_, err := netip.ParsePrefix(v)
+	if err == nil {
+		return ""
+	}
+	msg := err.Error()
+	if _, why, ok := strings.Cut(msg, "): "); ok {
+		return why
+	}
+	return msg
+}
+
 // loadConfig is agent.LoadConfig for the --config flag, which also takes
 // "-" for stdin; the flags in over, when given, replace the file's fields.
 func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, over configFlags) (agent.Config, error) {
 	var c agent.Config
 	var err error
+	source := path
 	if path != stdinPath {
 		c, err = agent.LoadConfig(path, nodeIPs)
 	} else {
 		var data []byte
-		var source string
 		if data, source, err = readInput(path, stdin, maxConfigSize); err != nil {
 			return agent.Config{}, fmt.Errorf("--config: %w", err)
 		}
 		c, err = agent.ParseConfig(source, data, nodeIPs)
+	}
+	if msg, ok := decodeerr.Explain(err); ok {
+		// The decoder's own words name Go types; say what the file has wrong.
+		err = fmt.Errorf("--config %s: %s", source, msg)
 	}
 	if err != nil || (len(over.nodePortAddresses) == 0 && len(over.serviceCIDRs) == 0) {
 		return c, err
@@ -98,8 +142,13 @@ func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, over configF
 	if len(over.serviceCIDRs) > 0 {
 		c.ServiceClusterIPRange = over.serviceCIDRs
 	}
+	if err := over.validate(); err != nil {
+		return c, err
+	}
 	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("--nodeport-addresses, --service-cluster-ip-range: %w", err)
+		// The flags' values are valid (validate): what fails is the
+		// configuration they complete.
+		return c, fmt.Errorf("--config with --nodeport-addresses/--service-cluster-ip-range: %w", err)
 	}
 	return c, nil
 }

@@ -8,8 +8,9 @@ import (
 )
 
 func main() {
-	if err := newRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "vppsvc:", err)
-		os.Exit(1)
+	err := newRootCommand(os.Stdout, os.Stderr).Execute()
+	if line := errorLine(err); line != "" {
+		fmt.Fprintln(os.Stderr, "vppsvc:", line)
 	}
+	os.Exit(exitCode(err))
 }

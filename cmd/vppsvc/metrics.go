@@ -89,12 +89,11 @@ func (c *metricsCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // newMetricsRegistry returns the agent's own registry (never the global one,
-// so that tests and embedders can run several agents in one process): the
-// collector, kube-proxy's metrics (the sync tracker) and the Go and process
-// collectors.
-func newMetricsRegistry(c *metricsCollector, kubeProxy prometheus.Collector) *prometheus.Registry {
+// so that tests can run several agents in one process) with the Go and
+// process collectors; runNode registers the agent's collectors once the
+// agent is built, while /metrics already answers.
+func newMetricsRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, kubeProxy,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return reg
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/sirupsen/logrus"
 	"go.fd.io/govpp/adapter"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vppsvc/vppsvc/agent"
@@ -52,6 +50,10 @@ type nodeConfig struct {
 	// InterfaceGrace is how long VPP items may wait for an interface before
 	// /healthz fails; zero: never.
 	InterfaceGrace time.Duration
+	// APIWaitMin and APIWaitMax bound the delays between attempts to reach
+	// the API server at the start; zero keeps apiWaitMin and apiWaitMax
+	// (tests shorten them).
+	APIWaitMin, APIWaitMax time.Duration
 }
 
 // nodeDeps are what the command builds from flags; tests pass fakes.
@@ -93,11 +95,33 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 		base = logrus.StandardLogger()
 	}
 	log := base.WithField("node", cfg.Node)
-	node, err := deps.Client.CoreV1().Nodes().Get(ctx, cfg.Node, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return fmt.Errorf("unknown node %q: no such Node in the cluster", cfg.Node)
-	} else if err != nil {
-		return fmt.Errorf("reading node %q: %w", cfg.Node, err)
+
+	// /healthz and /metrics answer from the start: while the agent waits for
+	// the API server, /healthz says so (503 with the reason).
+	proxyHealth := &health.ProxyHealth{Timeout: cfg.HealthzTimeout, InterfaceGrace: cfg.InterfaceGrace, Log: log.WithField("component", "health")}
+	proxyHealth.Start()
+	reg := newMetricsRegistry()
+	srv := newAgentHTTP(deps.HTTP, deps.Metrics, reg, proxyHealth, log)
+	fatal := make(chan error, 3)
+	srv.serve(fatal)
+	serving := true
+	defer func() {
+		if serving { // an early return: the agent never ran
+			shutdown(srv, nil, log)
+		}
+	}()
+
+	apiWait := apiWait{Min: cfg.APIWaitMin, Max: cfg.APIWaitMax, Waiting: proxyHealth.WaitingFor, Log: log.WithField("component", "k8swatch")}
+	if apiWait.Min <= 0 {
+		apiWait.Min, apiWait.Max = apiWaitMin, apiWaitMax
+	}
+	node, err := apiWait.getNode(ctx, deps.Client, cfg.Node)
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Info("stopped before the API server answered")
+			return nil
+		}
+		return err
 	}
 	plan, err := simnode.Build([]*corev1.Node{node}, nil, cfg.Node)
 	if err != nil {
@@ -115,7 +139,6 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 		addFakeHost(deps.Fake, plan)
 	}
 
-	proxyHealth := &health.ProxyHealth{Timeout: cfg.HealthzTimeout, InterfaceGrace: cfg.InterfaceGrace, Log: log.WithField("component", "health")}
 	servers := &health.ServiceServers{Listen: deps.ListenHealthCheck, Log: log.WithField("component", "healthcheck"), ProxyHealthy: proxyHealth.ServiceProxyHealthy}
 	poll := cfg.SyncPoll
 	if poll <= 0 {
@@ -131,17 +154,14 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 	}
 	tracker.agent = a
 
-	reg := newMetricsRegistry(&metricsCollector{proc: a.Processor, rec: a.Reconciler,
+	reg.MustRegister(&metricsCollector{proc: a.Processor, rec: a.Reconciler,
 		renderers: slices.Sorted(maps.Keys(a.Renderers))}, tracker)
-	srv := newAgentHTTP(deps.HTTP, deps.Metrics, reg, proxyHealth, log)
 
 	// Every part runs until runCtx ends; one that stops by itself before
 	// reports on fatal, which stops the others.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	defer serveInspector(runCtx, a, log)()
-	fatal := make(chan error, 3)
-	srv.serve(fatal)
 	trackerDone := make(chan struct{})
 	go func() {
 		defer close(trackerDone)
@@ -181,6 +201,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 		log.WithError(runErr).Error("stopping")
 	}
 	stop()
+	serving = false
 	shutdown(srv, []<-chan struct{}{watchDone, trackerDone, a.LayerDone()}, log)
 	servers.Close()
 	a.Close()

@@ -16,6 +16,7 @@ import (
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/renderview"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/vppcli"
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
@@ -45,7 +46,7 @@ The terms the output uses are explained in docs/glossary.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !slices.Contains(renderFormats, output) {
-				return fmt.Errorf("-o: want %s, got %q", strings.Join(renderFormats, ", "), output)
+				return usagef("-o: want %s, got %q", strings.Join(renderFormats, ", "), output)
 			}
 			sim, err := simulate(cmd.Context(), flags, cmd.InOrStdin(), log)
 			if err != nil {
@@ -73,6 +74,10 @@ func (s *simulation) render(w io.Writer, format string) error {
 			Types:        serviceTypes(s.cluster),
 			BackendNodes: endpointNodes(s.cluster),
 		})
+		skipped := skippedElements(s.cluster)
+		for i := range svcs {
+			svcs[i].Skipped = skipped[svcs[i].ID]
+		}
 		return renderview.WriteServices(w, s.plan.Node, svcs, renderview.NodeWide(items, svcs), s.notRendered())
 	case "text":
 		fmt.Fprintf(w, "# node %s: VPP state after rendering %d services\n", s.plan.Node, len(s.agent.Processor.Services()))
@@ -158,6 +163,9 @@ func (s *simulation) notRendered() []string {
 			continue
 		}
 		why := "skipped by the processor (see the warnings above)"
+		if skipped := skippedElements(s.cluster)[id]; len(skipped) > 0 {
+			why = "nothing usable left: skipped " + strings.Join(skipped, "; ")
+		}
 		switch {
 		case svc.Spec.Type == corev1.ServiceTypeExternalName:
 			why = "ExternalName (a DNS alias: nothing to program)"
@@ -167,6 +175,23 @@ func (s *simulation) notRendered() []string {
 		out = append(out, id.String()+": "+why)
 	}
 	slices.Sort(out)
+	return out
+}
+
+// skippedElements are, per Service of the cluster file, the invalid elements
+// the processor skips (a port out of range, an unknown protocol), as
+// "field \"value\": reason". The processor logs each once as a warning; the
+// service view shows them where the service is read.
+func skippedElements(c *clusterfile.Cluster) map[model.ServiceID][]string {
+	out := map[model.ServiceID][]string{}
+	for _, svc := range c.Services {
+		// The Service alone: its EndpointSlices' problems are the backends'.
+		_, problems := processor.ConvertService(svc, nil, processor.NodeContext{})
+		id := model.ServiceID{Namespace: svc.Namespace, Name: svc.Name}
+		for _, p := range problems {
+			out[id] = append(out[id], fmt.Sprintf("%s %q: %s", p.Field, p.Value, p.Reason))
+		}
+	}
 	return out
 }
 

@@ -27,7 +27,7 @@ Without -f, render and trace use an embedded sample cluster; see 'vppsvc render 
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return configureLogger(log, g)
+			return asUsage(configureLogger(log, g))
 		},
 	}
 	root.SetOut(stdout)
@@ -38,6 +38,7 @@ Without -f, render and trace use an embedded sample cluster; see 'vppsvc render 
 	for _, add := range extraCommands {
 		root.AddCommand(add(log))
 	}
+	markUsageErrors(root)
 	return root
 }
 

@@ -89,10 +89,19 @@ next start compares it with the cluster and changes only what differs.`,
 // until SIGTERM or SIGINT.
 func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error {
 	if f.node == "" {
-		return errors.New("--node is required (or set NODE_NAME)")
+		return usagef("--node is required (or set NODE_NAME)")
 	}
 	if f.fakeVPP && cmd.Flags().Changed("vpp-socket") {
-		return errors.New("--vpp-socket and --fake-vpp are exclusive")
+		return usagef("--vpp-socket and --fake-vpp are exclusive")
+	}
+	if err := f.configFlags.validate(); err != nil {
+		return err
+	}
+	var notSocket *notSocketError
+	if err := checkSocket(f.vppSocket); !f.fakeVPP && errors.As(err, &notSocket) {
+		// A missing socket is waited for (VPP may start later); a file
+		// that is no socket never becomes one.
+		return usageError{err}
 	}
 	if !cmd.Flags().Changed("log-level") && log.GetLevel() < logrus.InfoLevel {
 		// A daemon says what it waits for: the agent logs at info level
@@ -114,13 +123,22 @@ func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error 
 	} else {
 		deps.VPP = newSocketWaitLogger(socketclient.NewVppClient(f.vppSocket), f.vppSocket, log.WithField("node", f.node))
 	}
-	ctx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+	sigCtx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
-	return runNode(ctx, nodeConfig{
+	ctx, fail := context.WithCancelCause(sigCtx)
+	defer fail(nil)
+	if w, ok := deps.VPP.(*socketWaitLogger); ok {
+		w.fatal = fail
+	}
+	err = runNode(ctx, nodeConfig{
 		Node: f.node, ConfigFile: f.config, FrontendInterfaces: f.frontends, LocalPods: f.localPods,
 		ConfigFlags:    f.configFlags,
 		HealthzTimeout: f.healthzTimeout, ResyncInterval: f.resyncInterval, InterfaceGrace: f.interfaceGrace,
 	}, deps)
+	if cause := context.Cause(ctx); errors.As(cause, &notSocket) {
+		return cause
+	}
+	return err
 }
 
 // kubeClient connects with a kubeconfig file, or in-cluster without one.
@@ -222,6 +240,10 @@ type socketWaitLogger struct {
 	socket string
 	log    logrus.FieldLogger
 	now    func() time.Time
+	// fatal, when set, is told that the socket path became something no
+	// wait turns into a socket (a regular file, a directory): the agent
+	// stops instead of retrying it forever.
+	fatal func(error)
 
 	mu       sync.Mutex
 	tried    bool
@@ -272,9 +294,19 @@ func (a *socketWaitLogger) Connect() error {
 		return nil
 	}
 	a.attempts++
+	var notSocket *notSocketError
+	logErr := err
+	switch pathErr := checkSocket(a.socket); {
+	case errors.As(pathErr, &notSocket) && a.fatal != nil:
+		a.log.WithError(pathErr).Error("VPP's API socket path is not a socket: stopping")
+		a.fatal(pathErr)
+		return pathErr
+	case errors.Is(pathErr, errNoSocket):
+		logErr = fmt.Errorf("%s does not exist (yet)", a.socket)
+	}
 	if !now.Before(a.next) {
 		waited := now.Sub(a.since)
-		a.log.WithFields(logrus.Fields{"waited": waited.Round(time.Second).String(), "attempts": a.attempts}).WithError(err).
+		a.log.WithFields(logrus.Fields{"waited": waited.Round(time.Second).String(), "attempts": a.attempts}).WithError(logErr).
 			Info("waiting for VPP's API socket")
 		a.next = now.Add(min(max(waited, time.Second), maxWaitLogInterval))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/clusterfile"
@@ -33,11 +35,16 @@ type clusterFlags struct {
 }
 
 func (f *clusterFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
+	f.registerFile(cmd.Flags())
 	cmd.Flags().StringVar(&f.node, "node", "", "the node whose agent is simulated (default: the first node by name)")
 	cmd.Flags().StringVar(&f.config, "config", "", "renderer configuration (YAML; see docs/cli.md), - for stdin")
 	f.configFlags.register(cmd.Flags())
 	cmd.Flags().StringVar(&f.vppSocket, "vpp-socket", "", "build the simulated node in the scratch VPP 25.10 at this API socket instead of a fake VPP; packets then cross VPP's graph (docs/real-vpp.md)")
+}
+
+// registerFile adds -f/--file, the cluster file of render, trace and diff.
+func (f *clusterFlags) registerFile(fl *pflag.FlagSet) {
+	fl.StringVarP(&f.file, "file", "f", "", "cluster state: Kubernetes YAML/JSON (as kubectl get -o yaml writes it), - for stdin; default: the embedded sample cluster")
 }
 
 // loadCluster reads the -f file, stdin for "-", or the embedded sample.
@@ -72,6 +79,9 @@ type simulation struct {
 // and skipped.
 func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus.Logger) (*simulation, error) {
 	if err := oneStdin("-f", f.file, "--config", f.config); err != nil {
+		return nil, usageError{err}
+	}
+	if err := f.configFlags.validate(); err != nil {
 		return nil, err
 	}
 	c, err := loadCluster(f.file, stdin)
@@ -139,6 +149,13 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 func openNode(socket string, log logrus.FieldLogger) (dataplane.Node, error) {
 	if socket == "" {
 		return dataplane.NewFake(1), nil
+	}
+	if err := checkSocket(socket); err != nil {
+		var notSocket *notSocketError
+		if errors.As(err, &notSocket) {
+			return nil, usageError{err}
+		}
+		return nil, err
 	}
 	n, err := realvpp.Open(socket, realvpp.Options{})
 	if err != nil {

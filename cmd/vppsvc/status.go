@@ -65,7 +65,10 @@ func newServiceCommand(_ *logrus.Logger) *cobra.Command {
 		},
 	}
 	f.register(list)
-	svc := &cobra.Command{Use: "service", Short: "Services of the running agent (service list = status)", Args: cobra.NoArgs}
+	// RunE makes the group runnable, so that an unknown subcommand is an
+	// error (exit 2) rather than help.
+	svc := &cobra.Command{Use: "service", Short: "Services of the running agent (service list = status)", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() }}
 	svc.AddCommand(list)
 	return svc
 }
@@ -78,7 +81,7 @@ func (f *statusFlags) register(cmd *cobra.Command) {
 // runStatus fetches the snapshot (or one service) and prints it.
 func runStatus(ctx context.Context, f *statusFlags, args []string, w io.Writer) error {
 	if f.output != "table" && f.output != "json" {
-		return fmt.Errorf("-o: want table or json, got %q", f.output)
+		return usagef("-o: want table or json, got %q", f.output)
 	}
 	path := "/v1/services"
 	if len(args) == 1 {
@@ -87,7 +90,7 @@ func runStatus(ctx context.Context, f *statusFlags, args []string, w io.Writer) 
 			ns, name = "default", args[0]
 		}
 		if ns == "" || name == "" || strings.Contains(name, "/") {
-			return fmt.Errorf("service %q: want namespace/name", args[0])
+			return usagef("service %q: want namespace/name", args[0])
 		}
 		path += "/" + url.PathEscape(ns) + "/" + url.PathEscape(name)
 	}

@@ -101,10 +101,10 @@ func (r traceResult) jsonValue() any {
 
 func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 	if !slices.Contains([]string{"text", "json"}, f.output) {
-		return fmt.Errorf("-o: want text or json, got %q", f.output)
+		return usagef("-o: want text or json, got %q", f.output)
 	}
 	if err := oneStdin("-f", f.file, "--flows", f.flowsFile, "--config", f.config); err != nil {
-		return err
+		return usageError{err}
 	}
 	parsed, batch, err := f.flows(cmd.InOrStdin())
 	if err != nil {
@@ -121,7 +121,7 @@ func runTrace(cmd *cobra.Command, f *traceFlags, log *logrus.Logger) error {
 	}
 	if !batch && results[0].Error != "" {
 		// One flow from flags: a bad --ingress is a usage error like a bad --src.
-		return errors.New(results[0].Error)
+		return usageError{errors.New(results[0].Error)}
 	}
 	if err := writeTrace(cmd.OutOrStdout(), f.output, results, batch); err != nil {
 		return err
@@ -178,7 +178,7 @@ func writeTrace(w io.Writer, output string, results []traceResult, batch bool) e
 func (f *traceFlags) flows(stdin io.Reader) ([]flows.Parsed, bool, error) {
 	if f.flowsFile != "" {
 		if f.src != "" || f.dst != "" {
-			return nil, false, fmt.Errorf("--flows and --src/--dst are exclusive")
+			return nil, false, usagef("--flows and --src/--dst are exclusive")
 		}
 		data, source, err := readInput(f.flowsFile, stdin, flows.MaxFileSize)
 		if err != nil {
@@ -191,11 +191,11 @@ func (f *traceFlags) flows(stdin io.Reader) ([]flows.Parsed, bool, error) {
 		return parsed, true, nil
 	}
 	if f.src == "" || f.dst == "" {
-		return nil, false, fmt.Errorf("need --src and --dst, or --flows FILE")
+		return nil, false, usagef("need --src and --dst, or --flows FILE")
 	}
 	fl, err := flows.Spec{Name: "flow", Src: f.src, Dst: f.dst, Proto: f.proto, Ingress: f.ingress}.Parse()
 	if err != nil {
-		return nil, false, err // a single malformed flow is a usage error
+		return nil, false, usageError{err} // a single malformed flow is a usage error
 	}
 	return []flows.Parsed{{Name: fl.Name, Flow: fl}}, false, nil
 }

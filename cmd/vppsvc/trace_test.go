@@ -171,15 +171,16 @@ func TestTraceFlowsFromStdin(t *testing.T) {
 	for _, tc := range []struct {
 		stdin string
 		args  []string
+		code  int
 		err   string
 	}{
-		{"", []string{"trace", "--flows", "-"}, "vppsvc: stdin: flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
-		{"", []string{"trace", "--flows", empty}, "vppsvc: " + empty + ": flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
-		{"", []string{"trace", "-f", "-", "--flows", "-"}, "vppsvc: -f and --flows both read stdin (-): give one of them a file\n"},
-		{"", []string{"render", "-f", "-", "--config", "-"}, "vppsvc: -f and --config both read stdin (-): give one of them a file\n"},
+		{"", []string{"trace", "--flows", "-"}, 1, "vppsvc: stdin: flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
+		{"", []string{"trace", "--flows", empty}, 1, "vppsvc: " + empty + ": flows file: no flows in it (want a list of {name, src, dst, proto, ingress})\n"},
+		{"", []string{"trace", "-f", "-", "--flows", "-"}, 2, "vppsvc: -f and --flows both read stdin (-): give one of them a file\n"},
+		{"", []string{"render", "-f", "-", "--config", "-"}, 2, "vppsvc: -f and --config both read stdin (-): give one of them a file\n"},
 	} {
 		stdout, stderr, code := runMain(t, tc.stdin, tc.args...)
-		assert.Equal(t, 1, code, "%v", tc.args)
+		assert.Equal(t, tc.code, code, "%v", tc.args)
 		assert.Empty(t, stdout, "%v", tc.args)
 		assert.Equal(t, tc.err, stderr, "%v", tc.args)
 	}
@@ -234,8 +235,9 @@ func TestTraceText(t *testing.T) {
 	assert.Contains(t, out, "flow: TCP 192.0.2.7:40000 -> 192.168.16.1:22, ingress uplink0\n  verdict:   local: addressed to VPP itself as 192.0.2.7:40000 -> 192.168.16.1:22\n")
 }
 
-// Exit status: 0 for traced flows (per-flow errors included), non-zero with
-// one line on stderr for usage errors and a cluster file that cannot be read.
+// Exit status: 0 for traced flows (per-flow errors included); with one line
+// on stderr, 2 for usage errors (a bad flag value is one) and 1 for a file
+// that cannot be read.
 func TestTraceExitStatus(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -245,10 +247,10 @@ func TestTraceExitStatus(t *testing.T) {
 		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "-o", "json"}, 0, ""},
 		{[]string{"trace", "-f", "/nonexistent/cluster.yaml", "--src", "10.1.1.9", "--dst", "10.96.0.10:80"}, 1, "vppsvc: open /nonexistent/cluster.yaml: no such file or directory\n"},
 		{[]string{"trace", "--flows", "/nonexistent/flows.yaml"}, 1, "vppsvc: open /nonexistent/flows.yaml: no such file or directory\n"},
-		{[]string{"trace", "--src", "10.1.1.9"}, 1, "vppsvc: need --src and --dst, or --flows FILE\n"},
-		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10"}, 1, "vppsvc: dst: \"10.96.0.10\" has no port (want IP:PORT, or [IPv6]:PORT)\n"},
-		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "--ingress", "eth9", "-o", "json"}, 1, "vppsvc: ingress: no interface \"eth9\" on node node-a\n"},
-		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "-o", "xml"}, 1, "vppsvc: -o: want text or json, got \"xml\"\n"},
+		{[]string{"trace", "--src", "10.1.1.9"}, 2, "vppsvc: need --src and --dst, or --flows FILE\n"},
+		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10"}, 2, "vppsvc: dst: \"10.96.0.10\" has no port (want IP:PORT, or [IPv6]:PORT)\n"},
+		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "--ingress", "eth9", "-o", "json"}, 2, "vppsvc: ingress: no interface \"eth9\" on node node-a\n"},
+		{[]string{"trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "-o", "xml"}, 2, "vppsvc: -o: want text or json, got \"xml\"\n"},
 	} {
 		stdout, stderr, code := runMain(t, "", tc.args...)
 		assert.Equal(t, tc.code, code, "%v: %s", tc.args, stderr)

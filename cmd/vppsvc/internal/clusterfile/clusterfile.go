@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/decodeerr"
 )
 
 // Cluster is the decoded content of a cluster file.
@@ -85,7 +87,7 @@ func Parse(source string, r io.Reader) (*Cluster, error) {
 			if errors.Is(err, io.EOF) {
 				return c, nil
 			}
-			return nil, &DecodeError{source, doc, err}
+			return nil, &DecodeError{source, doc, plain(err)}
 		}
 		raw.Raw = bytes.TrimSpace(raw.Raw)
 		if len(raw.Raw) == 0 || bytes.Equal(raw.Raw, []byte("null")) {
@@ -104,6 +106,7 @@ func (c *Cluster) add(data []byte) error {
 		return nil
 	}
 	if err != nil {
+		err = plain(err)
 		if name := describe(data); name != "" {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -148,6 +151,15 @@ func describe(data []byte) string {
 		return head.Kind + " " + head.Metadata.Namespace + "/" + head.Metadata.Name
 	}
 	return head.Kind + " " + head.Metadata.Name
+}
+
+// plain replaces a decoder's error by what is wrong in the file's words
+// (decodeerr), keeping err when it is not one decodeerr knows.
+func plain(err error) error {
+	if msg, ok := decodeerr.Explain(err); ok {
+		return errors.New(msg)
+	}
+	return err
 }
 
 func (c *Cluster) ignore(kind string) {

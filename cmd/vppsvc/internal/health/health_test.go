@@ -55,6 +55,9 @@ func TestProxyHealthLifecycle(t *testing.T) {
 		reason        string
 	}{
 		{name: "starting", healthz: 503, live: 200, reason: "waiting for first sync"},
+		{name: "the API server does not answer", act: func() { h.WaitingFor("waiting for the API server: connection refused") }, advance: 5 * time.Second,
+			healthz: 503, live: 200, reason: "waiting for the API server: connection refused"},
+		{name: "it answers", act: func() { h.WaitingFor("") }, healthz: 503, live: 200, reason: "waiting for first sync"},
 		{name: "no sync within the timeout of the start", advance: 11 * time.Second, healthz: 503, live: 503, reason: "no sync with VPP within 10s of the start"},
 		{name: "first sync", act: h.Updated, healthz: 200, live: 200},
 		{name: "a change queued", act: h.QueuedUpdate, advance: 5 * time.Second, healthz: 200, live: 200},
@@ -113,7 +116,7 @@ func TestProxyHealthBody(t *testing.T) {
 }
 
 // A change of /healthz's verdict is logged once, with the reason; the
-// start's wait for the first sync is not a warning.
+// start's waits (for the API server, for the first sync) are not warnings.
 func TestProxyHealthLogsChanges(t *testing.T) {
 	c := &clock{t: time.Unix(1000, 0)}
 	log, hook := logtest.NewNullLogger()
@@ -121,6 +124,9 @@ func TestProxyHealthLogsChanges(t *testing.T) {
 	h.Log = log
 	h.Healthy()
 	h.Healthy()
+	h.WaitingFor("waiting for the API server: connection refused")
+	h.Healthy()
+	h.WaitingFor("")
 	h.Updated()
 	h.Healthy()
 	h.QueuedUpdate()
@@ -133,6 +139,7 @@ func TestProxyHealthLogsChanges(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		"info not ready: waiting for first sync with VPP <nil>",
+		"info not ready waiting for the API server: connection refused",
 		"info healthy: VPP holds every change <nil>",
 		"warning unhealthy a change has waited 11s for VPP (timeout 10s)",
 	}, lines)

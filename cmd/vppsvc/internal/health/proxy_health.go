@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,11 +41,14 @@ type ProxyHealth struct {
 	Log logrus.FieldLogger
 	Now func() time.Time // nil = time.Now
 
-	mu           sync.Mutex
-	started      time.Time
-	oldestQueue  time.Time // zero when nothing is pending
-	lastUpdated  time.Time // zero before the first sync
-	notEligible  bool
+	mu          sync.Mutex
+	started     time.Time
+	oldestQueue time.Time // zero when nothing is pending
+	lastUpdated time.Time // zero before the first sync
+	notEligible bool
+	// waitingFor is why the agent cannot start syncing yet (the API server
+	// does not answer); "" when nothing blocks it.
+	waitingFor   string
 	waiting      int
 	waitingSince time.Time
 	// reported is the last /healthz verdict logged ("" = healthy), and
@@ -115,6 +119,16 @@ func (h *ProxyHealth) WaitingForInterfaces(items int, since time.Time) {
 	}
 }
 
+// WaitingFor records what keeps the agent from starting to sync (the API
+// server does not answer yet): /healthz fails with reason until it is
+// called with "". /livez is not affected beyond its own timeout.
+func (h *ProxyHealth) WaitingFor(reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.start()
+	h.waitingFor = reason
+}
+
 // SyncNode follows this node's Node object: a node being deleted, or
 // tainted for deletion by the cluster autoscaler, is not eligible for load
 // balancer traffic, as in kube-proxy.
@@ -159,6 +173,9 @@ func (h *ProxyHealth) evaluate() Status {
 		st.Ready = false
 		st.Live = st.Live && !live
 	}
+	if h.waitingFor != "" {
+		fail(false, h.waitingFor)
+	}
 	if !h.oldestQueue.IsZero() && now.Sub(h.oldestQueue) > h.Timeout {
 		if h.lastUpdated.IsZero() {
 			fail(true, fmt.Sprintf("no sync with VPP within %s of the start", h.Timeout))
@@ -181,8 +198,8 @@ func (h *ProxyHealth) evaluate() Status {
 
 // Status evaluates the agent's health now, and logs when /healthz's
 // verdict changes: a warning with the reason when it fails, an info line
-// when it recovers. The expected "waiting for first sync" of a starting
-// agent is logged at info level.
+// when it recovers. The expected waits of a starting agent (for the API
+// server, for the first sync) are logged at info level.
 func (h *ProxyHealth) Status() Status {
 	h.mu.Lock()
 	st := h.evaluate()
@@ -196,6 +213,8 @@ func (h *ProxyHealth) Status() Status {
 			log.Info("healthy: VPP holds every change")
 		case st.Reason == "waiting for first sync":
 			log.Info("not ready: waiting for first sync with VPP")
+		case strings.HasPrefix(st.Reason, "waiting for "):
+			log.WithField("reason", st.Reason).Info("not ready")
 		default:
 			log.WithField("reason", st.Reason).Warning("unhealthy")
 		}

@@ -47,6 +47,10 @@ type Service struct {
 	Ports               []Port
 	// Other are the service's items that implement no frontend.
 	Other []Object
+	// Skipped are the invalid elements of the Service the processor left out
+	// (a port out of range, an unknown protocol), each with its field, value
+	// and reason: the warning of the log, where the service is read.
+	Skipped []string
 }
 
 // Port is one service port, its frontends and its backends.

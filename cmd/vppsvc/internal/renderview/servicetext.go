@@ -60,6 +60,9 @@ func writeService(b *strings.Builder, s Service) {
 	for _, p := range s.Ports {
 		writePort(b, s, p)
 	}
+	for _, skipped := range s.Skipped {
+		writeWrapped(b, "  skipped           ", strings.Repeat(" ", 20), skipped)
+	}
 	for _, o := range s.Other {
 		if r, ok := o.Item.(*vppcfg.DropRoute); ok {
 			writeWrapped(b, "  other ports       ", strings.Repeat(" ", 20),
