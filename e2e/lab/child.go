@@ -41,6 +41,7 @@ func RunChild() {
 	var err error
 	switch role {
 	case roleNode:
+		QuietKubernetesLogs(os.Getenv("VPPSVC_LAB_VERBOSE") != "")
 		err = runNodeAgent(os.Args[1:], log)
 	case roleNetexec:
 		ctx := context.Background()

@@ -239,10 +239,9 @@ func (l *Lab) buildMachine() error {
 			return err
 		}
 	}
-	hostIPs := topology.HostIPs()
-	vppHost := topology.VPPHostLinkPrefixes()
 	for _, node := range l.Nodes {
 		i := node.Index
+		hostIPs, vppHost := node.HostIPs(), node.VPPHostLinkPrefixes()
 		if err := lx.AddVeth(n.Uplink(i), "", n.UplinkPort(i)); err != nil {
 			return err
 		}

@@ -32,7 +32,7 @@ func writes(s nodeagent.Stats) map[string]uint64 {
 }
 
 func readOnly(msg string) bool {
-	for _, s := range []string{"dump", "details", "control_ping", "show_", "get_", "is_enabled", "want_", "_read"} {
+	for _, s := range []string{"dump", "details", "control_ping", "show_", "get_", "_get", "is_enabled", "want_", "_read"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

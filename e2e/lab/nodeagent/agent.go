@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
+	"github.com/vppsvc/vppsvc/renderer/ipv6"
 )
 
 // Options configure one node's agent.
@@ -99,6 +101,12 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// Source-NAT only a pod that reaches itself (docs/renderer-ipv6.md,
+	// hairpinSNAT): the default source-NATs every IPv6 flow to a local
+	// endpoint, so servers would see the node's address instead of the
+	// client pod's, unlike kube-proxy, and cnat would spend (and, VPP 25.10
+	// bug, never give back) a source port per flow.
+	cfg.IPv6.HairpinSNAT = ipv6.HairpinSNATOnly
 	n.svc, err = agent.New(agent.Options{
 		NodeName:           opts.Node.Name,
 		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface},
@@ -110,6 +118,8 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("vppsvc: %w", err)
 	}
 	defer n.svc.Close()
+	pods := newPodController(n)
+	pods.adoptExisting(ctx)
 	watchErr := make(chan error, 1)
 	go func() {
 		watchErr <- k8swatch.New(k8s, n.svc.Processor, k8swatch.Options{NodeName: opts.Node.Name, Logger: log}).Run(ctx)
@@ -117,7 +127,6 @@ func Run(ctx context.Context, opts Options) error {
 	if err := n.svc.Start(ctx); err != nil {
 		return fmt.Errorf("vppsvc: %w", err)
 	}
-	pods := newPodController(n)
 	go pods.run(ctx)
 	go n.watchVPP(ctx, pods)
 	go n.writeStats(ctx)
@@ -197,7 +206,7 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface, MAC: MAC(i, 1, 0)}); err != nil {
 		return fmt.Errorf("host link: %w", err)
 	}
-	for _, p := range topology.VPPHostLinkPrefixes() {
+	for _, p := range n.opts.Node.VPPHostLinkPrefixes() {
 		if err := vc.AddAddress(ctx, topology.HostInterface, p); err != nil {
 			return err
 		}
@@ -209,10 +218,14 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 		if other.Index == i {
 			continue
 		}
-		ips := other.IPs()
+		ips, hostLinks := other.IPs(), other.HostLinks()
 		for f, cidr := range other.PodCIDRs() {
-			if err := vc.AddRoute(ctx, vppnode.Route{Dst: cidr, Via: ips[f], Dev: topology.UplinkInterface}); err != nil {
-				return err
+			// The other node's pods, and its own kernel's host link (see
+			// topology.Node.HostLinks).
+			for _, dst := range []netip.Prefix{cidr, hostLinks[f]} {
+				if err := vc.AddRoute(ctx, vppnode.Route{Dst: dst, Via: ips[f], Dev: topology.UplinkInterface}); err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -69,10 +69,24 @@ func newPodController(n *nodeAgent) *podController {
 	return c
 }
 
-func (c *podController) run(ctx context.Context) {
+// adoptExisting wires (adopts) every pod the node already runs, once,
+// before vppsvc starts: a restarted agent then reports its local pods to
+// vppsvc before vppsvc's first resync, which therefore finds VPP's
+// configuration as it should be and changes nothing. Reporting them after
+// it made vppsvc first remove the pods' ACL bindings, then put them back.
+func (c *podController) adoptExisting(ctx context.Context) {
 	c.factory.Start(ctx.Done())
-	go func() { <-ctx.Done(); c.queue.ShutDown() }()
 	c.factory.WaitForCacheSync(ctx.Done())
+	for _, key := range c.lister.ListKeys() {
+		c.queue.Add(key) // errors are retried by run
+		if err := c.sync(ctx, key); err == nil {
+			c.queue.Forget(key)
+		}
+	}
+}
+
+func (c *podController) run(ctx context.Context) {
+	go func() { <-ctx.Done(); c.queue.ShutDown() }()
 	for {
 		key, quit := c.queue.Get()
 		if quit {

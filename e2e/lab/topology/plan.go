@@ -8,9 +8,7 @@ import (
 	"net/netip"
 )
 
-// The lab's address plan. Every node has the same host link (as every VPP
-// node of a real cluster has its own, private one); everything else is
-// unique in the lab.
+// The lab's address plan; every address is unique in the lab.
 var (
 	// Uplink is the segment of the Linux bridge every node's uplink and the
 	// external client join.
@@ -37,11 +35,6 @@ var (
 	// like the pool.
 	ExternalIPsV4 = netip.MustParsePrefix("192.168.79.0/24")
 	ExternalIPsV6 = netip.MustParsePrefix("fd00:79::/112")
-
-	// HostLinkV4/V6 is the link between VPP (host0, .1) and the node's own
-	// kernel (.2), the same on every node.
-	HostLinkV4 = netip.MustParsePrefix("172.30.255.0/24")
-	HostLinkV6 = netip.MustParsePrefix("fd00:ffff::/64")
 
 	// PodGatewayV4/V6 is the next hop every pod routes through: a static
 	// neighbour with the MAC of the pod's VPP interface, so neither ARP nor
@@ -102,12 +95,29 @@ func (n Node) PodSlot(ip netip.Addr) int {
 // MaxPodsPerNode bounds the slots (and the names they make).
 const MaxPodsPerNode = 200
 
-// HostIPs are the node kernel's addresses on the host link.
-func HostIPs() []netip.Addr { return []netip.Addr{nth(HostLinkV4, 2), nth(HostLinkV6, 2)} }
+// HostLinks are the node's links between VPP (host0, .1 and ::1) and its
+// own kernel (.2 and ::2), one prefix per family. Each node has its own,
+// routed by the other nodes to it: vppsvc keeps the source address of the
+// node's own traffic to a ClusterIP (it does not masquerade it to the node
+// IP as kube-proxy does), so an endpoint on another node answers the host
+// link's address, and that address must lead back to this node.
+func (n Node) HostLinks() []netip.Prefix {
+	return []netip.Prefix{
+		netip.PrefixFrom(netip.AddrFrom4([4]byte{172, 30, byte(n.Index), 0}), 24),
+		netip.PrefixFrom(netip.MustParseAddr(fmt.Sprintf("fd00:ffff:%x::", n.Index)), 64),
+	}
+}
 
-// VPPHostLinkPrefixes are VPP's addresses on host0.
-func VPPHostLinkPrefixes() []netip.Prefix {
-	return []netip.Prefix{netip.PrefixFrom(nth(HostLinkV4, 1), HostLinkV4.Bits()), netip.PrefixFrom(nth(HostLinkV6, 1), HostLinkV6.Bits())}
+// HostIPs are the node kernel's addresses on its host link.
+func (n Node) HostIPs() []netip.Addr {
+	l := n.HostLinks()
+	return []netip.Addr{nth(l[0], 2), nth(l[1], 2)}
+}
+
+// VPPHostLinkPrefixes are VPP's addresses on the node's host0.
+func (n Node) VPPHostLinkPrefixes() []netip.Prefix {
+	l := n.HostLinks()
+	return []netip.Prefix{netip.PrefixFrom(nth(l[0], 1), l[0].Bits()), netip.PrefixFrom(nth(l[1], 1), l[1].Bits())}
 }
 
 // nth is the address n above the prefix's base.
