@@ -34,11 +34,18 @@ test-realvpp:
 ## until interrupted, then removes everything it created. Needs root and
 ## VPPSVC_LAB_VPP (a VPP 25.10 bin/vpp). LAB_NODES=3 for more nodes.
 LAB_NODES ?= 2
-.PHONY: lab test-lab lab-down
+.PHONY: lab test-lab lab-down lab-figures
 lab:
 	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
 	cd e2e && $(GO) build -o ../.lab/vppsvc-lab ./cmd/vppsvc-lab
 	./.lab/vppsvc-lab up --nodes $(LAB_NODES)
+
+## lab-figures: the lab's figures for docs/performance.md ("The lab"):
+## connections/s, round trip and throughput through a ClusterIP against the
+## pod directly, and network programming latency over 100 changes.
+lab-figures:
+	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab-figures: set VPPSVC_LAB_VPP to a VPP 25.10 binary (docs/lab.md)" >&2; exit 2; }
+	cd e2e && VPPSVC_LAB_FIGURES=1 $(GO) test -count=1 -timeout 30m -v -run '^TestFigures$$' ./lab/labtest/
 
 ## lab-down: remove what a killed lab left (refuses while a lab runs).
 lab-down:

@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,7 +52,16 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Printf("lab up in %s\n", time.Since(start).Round(100*time.Millisecond))
 	theLab = l
+	// Interrupted (Ctrl-C, a timeout's SIGTERM): tear the lab down first.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		l.Close()
+		os.Exit(1)
+	}()
 	code := m.Run()
+	signal.Stop(sig)
 	l.Close()
 	os.Exit(code)
 }
