@@ -3,13 +3,9 @@
 // the minimal VPP operations, in dependency order, with retries, ownership per
 // renderer and a hitless resync against what VPP already holds.
 //
-// Items are plain values (net/netip, no govpp types) with one stable Key each.
-// A renderer writes them through a transaction:
-//
-//	txn := client.Txn()
-//	txn.Put(&vppcfg.NAT44LBMapping{...})
-//	txn.Delete(vppcfg.NAT44MappingKey(ext, vppcfg.ProtoTCP))
-//	err := txn.Commit(ctx)
+// Items are plain values (net/netip, no govpp types) with one stable Key
+// each. A renderer puts and deletes them through its Client's transactions;
+// Example shows one renderer's round trip, compiled and run by go test.
 //
 // Each item kind is described in one file, kind_<kind>.go: its type, key
 // constructor and descriptor (descriptor.go), which the store, diff and

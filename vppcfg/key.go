@@ -43,9 +43,11 @@ func (k Kind) String() string {
 // disabling NAT44 removes them from VPP.
 func (k Kind) IsNAT44() bool { return describe(k).nat44 }
 
-// Key identifies one item. Keys are built only by the constructors in this
-// package (one per kind, in the kind's file), never by formatting strings at
-// call sites.
+// Key identifies one item. Callers build keys with the key constructors of
+// this package (ACLKey and the like, in the kinds' files; NAT44MappingKey for
+// the mappings that share VPP's external key), never by formatting strings.
+// The layer itself makes two kinds of keys no item has: the key of an
+// interface's merged ACL list, and that of a duplicate object a dump found.
 type Key struct {
 	Kind Kind
 	Name string

@@ -79,8 +79,8 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 }
 
 func checkACL(k vppcfg.Key, acl *vppcfg.ACL, fail func(string, ...any)) {
-	if acl.Name == "" || len(acl.Name) > renderer.MaxTagLen {
-		fail("%s: name must be 1 to %d bytes", k, renderer.MaxTagLen)
+	if acl.Name == "" || len(acl.Name) > renderer.MaxLabelLen {
+		fail("%s: name must be 1 to %d bytes", k, renderer.MaxLabelLen)
 	}
 	if len(acl.Rules) == 0 {
 		fail("%s: no rules (an empty ACL denies everything)", k)

@@ -409,7 +409,7 @@ func BenchmarkReconcileColdSync(b *testing.B) {
 // BenchmarkRecoveryAfterVPPRestart restarts the fake VPP under a layer
 // that holds the 20,000 LB mappings of BenchmarkReconcileColdSync, with a
 // socket's round trip, and measures the time until everything is applied
-// again, as a multiple of the cold sync (x-cold-sync): issue 19 asks for at
+// again, as a multiple of the cold sync (x-cold-sync): the target is at
 // most 1 (the real VPP's figures are TestChaosRecoveryAsFastAsColdSync's).
 // Detection (govpp's health check, 50 ms in these tests) is included.
 func BenchmarkRecoveryAfterVPPRestart(b *testing.B) {

@@ -1,6 +1,6 @@
 package realvpp
 
-// The chaos suite (issue 19): VPP killed, frozen or flooded under the
+// The chaos suite: VPP killed, frozen or flooded under the
 // running agent. Every case ends by comparing what VPP holds, read through
 // a second connection, with what the agent wants (checkState). The cases
 // that kill VPP need dataplane.RestartEnv, the command that brings it back;
