@@ -18,7 +18,7 @@ type fakeDriver struct {
 	ifaces   map[string]uint32
 	nextIf   uint32
 	objs     map[Key]Observed
-	aclLists map[string]InterfaceACLIndexes
+	aclLists map[string]aclIndexes
 	handle   uint32
 	log      []string
 	// fail decides whether an op fails (before it is applied).
@@ -29,7 +29,7 @@ type fakeDriver struct {
 
 func newFakeDriver(ifNames ...string) *fakeDriver {
 	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[Key]Observed{},
-		aclLists: map[string]InterfaceACLIndexes{}, events: make(chan Event, 16)}
+		aclLists: map[string]aclIndexes{}, events: make(chan Event, 16)}
 	for _, n := range ifNames {
 		f.ifaces[n] = f.nextIf
 		f.nextIf++
@@ -87,14 +87,15 @@ func (f *fakeDriver) Dump(ctx context.Context) (*State, error) {
 	ifs, _ := f.Interfaces(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := &State{Interfaces: ifs, ACLLists: map[string]InterfaceACLIndexes{}, Unobservable: map[Kind]bool{}}
+	st := &State{Interfaces: ifs, Unobservable: map[Kind]bool{}}
 	for _, k := range sortedKeys(f.objs) {
 		o := f.objs[k]
 		o.Item = withLabel(o.Item, "")
 		st.Objects = append(st.Objects, o)
 	}
-	for n, l := range f.aclLists {
-		st.ACLLists[n] = l
+	for _, n := range sortedKeys(f.aclLists) {
+		l := f.aclLists[n]
+		st.Objects = append(st.Objects, Observed{Item: &ACLAssignment{Interface: n, InputIndexes: l.Input, OutputIndexes: l.Output}})
 	}
 	return st, nil
 }
@@ -108,15 +109,15 @@ func (f *fakeDriver) Apply(_ context.Context, ops []Op) []OpResult {
 		if f.fail != nil {
 			if err := f.fail(op); err != nil {
 				res[i].Err = err
-				f.log = append(f.log, op.String()+" FAILED")
+				f.log = append(f.log, opText(op)+" FAILED")
 				continue
 			}
 		}
 		res[i] = f.apply(op)
 		if res[i].Err != nil {
-			f.log = append(f.log, op.String()+" FAILED")
+			f.log = append(f.log, opText(op)+" FAILED")
 		} else {
-			f.log = append(f.log, op.String())
+			f.log = append(f.log, opText(op))
 		}
 	}
 	return res
@@ -129,6 +130,10 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		}
 	}
 	k := op.Key
+	if a, ok := op.Item.(*ACLAssignment); ok && op.Type == OpUpdate {
+		f.aclLists[a.Interface] = aclIndexes{Input: a.InputIndexes, Output: a.OutputIndexes}
+		return OpResult{}
+	}
 	if o, exists := f.objs[k]; exists && writesTag(op.Type) && taggable(k.Kind) && op.Tag != o.Tag {
 		// The layer must name the object by the tag VPP holds.
 		return OpResult{Err: fmt.Errorf("%s: %s with tag %q, VPP holds %q", k, op, op.Tag, o.Tag)}
@@ -138,7 +143,7 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		if _, exists := f.objs[k]; exists {
 			return OpResult{Err: fmt.Errorf("%w: %s exists", ErrDrift, k)}
 		}
-		if isNAT44(k.Kind) && k.Kind != KindNAT44Global {
+		if k.Kind.IsNAT44() && k != NAT44GlobalKey() {
 			if _, on := f.objs[NAT44GlobalKey()]; !on {
 				return OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
 			}
@@ -155,6 +160,18 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		if !exists || o.Handle != op.Handle {
 			return OpResult{Err: fmt.Errorf("%w: %s handle %d unknown", ErrDrift, k, op.Handle)}
 		}
+		if l, add, ok := LBLocalStep(op); ok {
+			// VPP's add-local and del-local change the locals alone.
+			m := *o.Item.(*NAT44LBMapping)
+			m.Locals = slices.DeleteFunc(slices.Clone(m.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+			if add {
+				m.Locals = append(m.Locals, l)
+				SortLBLocals(m.Locals)
+			}
+			o.Item = &m
+			f.objs[k] = o
+			return OpResult{}
+		}
 		o.Item = op.Item
 		f.objs[k] = o
 		return OpResult{Handle: o.Handle}
@@ -162,31 +179,11 @@ func (f *fakeDriver) apply(op Op) OpResult {
 		delete(f.objs, k)
 		if k == NAT44GlobalKey() {
 			for ok := range f.objs {
-				if isNAT44(ok.Kind) {
+				if ok.Kind.IsNAT44() {
 					delete(f.objs, ok)
 				}
 			}
 		}
-		return OpResult{}
-	case OpAddLocal, OpDelLocal:
-		o, exists := f.objs[k]
-		if !exists {
-			return OpResult{Err: fmt.Errorf("%s: no such mapping", k)}
-		}
-		m := *o.Item.(*NAT44LBMapping)
-		m.Locals = slices.DeleteFunc(slices.Clone(m.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
-		if op.Type == OpAddLocal {
-			m.Locals = append(m.Locals, op.Local)
-			SortLBLocals(m.Locals)
-		}
-		o.Item = &m
-		f.objs[k] = o
-		return OpResult{}
-	case OpSetACLs:
-		if _, ok := f.ifaces[op.ACLs.Interface]; !ok {
-			return OpResult{Err: fmt.Errorf("invalid interface %s", op.ACLs.Interface)}
-		}
-		f.aclLists[op.ACLs.Interface] = InterfaceACLIndexes{Input: op.ACLs.InputIndexes, Output: op.ACLs.OutputIndexes}
 		return OpResult{}
 	}
 	return OpResult{Err: fmt.Errorf("unknown op %s", op)}

@@ -38,11 +38,6 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind-%d", uint8(k))
 }
 
-// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
-// (KindNAT44Global included): the others wait for the NAT44Global item, and
-// disabling NAT44 removes them from VPP.
-func (k Kind) IsNAT44() bool { return describe(k).nat44 }
-
 // Key identifies one item. Callers build keys with the key constructors of
 // this package (ACLKey and the like, in the kinds' files; NAT44MappingKey for
 // the mappings that share VPP's external key), never by formatting strings.

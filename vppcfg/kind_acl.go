@@ -95,7 +95,7 @@ func (a *ACL) String() string {
 // which the layer learns from the dump or the create reply.
 func init() {
 	register(kindSpec[*ACL]{
-		Kind: KindACL, Name: "acl",
+		Kind: KindACL, Name: "acl", KeyedByLabel: true, Remerge: true,
 		Validate:      validateACL,
 		Canonical:     canonicalACL,
 		NeedsRecreate: func(_, _ *ACL) bool { return false },

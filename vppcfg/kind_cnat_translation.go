@@ -130,7 +130,7 @@ func comparePaths(a, b CNATPath) int {
 // IsRealIP, the flags and the flow hash as 0.
 func init() {
 	register(kindSpec[*CNATTranslation]{
-		Kind: KindCNATTranslation, Name: "cnat-translation",
+		Kind: KindCNATTranslation, Name: "cnat-translation", NewHandleOnUpdate: true,
 		Validate:      validateCNAT,
 		Canonical:     canonicalTranslation,
 		NeedsRecreate: func(old, new *CNATTranslation) bool { return new.NeedsRecreate(old) },

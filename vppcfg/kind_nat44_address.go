@@ -41,7 +41,7 @@ func (a *NAT44Address) String() string {
 // A changed VRF re-adds the address (no in-place update).
 func init() {
 	register(kindSpec[*NAT44Address]{
-		Kind: KindNAT44Address, Name: "nat44-address", NAT44: true,
+		Kind: KindNAT44Address, Name: "nat44-address", Gate: KindNAT44Global,
 		Validate: func(k Key, a *NAT44Address) error { return ip4(k, "Addr", a.Addr) },
 		CLI: func(a *NAT44Address) []string {
 			s := "nat44 add address " + a.Addr.String()

@@ -44,7 +44,7 @@ func (m *NAT44IdentityMapping) String() string {
 // identity mappings of one address in several VRFs coexist in VPP.
 func init() {
 	register(kindSpec[*NAT44IdentityMapping]{
-		Kind: KindNAT44IdentityMapping, Name: "nat44-identity-mapping", NAT44: true, ShareExternal: true,
+		Kind: KindNAT44IdentityMapping, Name: "nat44-identity-mapping", Gate: KindNAT44Global, ShareExternal: true,
 		Validate: func(k Key, v *NAT44IdentityMapping) error {
 			if err := ip4(k, "Addr", v.Addr); err != nil {
 				return err

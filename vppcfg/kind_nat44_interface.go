@@ -48,7 +48,7 @@ func (i *NAT44Interface) String() string {
 
 func init() {
 	register(kindSpec[*NAT44Interface]{
-		Kind: KindNAT44Interface, Name: "nat44-interface", NAT44: true,
+		Kind: KindNAT44Interface, Name: "nat44-interface", Gate: KindNAT44Global,
 		Validate: func(k Key, v *NAT44Interface) error {
 			if v.Interface == "" {
 				return invalid(k, "Interface", "empty")

@@ -75,7 +75,7 @@ func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals
 // re-creates the mapping. VPP's dump never fills the affinity.
 func init() {
 	register(kindSpec[*NAT44LBMapping]{
-		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", NAT44: true,
+		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", Gate: KindNAT44Global,
 		Validate: validateLB,
 		Canonical: func(v *NAT44LBMapping) *NAT44LBMapping {
 			if slices.IsSortedFunc(v.Locals, compareLocals) {
@@ -97,6 +97,8 @@ func init() {
 				len(added)+len(removed)+len(changed) == 0 // identical sets in another order
 		},
 		UpdateOps: updateLocals,
+		ApplyPart: applyLocalStep,
+		OpText:    lbOpText,
 		Label:     func(m *NAT44LBMapping) string { return m.Label },
 		WithLabel: func(m *NAT44LBMapping, label string) *NAT44LBMapping {
 			c := *m
@@ -209,22 +211,82 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 // updateLocals changes the locals of a mapping one at a time: added ones
 // first, then changed weights (del + add), then removed ones, so that the
 // mapping never drops below two locals and sessions to unchanged locals
-// survive.
+// survive. Each step is an update from the value before it (VPP's
+// add-local or del-local message), built from o, the applied value, so
+// that the fields no step writes stay as VPP holds them.
 func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
 	added, removed, changed := diffLocals(o.Locals, n.Locals)
 	var ops []Op
+	cur := o
+	step := func(add bool, l NAT44LBLocal) {
+		next := *cur
+		next.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+		if add {
+			next.Locals = append(next.Locals, l)
+			SortLBLocals(next.Locals)
+		}
+		ops = append(ops, Op{Type: OpUpdate, Key: k, Item: &next, Old: cur})
+		cur = &next
+	}
 	for _, l := range added {
-		ops = append(ops, Op{Type: OpAddLocal, Key: k, Item: n, Local: l})
+		step(true, l)
 	}
 	for _, c := range changed {
-		ops = append(ops,
-			Op{Type: OpDelLocal, Key: k, Item: n, Local: c[0]},
-			Op{Type: OpAddLocal, Key: k, Item: n, Local: c[1]})
+		step(false, c[0])
+		step(true, c[1])
 	}
 	for _, l := range removed {
-		ops = append(ops, Op{Type: OpDelLocal, Key: k, Item: n, Local: l})
+		step(false, l)
 	}
 	return ops
+}
+
+// applyLocalStep applies the local an update step from o to n adds or
+// removes to applied.
+func applyLocalStep(applied, o, n *NAT44LBMapping) *NAT44LBMapping {
+	l, add, ok := LBLocalStep(Op{Type: OpUpdate, Old: o, Item: n})
+	if !ok {
+		return n
+	}
+	cur := *applied
+	cur.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+	if add {
+		cur.Locals = append(cur.Locals, l)
+		SortLBLocals(cur.Locals)
+	}
+	return &cur
+}
+
+// LBLocalStep is the one local an update step of an LB mapping adds or
+// removes (see updateLocals); ok is false when op is no such step.
+func LBLocalStep(op Op) (l NAT44LBLocal, add, ok bool) {
+	o, ok1 := op.Old.(*NAT44LBMapping)
+	n, ok2 := op.Item.(*NAT44LBMapping)
+	if !ok1 || !ok2 || op.Type != OpUpdate {
+		return NAT44LBLocal{}, false, false
+	}
+	added, removed, changed := diffLocals(o.Locals, n.Locals)
+	switch {
+	case len(added) == 1 && len(removed)+len(changed) == 0:
+		return added[0], true, true
+	case len(removed) == 1 && len(added)+len(changed) == 0:
+		return removed[0], false, true
+	}
+	return NAT44LBLocal{}, false, false
+}
+
+// lbOpText renders an update step as "add-local <key> <addr>" or
+// "del-local <key> <addr>".
+func lbOpText(op Op) string {
+	l, add, ok := LBLocalStep(op)
+	if !ok {
+		return op.String()
+	}
+	verb := "del-local"
+	if add {
+		verb = "add-local"
+	}
+	return fmt.Sprintf("%s %s %s", verb, op.Key, l.Addr)
 }
 
 // compareLocals orders locals by address, port and VRF (canonical order).

@@ -59,6 +59,8 @@ func TestClassify(t *testing.T) {
 	st := &State{
 		Interfaces: map[string]uint32{"tap0": 1},
 		Objects: []Observed{
+			// Listed first: the lists are read once the ACLs are known.
+			{Item: &ACLAssignment{Interface: "tap0", InputIndexes: []uint32{9, 4}}},
 			{Item: withLabel(desiredLB, ""), Tag: Tag("nat44", "svc")},
 			{Item: withLabel(orphanLB, ""), Tag: Tag("ipv6", "old-svc")},
 			{Item: withLabel(foreignLB, ""), Tag: "calico:x"},
@@ -68,7 +70,6 @@ func TestClassify(t *testing.T) {
 			{Item: claimed, Handle: 1},
 			{Item: stray, Handle: 2},
 		},
-		ACLLists: map[string]InterfaceACLIndexes{"tap0": {Input: []uint32{9, 4}}},
 	}
 	c := classify(st, s.view(), map[string]ClaimFunc{"ipv6": func(it Item) bool {
 		tr, ok := it.(*CNATTranslation)
@@ -93,7 +94,7 @@ func TestClassify(t *testing.T) {
 	acl := c.applied[ACLKey(longName)]
 	require.NotNil(t, acl, "a shortened tag is matched against the desired ACLs' tags")
 	assert.Equal(t, uint32(4), acl.Handle)
-	assert.Equal(t, InterfaceACLIndexes{Input: []uint32{9}}, c.aclFront["tap0"], "the untagged ACL is foreign and stays in front")
+	assert.Equal(t, aclIndexes{Input: []uint32{9}}, c.aclFront["tap0"], "the untagged ACL is foreign and stays in front")
 	assert.Equal(t, aclNameList{Input: []string{longName}}, c.aclOrder["tap0"])
 	b := c.applied[ACLBindingKey("tap0", ACLInput, longName)]
 	require.NotNil(t, b)

@@ -131,14 +131,16 @@ type appliedView struct {
 	// owners share one copy of each owner name among the applied entries.
 	owners ownerRefs
 	// aclFront are the foreign ACL indexes bound per interface, kept in
-	// front of ours; aclOrder are our ACLs per interface, in VPP order.
-	aclFront map[string]InterfaceACLIndexes
+	// front of ours; aclOrder are our ACLs per interface, in VPP order:
+	// the merged state of ACL bindings (kind_acl_binding_merge.go).
+	aclFront map[string]aclIndexes
 	aclOrder map[string]aclNameList
 	// ifaces maps the names of VPP's interfaces to their sw_if_index.
 	ifaces map[string]uint32
-	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
-	// interfaces (VPP keeps them by index), to clean when the index is reused.
-	staleSnat map[uint32][]CNATSnatTable
+	// stale remembers objects deleted interfaces left behind by index
+	// (kindSpec.Rebind: cnat SNAT-policy entries), to clean when the
+	// index is reused.
+	stale map[uint32][]Item
 	// orphanOwners are the owners of the orphans found by the last dump
 	// (nil before the first); see diffInput.OrphanOwners.
 	orphanOwners map[string]bool
@@ -183,10 +185,10 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			appliedBindings: map[Key]bool{},
 			unowned:         map[Key]appliedEntry{},
 			foreign:         map[Key]Item{},
-			aclFront:        map[string]InterfaceACLIndexes{},
+			aclFront:        map[string]aclIndexes{},
 			aclOrder:        map[string]aclNameList{},
 			ifaces:          map[string]uint32{},
-			staleSnat:       map[uint32][]CNATSnatTable{},
+			stale:           map[uint32][]Item{},
 		},
 		keyFailures: keyFailures{
 			lastErr: map[Key]error{},
@@ -230,7 +232,7 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 		k := op.keyOf()
 		r.retry.reset(k)
 		r.dirty[k] = true
-		r.full = r.full || k.Kind == KindNAT44Global
+		r.full = r.full || describe(k.Kind).isGate()
 	}
 	if !r.synced {
 		log().Debug("transaction recorded; applied by the first resync")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -232,7 +233,7 @@ func TestForeignAndUntaggedObjects(t *testing.T) {
 func TestForeignACLsStayInFront(t *testing.T) {
 	f := newFakeDriver("tap0")
 	f.objs[ACLKey("theirs")] = Observed{Item: &ACL{Name: "theirs"}, Tag: "", Handle: 99}
-	f.aclLists["tap0"] = InterfaceACLIndexes{Input: []uint32{99}}
+	f.aclLists["tap0"] = aclIndexes{Input: []uint32{99}}
 	f.handle = 100
 	r := NewReconciler(f, testOptions())
 	commit(t, r.Client("pol").ResyncTxn(), acl("mine", 80), binding("tap0", ACLInput, "mine", 0))
@@ -344,7 +345,7 @@ func TestDriftAndReconnect(t *testing.T) {
 	// VPP restarts: everything is gone, ACL indexes start again elsewhere.
 	f.mu.Lock()
 	f.objs = map[Key]Observed{}
-	f.aclLists = map[string]InterfaceACLIndexes{}
+	f.aclLists = map[string]aclIndexes{}
 	f.handle = 7
 	f.mu.Unlock()
 	f.events <- Event{Type: EventConnected}
@@ -429,4 +430,37 @@ func (d *blockingDriver) Apply(ctx context.Context, ops []Op) []OpResult {
 		<-d.release
 	}
 	return d.fakeDriver.Apply(ctx, ops)
+}
+
+// TestFailedLocalStepStaysToDo: an LB mapping's locals change one step at a
+// time; when a step fails and a later one of the same pass succeeds, the
+// applied view holds the later step's local only, so the failed one is
+// retried until VPP holds it.
+func TestFailedLocalStepStaysToDo(t *testing.T) {
+	f := newFakeDriver()
+	r := NewReconciler(f, testOptions())
+	c := r.Client("nat44")
+	commit(t, c.ResyncTxn(), global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	start(t, r)
+	f.takeLog()
+
+	failOnce := true
+	f.mu.Lock()
+	f.fail = func(op Op) error {
+		if failOnce && strings.HasSuffix(opText(op), " 10.1.1.3:8080") {
+			failOnce = false
+			return errors.New("injected")
+		}
+		return nil
+	}
+	f.mu.Unlock()
+	want := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080", "10.1.1.4:8080")
+	commit(t, c.Txn(), want)
+	assert.Equal(t, []string{
+		"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080 FAILED",
+		"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.4:8080",
+	}, f.takeLog())
+	require.Eventually(t, func() bool { return state(t, r, want.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, []string{"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080"}, f.takeLog(), "only the failed step is retried")
+	assert.Contains(t, f.dump(), "10.1.1.3:8080")
 }

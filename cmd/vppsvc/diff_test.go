@@ -89,6 +89,8 @@ func TestDiffFindsDrift(t *testing.T) {
 	require.NotNil(t, nodePort)
 	require.Len(t, web.Locals, 3)
 	ghost := *web
+	oneLess := *web
+	oneLess.Locals = slices.Clone(web.Locals[1:])
 	ghost.External, ghost.Label = netip.MustParseAddrPort("10.96.9.9:80"), "default/ghost"
 
 	ctx := context.Background()
@@ -98,7 +100,7 @@ func TestDiffFindsDrift(t *testing.T) {
 	require.Eventually(t, func() bool { _, err := drv.Dump(ctx); return err == nil }, wait, tick)
 	for _, res := range drv.Apply(ctx, []vppcfg.Op{
 		{Type: vppcfg.OpDelete, Key: nodePort.Key(), Item: nodePort},
-		{Type: vppcfg.OpDelLocal, Key: web.Key(), Item: web, Local: web.Locals[0]},
+		{Type: vppcfg.OpUpdate, Key: web.Key(), Item: &oneLess, Old: web}, // VPP's del-local of the first local
 		{Type: vppcfg.OpCreate, Key: ghost.Key(), Item: &ghost, Tag: vppcfg.Tag("nat44", ghost.Label)},
 	}) {
 		require.NoError(t, res.Err)

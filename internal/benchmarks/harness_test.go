@@ -164,7 +164,7 @@ func (d *instantDriver) Interfaces(context.Context) (map[string]uint32, error) {
 }
 
 func (d *instantDriver) Dump(context.Context) (*vppcfg.State, error) {
-	return &vppcfg.State{Interfaces: instantIfs, ACLLists: map[string]vppcfg.InterfaceACLIndexes{}}, nil
+	return &vppcfg.State{Interfaces: instantIfs}, nil
 }
 
 func (d *instantDriver) Apply(_ context.Context, ops []vppcfg.Op) []vppcfg.OpResult {

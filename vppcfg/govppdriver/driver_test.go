@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,12 +210,17 @@ func TestItemRoundTrip(t *testing.T) {
 	assert.Equal(t, aclIndex, a.Handle)
 	assert.Equal(t, acl.Rules, a.Item.(*vppcfg.ACL).Rules)
 
-	// In-place updates: forwarding, ACL rules (same index), LB locals.
+	// In-place updates: forwarding, ACL rules (same index), LB locals (one
+	// step each, from the value before it).
+	added := *lb
+	added.Locals = append(slices.Clone(lb.Locals), vppcfg.NAT44LBLocal{Addr: ap("10.1.1.4:8080"), Probability: 1})
+	removed := added
+	removed.Locals = slices.Clone(added.Locals[1:])
 	mustApply(t, d,
 		vppcfg.Op{Type: vppcfg.OpUpdate, Key: global.Key(), Item: &vppcfg.NAT44Global{SessionLimit: 1000, Forwarding: true}, Old: global},
 		vppcfg.Op{Type: vppcfg.OpUpdate, Key: acl.Key(), Item: &vppcfg.ACL{Name: "a"}, Handle: aclIndex, Tag: "vppsvc:pol:a"},
-		vppcfg.Op{Type: vppcfg.OpAddLocal, Key: lb.Key(), Item: lb, Local: vppcfg.NAT44LBLocal{Addr: ap("10.1.1.4:8080"), Probability: 1}},
-		vppcfg.Op{Type: vppcfg.OpDelLocal, Key: lb.Key(), Item: lb, Local: lb.Locals[0]})
+		vppcfg.Op{Type: vppcfg.OpUpdate, Key: lb.Key(), Item: &added, Old: lb},
+		vppcfg.Op{Type: vppcfg.OpUpdate, Key: lb.Key(), Item: &removed, Old: &added})
 	st = dump(t, d)
 	g, _ = find(st, vppcfg.NAT44GlobalKey())
 	assert.True(t, g.Item.(*vppcfg.NAT44Global).Forwarding)
@@ -266,17 +272,20 @@ func TestOutputInterfaceAndACLBindings(t *testing.T) {
 		create(&vppcfg.ACL{Name: "x"}, "vppsvc:p:x"), create(&vppcfg.ACL{Name: "y"}, "vppsvc:p:y"))
 	x, y := res[2].Handle, res[3].Handle
 	tap0, _ := v.InterfaceIndex("tap0")
-	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, Key: vppcfg.Key{Kind: vppcfg.KindACLBinding, Name: "tap0"},
-		SwIfIndex: tap0, ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}})
+	lists := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}
+	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpUpdate, Key: lists.Key(), SwIfIndex: tap0, Item: lists})
 	st := dump(t, d)
 	_, ok := find(st, outIf.Key())
 	assert.True(t, ok, "output-feature interface dumped through Nat44EdOutputInterfaceGet")
-	assert.Equal(t, vppcfg.InterfaceACLIndexes{Input: []uint32{y, x}, Output: []uint32{x}}, st.ACLLists["tap0"])
-	assert.NotContains(t, st.ACLLists, "eth0", "interfaces without ACLs are left out")
+	got, ok := find(st, lists.Key())
+	require.True(t, ok, "the ACL lists of tap0 are dumped")
+	assert.Equal(t, &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}, got.Item)
+	_, ok = find(st, (&vppcfg.ACLAssignment{Interface: "eth0"}).Key())
+	assert.False(t, ok, "interfaces without ACLs are left out")
 
 	// An ACL bound twice in one list: VPP answers +1.
-	res = apply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap0,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}})
+	twice := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}
+	res = apply(t, d, vppcfg.Op{Type: vppcfg.OpUpdate, Key: twice.Key(), SwIfIndex: tap0, Item: twice})
 	assert.ErrorContains(t, res[0].Err, "repeated")
 	// Deleting a bound ACL is drift (the layer unbinds first).
 	res = apply(t, d, vppcfg.Op{Type: vppcfg.OpDelete, Key: vppcfg.ACLKey("x"), Item: &vppcfg.ACL{Name: "x"}, Handle: x})

@@ -37,7 +37,6 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 	r := &dumpRun{d: d, ctx: ctx, names: names, st: &vppcfg.State{
 		VPPPID:       pid,
 		Interfaces:   ifaces,
-		ACLLists:     map[string]vppcfg.InterfaceACLIndexes{},
 		Unobservable: map[vppcfg.Kind]bool{},
 	}}
 	for kd := range registered() {

@@ -30,7 +30,7 @@ func TestEveryKindHasADriver(t *testing.T) {
 		assert.Equal(t, k, kd.kind, "descriptor in the slot of %s", k)
 		assert.NotEmpty(t, kd.messages, "%s sends no message", k)
 		assert.NotNil(t, kd.ops.build, "%s builds no op", k)
-		assert.True(t, kd.ops.item != nil || kd.ops.itemless != 0, "no op belongs to %s", k)
+		assert.NotNil(t, kd.ops.item, "no op belongs to %s", k)
 		if kd.dumpIfFound != 0 {
 			assert.Less(t, kd.dumpIfFound, k, "%s's dump waits for a kind dumped after it", k)
 		}
@@ -57,13 +57,17 @@ func TestOpsSendOnlyListedMessages(t *testing.T) {
 		}
 		var ops []vppcfg.Op
 		if kd.ops.item != nil {
-			for _, typ := range []vppcfg.OpType{vppcfg.OpCreate, vppcfg.OpDelete, vppcfg.OpUpdate, vppcfg.OpAddLocal, vppcfg.OpDelLocal} {
+			for _, typ := range []vppcfg.OpType{vppcfg.OpCreate, vppcfg.OpDelete, vppcfg.OpUpdate} {
 				it := reflect.New(kd.ops.item.Elem()).Interface().(vppcfg.Item)
 				ops = append(ops, vppcfg.Op{Type: typ, Key: it.Key(), Item: it, Old: it})
 			}
 		}
-		if kd.ops.itemless != 0 {
-			ops = append(ops, vppcfg.Op{Type: kd.ops.itemless, ACLs: &vppcfg.ACLAssignment{}})
+		if kd.kind == vppcfg.KindNAT44LBMapping {
+			// The update steps of one local each, both ways.
+			one := &vppcfg.NAT44LBMapping{Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:80")}}}
+			two := &vppcfg.NAT44LBMapping{Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:80")}, {Addr: ap("10.1.1.3:80")}}}
+			ops = append(ops, vppcfg.Op{Type: vppcfg.OpUpdate, Key: one.Key(), Item: two, Old: one},
+				vppcfg.Op{Type: vppcfg.OpUpdate, Key: one.Key(), Item: one, Old: two})
 		}
 		sent := 0
 		for i := range ops {

@@ -17,9 +17,9 @@ func init() {
 		messages: []api.Message{&nat44_ed.Nat44AddDelLbStaticMapping{}, &nat44_ed.Nat44LbStaticMappingAddDelLocal{},
 			&nat44_ed.Nat44LbStaticMappingDump{}},
 		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44LBMapping, _ *vppcfg.OpResult) []*call {
-			switch op.Type {
-			case vppcfg.OpAddLocal, vppcfg.OpDelLocal:
-				return []*call{addDelLBLocal(op.Type == vppcfg.OpAddLocal, m, op.Local)}
+			// The layer updates a mapping one local at a time.
+			if l, add, ok := vppcfg.LBLocalStep(*op); ok {
+				return []*call{addDelLBLocal(add, m, l)}
 			}
 			return []*call{addDelLBMapping(adds(op), m, op.Tag)}
 		}),

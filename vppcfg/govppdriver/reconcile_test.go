@@ -164,8 +164,8 @@ func addForeign(t *testing.T, v *fakevpp.VPP) {
 		create(&vppcfg.NAT44LBMapping{External: ap("10.97.0.1:53"), Protocol: vppcfg.ProtoUDP, Out2InOnly: true,
 			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.53:53"), Probability: 1}, {Addr: ap("10.1.1.54:53"), Probability: 1}}}, "calico:dns"),
 		create(&vppcfg.ACL{Name: "theirs", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit, Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")}}}, "calico:acl"))
-	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap0,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}})
+	theirs := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}
+	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpUpdate, Key: theirs.Key(), SwIfIndex: tap0, Item: theirs})
 }
 
 // section returns one section of a fakevpp dump ("acl interfaces").

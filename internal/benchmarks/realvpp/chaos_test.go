@@ -310,7 +310,12 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	}
 	observed := map[vppcfg.Key][]vppcfg.Item{}
 	aclName := map[uint32]string{}
+	var lists []*vppcfg.ACLAssignment
 	for _, o := range st.Objects {
+		if l, ok := o.Item.(*vppcfg.ACLAssignment); ok {
+			lists = append(lists, l)
+			continue
+		}
 		it := labelled(o)
 		observed[it.Key()] = append(observed[it.Key()], it)
 		if acl, ok := it.(*vppcfg.ACL); ok {
@@ -341,8 +346,9 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	for k := range observed {
 		problems = append(problems, "extra "+k.String())
 	}
-	for ifName, lists := range st.ACLLists {
-		for dir, idx := range map[string][]uint32{vppcfg.ACLInput.String(): lists.Input, vppcfg.ACLOutput.String(): lists.Output} {
+	for _, l := range lists {
+		ifName := l.Interface
+		for dir, idx := range map[string][]uint32{vppcfg.ACLInput.String(): l.InputIndexes, vppcfg.ACLOutput.String(): l.OutputIndexes} {
 			var got []string
 			for _, i := range idx {
 				got = append(got, aclName[i])

@@ -97,8 +97,8 @@ func addForeign(t testing.TB, v *fakevpp.VPP) {
 		}
 	}
 	tap2, _ := v.InterfaceIndex("tap2")
-	bind := vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap2,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}}
+	lists := &vppcfg.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}
+	bind := vppcfg.Op{Type: vppcfg.OpUpdate, Key: lists.Key(), SwIfIndex: tap2, Item: lists}
 	if r := d.Apply(context.Background(), []vppcfg.Op{bind}); r[0].Err != nil {
 		t.Fatalf("bind the foreign ACL: %v", r[0].Err)
 	}
