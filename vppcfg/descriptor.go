@@ -45,6 +45,7 @@ type descriptor struct {
 	opText           func(op Op) string
 	rebind           func(it Item, ifName string) Item
 	applyPart        func(applied, old, new Item) Item
+	shared           func(it Item) (group, value string, ok bool)
 }
 
 // merger is what the reconciler asks of a kind whose items VPP does not
@@ -113,6 +114,12 @@ type kindSpec[T Item] struct {
 	// index), with the pending reason: v waits until that key is applied
 	// or about to be. Default: none.
 	WaitsFor func(v T) (Key, string)
+	// Shared is set when VPP keeps one setting for a group of objects, the
+	// one the group's first object brought, whatever later ones ask (cnat
+	// keeps whether a VIP address is a real IP for all its ports): the
+	// group and the value v asks for. Items of one group must agree on it
+	// (SharedSetting). Default: no such setting.
+	Shared func(v T) (group, value string)
 	// OpText renders an op on the kind for logs and tests when Op.String
 	// says too little (which local an LB update adds). Default: op.String().
 	OpText func(op Op) string
@@ -216,6 +223,20 @@ func descriptorOf(it Item) *descriptor {
 		return describe(k.kind())
 	}
 	return unknownKind
+}
+
+// SharedSetting is the setting VPP keeps once for a group of objects, the
+// one the group's first object brought (cnat: whether a VIP address is a
+// real IP, for all its ports): items of one group must agree on its value,
+// or VPP silently keeps another one's. ok is false for kinds without one.
+func SharedSetting(it Item) (group, value string, ok bool) {
+	if it == nil {
+		return "", "", false
+	}
+	if f := descriptorOf(it).shared; f != nil {
+		return f(it)
+	}
+	return "", "", false
 }
 
 // opText renders op for logs and tests, as its kind's OpText says.
@@ -400,6 +421,15 @@ func register[T Item](s kindSpec[T]) {
 				return new
 			}
 			return f(av, ov, nv)
+		}
+	}
+	if f := s.Shared; f != nil {
+		d.shared = func(it Item) (string, string, bool) {
+			if v, ok := it.(T); ok {
+				g, val := f(v)
+				return g, val, true
+			}
+			return "", "", false
 		}
 	}
 	if f := s.OpText; f != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -131,6 +132,11 @@ func comparePaths(a, b CNATPath) int {
 func init() {
 	register(kindSpec[*CNATTranslation]{
 		Kind: KindCNATTranslation, Name: "cnat-translation", NewHandleOnUpdate: true,
+		// cnat keeps the real-IP flag of a VIP address as its first
+		// translation set it, for every port.
+		Shared: func(t *CNATTranslation) (string, string) {
+			return "real IP of " + t.VIP.Addr().String(), strconv.FormatBool(t.IsRealIP)
+		},
 		Validate:      validateCNAT,
 		Canonical:     canonicalTranslation,
 		NeedsRecreate: func(old, new *CNATTranslation) bool { return new.NeedsRecreate(old) },

@@ -72,7 +72,9 @@ func (m *NAT44LBMapping) String() string {
 func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals) }
 
 // The locals change in place, one at a time (updateLocals); everything else
-// re-creates the mapping. VPP's dump never fills the affinity.
+// re-creates the mapping, and so does a lost or re-weighted local of a
+// mapping with affinity (losesAffinityTarget). VPP's dump never fills the
+// affinity.
 func init() {
 	register(kindSpec[*NAT44LBMapping]{
 		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", Gate: KindNAT44Global,
@@ -94,7 +96,8 @@ func init() {
 			// A changed weight is a del+add of that local, which must not leave
 			// fewer than 2 locals while it is out.
 			return len(changed) > 0 && len(o.Locals)+len(added) < 3 ||
-				len(added)+len(removed)+len(changed) == 0 // identical sets in another order
+				len(added)+len(removed)+len(changed) == 0 || // identical sets in another order
+				losesAffinityTarget(o, removed, changed)
 		},
 		UpdateOps: updateLocals,
 		ApplyPart: applyLocalStep,
@@ -239,6 +242,19 @@ func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
 		step(false, l)
 	}
 	return ops
+}
+
+// losesAffinityTarget reports whether a mapping with session affinity loses
+// or re-weights a local (a changed weight is a del and an add of it). VPP
+// deletes the sessions of a removed local but not the affinity records
+// that point at it: a record keeps the local's slot in the mapping's pool,
+// which VPP dereferences as if it were live (nat44_ed.c,
+// nat44_ed_static_mapping_match), so pinned clients would keep being sent
+// to the gone endpoint, or to whichever later reuses the slot, until the
+// affinity times out (three hours by default). Deleting the mapping
+// flushes its records; clients are balanced and pinned afresh.
+func losesAffinityTarget(o *NAT44LBMapping, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) bool {
+	return o.Affinity != 0 && len(removed)+len(changed) > 0
 }
 
 // applyLocalStep applies the local an update step from o to n adds or
