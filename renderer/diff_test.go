@@ -19,8 +19,8 @@ func TestDiffAdd(t *testing.T) {
 	static := &vppcfg.NAT44StaticMapping{External: ap("10.96.0.1:80"), Protocol: tcp, Local: ap("10.1.2.2:80"), Out2InOnly: true}
 	owner := model.ServiceID{Namespace: "default", Name: "x"}
 	tests := []struct {
-		name                     string
-		before, after            vppcfg.Item
+		name          string
+		before, after vppcfg.Item
 		puts, deletes int
 	}{
 		{"nothing", nil, nil, 0, 0},

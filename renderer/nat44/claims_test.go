@@ -26,4 +26,3 @@ func TestClaimsShareVPPExternalKeys(t *testing.T) {
 		t.Fatal("other items claim their own key")
 	}
 }
-
