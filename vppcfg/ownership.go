@@ -84,10 +84,10 @@ func validateOwner(owner string) error {
 	return nil
 }
 
-// ClaimFunc reports whether an untagged VPP object not desired by anybody
+// UntaggedClaimFunc reports whether an untagged VPP object not desired by anybody
 // belongs to an owner (for example a cnat translation whose VIP lies in the
 // owner's service prefixes), so that it may be removed as stale.
-type ClaimFunc func(Item) bool
+type UntaggedClaimFunc func(Item) bool
 
 // taggable reports whether VPP stores a tag for items of kind k.
 func taggable(k Kind) bool { return describe(k).taggable() }
@@ -149,7 +149,7 @@ type classified struct {
 }
 
 // classify maps a dump back to items and owners.
-func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
+func classify(st *State, desired desiredLookup, claims map[string]UntaggedClaimFunc) *classified {
 	c := &classified{
 		applied:  map[Key]appliedEntry{},
 		tags:     oddTags{},
@@ -232,7 +232,7 @@ func (c *classified) addTagged(o Observed, d *descriptor, desired desiredLookup)
 	}
 }
 
-func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]ClaimFunc) {
+func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]UntaggedClaimFunc) {
 	key := o.Item.Key()
 	e := appliedEntry{Item: o.Item, Handle: o.Handle}
 	if d, owners, ok := desired.get(key); ok {

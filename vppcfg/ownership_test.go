@@ -71,7 +71,7 @@ func TestClassify(t *testing.T) {
 			{Item: stray, Handle: 2},
 		},
 	}
-	c := classify(st, s.view(), map[string]ClaimFunc{"ipv6": func(it Item) bool {
+	c := classify(st, s.view(), map[string]UntaggedClaimFunc{"ipv6": func(it Item) bool {
 		tr, ok := it.(*CNATTranslation)
 		return ok && pfx("10.96.0.0/16").Contains(tr.VIP.Addr())
 	}})

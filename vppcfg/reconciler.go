@@ -31,7 +31,7 @@ type Options struct {
 	// Claims lets an owner claim untagged VPP objects that nobody desires,
 	// so that they are removed as stale once that owner has resynced (see
 	// ownership.go). Without a claim such objects are never touched.
-	Claims map[string]ClaimFunc
+	Claims map[string]UntaggedClaimFunc
 }
 
 func (o *Options) setDefaults() {

@@ -210,7 +210,7 @@ func TestForeignAndUntaggedObjects(t *testing.T) {
 	f.objs[otherVIP.Key()] = Observed{Item: otherVIP, Handle: 41}
 
 	opts := testOptions()
-	opts.Claims = map[string]ClaimFunc{"ipv6": func(it Item) bool {
+	opts.Claims = map[string]UntaggedClaimFunc{"ipv6": func(it Item) bool {
 		t, ok := it.(*CNATTranslation)
 		return ok && pfx("10.96.0.0/16").Contains(t.VIP.Addr())
 	}}

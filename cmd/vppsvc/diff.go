@@ -113,7 +113,7 @@ func runDiff(ctx context.Context, f *diffFlags, live adapter.VppAPI, stdin io.Re
 		return false, err
 	}
 	desired := sim.agent.Reconciler.DesiredOwned()
-	var claims map[string]vppcfg.ClaimFunc
+	var claims map[string]vppcfg.UntaggedClaimFunc
 	if _, ok := sim.agent.Renderers[ipv6.Name]; ok {
 		claims = ipv6.Claims()
 	}

@@ -53,7 +53,7 @@ type Config struct {
 // Extra is a renderer of the embedder's (agent.ExtraRenderer).
 type Extra struct {
 	New   func(client vppcfg.Client, log logrus.FieldLogger) (vppsvc.ServiceRendererAPI, error)
-	Claim vppcfg.ClaimFunc
+	Claim vppcfg.UntaggedClaimFunc
 }
 
 // Pipeline is the wired, not yet running, control plane.
@@ -117,8 +117,8 @@ func (p *Pipeline) register(name string, r vppsvc.ServiceRendererAPI, wrap func(
 }
 
 // claims are the VPP layer's claims: those of the renderers that run.
-func claims(cfg Config) map[string]vppcfg.ClaimFunc {
-	out := map[string]vppcfg.ClaimFunc{}
+func claims(cfg Config) map[string]vppcfg.UntaggedClaimFunc {
+	out := map[string]vppcfg.UntaggedClaimFunc{}
 	if cfg.NAT44 != nil {
 		maps.Copy(out, nat44.Claims())
 	}
