@@ -37,14 +37,14 @@ type Snapshot struct {
 
 // ServiceState is one service as the renderers receive it, with its items.
 type ServiceState struct {
-	Namespace             string     `json:"namespace"`
-	Name                  string     `json:"name"`
-	ExternalTrafficPolicy string     `json:"externalTrafficPolicy"`
-	InternalTrafficPolicy string     `json:"internalTrafficPolicy"`
-	SessionAffinity       uint32     `json:"sessionAffinityTimeoutSeconds,omitempty"`
-	SourceRanges          []string   `json:"loadBalancerSourceRanges,omitempty"`
+	Namespace             string         `json:"namespace"`
+	Name                  string         `json:"name"`
+	ExternalTrafficPolicy string         `json:"externalTrafficPolicy"`
+	InternalTrafficPolicy string         `json:"internalTrafficPolicy"`
+	SessionAffinity       uint32         `json:"sessionAffinityTimeoutSeconds,omitempty"`
+	SourceRanges          []string       `json:"loadBalancerSourceRanges,omitempty"`
 	Frontends             []FrontendView `json:"frontends"`
-	Backends              []Backend  `json:"backends"`
+	Backends              []Backend      `json:"backends"`
 	// Renderers hold the items per renderer, sorted by renderer name.
 	Renderers []RendererItems `json:"renderers"`
 	// BlockedBy are node-wide items not applied (pending or failed) on the
@@ -89,7 +89,7 @@ type Backend struct {
 
 // RendererItems are the items of one renderer.
 type RendererItems struct {
-	Renderer string `json:"renderer"`
+	Renderer string     `json:"renderer"`
 	Items    []ItemView `json:"items"`
 }
 
