@@ -3,6 +3,9 @@ package vppcfg
 import (
 	"fmt"
 	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/kindname"
 )
 
 // descriptor is everything the generic layer (store, classification, diff,
@@ -31,7 +34,7 @@ type descriptor struct {
 	canonical        func(it Item) Item
 	equalApplied     func(desired, applied Item) bool
 	needsRecreate    func(old, new Item) bool
-	updateOps        func(k Key, old, new Item) []Op
+	updateOps        func(k Key, old, new Item) []driverapi.Op
 	label            func(it Item) string
 	withLabel        func(it Item, label string) Item
 	withUnobservable func(observed, desired Item) Item
@@ -42,7 +45,7 @@ type descriptor struct {
 	translation      func(it Item) (FrontendTranslation, bool)
 	untagged         func(it Item) untaggedTraits
 	waitsFor         func(it Item) (Key, string, bool)
-	opText           func(op Op) string
+	opText           func(op driverapi.Op) string
 	rebind           func(it Item, ifName string) Item
 	applyPart        func(applied, old, new Item) Item
 	shared           func(it Item) (group, value string, ok bool)
@@ -59,12 +62,12 @@ type merger struct {
 	plan func(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []task)
 	// prepare completes a merged op right before it is sent (the VPP
 	// indexes of what it refers to); what it cannot resolve fails there.
-	prepare func(r *Reconciler, op Op, now time.Time) Op
+	prepare func(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op
 	// record folds a merged op that succeeded into the applied view.
-	record func(r *Reconciler, op Op)
+	record func(r *Reconciler, op driverapi.Op)
 	// observe maps a merged object of a dump back to applied items; it
 	// runs after every other object of the dump is classified.
-	observe func(c *classified, o Observed, desired desiredLookup)
+	observe func(c *classified, o driverapi.Observed, desired desiredLookup)
 }
 
 // taggable reports whether VPP stores a tag for items of the kind.
@@ -122,7 +125,7 @@ type kindSpec[T Item] struct {
 	Shared func(v T) (group, value string)
 	// OpText renders an op on the kind for logs and tests when Op.String
 	// says too little (which local an LB update adds). Default: op.String().
-	OpText func(op Op) string
+	OpText func(op driverapi.Op) string
 	// Rebind is set when VPP keeps the kind's objects by interface index
 	// after the interface is deleted (cnat's SNAT-policy entries): the
 	// item the same object is at ifName, the interface that reuses the
@@ -145,7 +148,7 @@ type kindSpec[T Item] struct {
 	NeedsRecreate func(old, new T) bool
 	// UpdateOps are the in-place operations from old to new. Default: one
 	// OpUpdate.
-	UpdateOps func(k Key, old, new T) []Op
+	UpdateOps func(k Key, old, new T) []driverapi.Op
 	// Label is what an item writes after the owner in its VPP tag, and
 	// WithLabel restores it into a dumped item. Default (nil): VPP stores no
 	// tag for the kind, so its objects are adopted by key (see ownership.go).
@@ -240,7 +243,7 @@ func SharedSetting(it Item) (group, value string, ok bool) {
 }
 
 // opText renders op for logs and tests, as its kind's OpText says.
-func opText(op Op) string {
+func opText(op driverapi.Op) string {
 	if f := describe(op.Key.Kind).opText; f != nil {
 		return f(op)
 	}
@@ -259,8 +262,8 @@ func gates(yield func(*descriptor) bool) {
 	}
 }
 
-func updateInPlace(k Key, old, new Item) []Op {
-	return []Op{{Type: OpUpdate, Key: k, Item: new, Old: old}}
+func updateInPlace(k Key, old, new Item) []driverapi.Op {
+	return []driverapi.Op{{Type: driverapi.OpUpdate, Key: k, Item: new, Old: old}}
 }
 
 func noCLI(it Item) []string { return []string{"# no CLI equivalent: " + it.String()} }
@@ -322,7 +325,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.UpdateOps; f != nil {
-		d.updateOps = func(k Key, old, new Item) []Op {
+		d.updateOps = func(k Key, old, new Item) []driverapi.Op {
 			ov, ok1 := old.(T)
 			nv, ok2 := new.(T)
 			if !ok1 || !ok2 {
@@ -445,5 +448,6 @@ func register[T Item](s kindSpec[T]) {
 	}
 	if s.Kind < kindLimit && descriptors[s.Kind] == nil {
 		descriptors[s.Kind] = d
+		kindname.Set(uint8(s.Kind), s.Name)
 	}
 }

@@ -78,7 +78,7 @@ func TestExternalKeySharedByMappingKinds(t *testing.T) {
 		extK, okK := externalKeyOf(it.Key(), it)
 		assert.Equal(t, ext, extK, "%T: with and without its key", it)
 		assert.Equal(t, ok, okK)
-		assert.Equal(t, ok, it.Key().Kind.IsNAT44() && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
+		assert.Equal(t, ok, IsNAT44(it.Key().Kind) && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
 	}
 	_, ok := ExternalKey(nil)
 	assert.False(t, ok)

@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // handleEvent reacts to interface and connection events.
-func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
+func (r *Reconciler) handleEvent(ctx context.Context, ev driverapi.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	log := r.log.WithFields(logrus.Fields{"event": ev.Type.String(), "interface": ev.Interface, "sw_if_index": ev.SwIfIndex})
 	switch ev.Type {
-	case EventConnected:
+	case driverapi.EventConnected:
 		// What the layer knows beyond a dump was learnt from the VPP
 		// process of its last dump. A connection to the same process (the
 		// first event, arriving after the layer has used the connection,
@@ -28,7 +30,7 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		r.requestResync(restarted)
 		r.resyncAt = time.Now() // not after a backoff from failures while disconnected
 		return
-	case EventDisconnected:
+	case driverapi.EventDisconnected:
 		log.Warn("disconnected from VPP")
 		return
 	}
@@ -36,7 +38,7 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		return // the first resync reads the interfaces anyway
 	}
 	switch ev.Type {
-	case EventInterfaceAdded:
+	case driverapi.EventInterfaceAdded:
 		if ev.Interface == "" {
 			return
 		}
@@ -48,7 +50,7 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		log.Info("interface appeared")
 		r.ifaces[ev.Interface] = ev.SwIfIndex
 		r.cleanStale(ctx, ev.Interface, ev.SwIfIndex)
-	case EventInterfaceDeleted:
+	case driverapi.EventInterfaceDeleted:
 		name := ev.Interface
 		if name == "" {
 			for n, idx := range r.ifaces {
@@ -95,7 +97,7 @@ func (r *Reconciler) interfaceGone(name string) {
 func (r *Reconciler) cleanStale(ctx context.Context, ifName string, idx uint32) {
 	left := r.stale[idx]
 	delete(r.stale, idx)
-	var ops []Op
+	var ops []driverapi.Op
 	r.storeMu.RLock()
 	for _, it := range left {
 		now := describe(it.Key().Kind).rebind(it, ifName)
@@ -104,7 +106,7 @@ func (r *Reconciler) cleanStale(ctx context.Context, ifName string, idx uint32) 
 		}
 		k := now.Key()
 		if _, wanted := r.store.items[k]; !wanted {
-			ops = append(ops, Op{Type: OpDelete, Key: k, Item: now, SwIfIndex: idx})
+			ops = append(ops, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: now, SwIfIndex: idx})
 		}
 	}
 	r.storeMu.RUnlock()

@@ -1,17 +1,16 @@
 package vppcfg
 
 import (
-	"cmp"
-	"fmt"
 	"net/netip"
-	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Kind is the kind of a configuration item. The order of the constants is the
 // order in which kinds are created (dependencies first); deletes run in
 // reverse order. Each kind has a descriptor, registered by its kind_*.go
 // file (descriptor.go).
-type Kind uint8
+type Kind = driverapi.Kind
 
 const (
 	KindNAT44Global Kind = iota + 1
@@ -31,34 +30,12 @@ const (
 	kindLimit
 )
 
-func (k Kind) String() string {
-	if d := describe(k); d != unknownKind {
-		return d.name
-	}
-	return fmt.Sprintf("kind-%d", uint8(k))
-}
-
 // Key identifies one item. Callers build keys with the key constructors of
 // this package (ACLKey and the like, in the kinds' files; NAT44MappingKey for
 // the mappings that share VPP's external key), never by formatting strings.
 // The layer itself makes two kinds of keys no item has: the key of an
 // interface's merged ACL list, and that of a duplicate object a dump found.
-type Key struct {
-	Kind Kind
-	Name string
-}
-
-func (k Key) String() string { return k.Kind.String() + "/" + k.Name }
-
-// Compare orders keys by kind (creation order), then name. The names are
-// compared once (strings.Compare; cmp.Compare compares unequal strings
-// twice): the VPP layer sorts a cold sync's keys with it.
-func (k Key) Compare(o Key) int {
-	if c := cmp.Compare(k.Kind, o.Kind); c != 0 {
-		return c
-	}
-	return strings.Compare(k.Name, o.Name)
-}
+type Key = driverapi.Key
 
 // addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are
 // built whenever an item's Key is asked for (several times per item in a

@@ -74,7 +74,7 @@ type ACL struct {
 }
 
 // ACLKey keys an ACL by its name, which is also its VPP tag.
-func ACLKey(name string) Key { return Key{KindACL, name} }
+func ACLKey(name string) Key { return Key{Kind: KindACL, Name: name} }
 
 func (a *ACL) Key() Key   { return ACLKey(a.Name) }
 func (a *ACL) kind() Kind { return KindACL }

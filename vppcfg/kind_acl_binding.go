@@ -32,7 +32,7 @@ type ACLBinding struct {
 
 // ACLBindingKey keys the binding of one ACL to one direction of one interface.
 func ACLBindingKey(ifName string, dir ACLDirection, aclName string) Key {
-	return Key{KindACLBinding, ifName + "/" + dir.String() + "/" + aclName}
+	return Key{Kind: KindACLBinding, Name: ifName + "/" + dir.String() + "/" + aclName}
 }
 
 func (b *ACLBinding) Key() Key             { return ACLBindingKey(b.Interface, b.Direction, b.ACL) }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // ACL bindings are not applied one by one: VPP takes the whole ACL list of
@@ -31,7 +33,7 @@ type ACLAssignment struct {
 
 // aclListKey is the key of an interface's merged ACL lists. No binding has
 // it: a binding's key names its ACL too.
-func aclListKey(ifName string) Key { return Key{KindACLBinding, ifName} }
+func aclListKey(ifName string) Key { return Key{Kind: KindACLBinding, Name: ifName} }
 
 func (a *ACLAssignment) Key() Key             { return aclListKey(a.Interface) }
 func (a *ACLAssignment) kind() Kind           { return KindACLBinding }
@@ -68,7 +70,7 @@ func bindingWaitsFor(b *ACLBinding) (Key, string) {
 }
 
 // bindingOpText renders a merged op as "set-acls <interface> in=[…] out=[…]".
-func bindingOpText(op Op) string {
+func bindingOpText(op driverapi.Op) string {
 	a, ok := op.Item.(*ACLAssignment)
 	if !ok {
 		return op.String()
@@ -162,7 +164,7 @@ func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []t
 		midIn, midOut := keepOnly(cur.Input, finalIn), keepOnly(cur.Output, finalOut)
 		removedIn, removedOut := without(cur.Input, finalIn), without(cur.Output, finalOut)
 		if len(removedIn)+len(removedOut) > 0 {
-			dels = append(dels, task{Op: Op{Type: OpUpdate, Key: aclListKey(ifName),
+			dels = append(dels, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
 				Item: &ACLAssignment{Interface: ifName, Input: midIn, Output: midOut}},
 				covers: append(keys(ACLInput, removedIn), keys(ACLOutput, removedOut)...),
 			})
@@ -170,7 +172,7 @@ func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []t
 				continue
 			}
 		}
-		sets = append(sets, task{Op: Op{Type: OpUpdate, Key: aclListKey(ifName),
+		sets = append(sets, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
 			Item: &ACLAssignment{Interface: ifName, Input: finalIn, Output: finalOut}},
 			covers: append(keys(ACLInput, finalIn), keys(ACLOutput, finalOut)...),
 		})
@@ -282,7 +284,7 @@ func without(cur, final []string) []string {
 // resolveACLs maps ACL names to VPP indexes, foreign ACLs first. A name
 // whose ACL is not in VPP (its create failed) is left out, and its binding
 // fails, so that the other bindings of the interface still apply.
-func resolveACLs(r *Reconciler, op Op, now time.Time) Op {
+func resolveACLs(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op {
 	a, ok := op.Item.(*ACLAssignment)
 	if !ok {
 		return op
@@ -311,7 +313,7 @@ func resolveACLs(r *Reconciler, op Op, now time.Time) Op {
 }
 
 // applyACLAssignment rebuilds the applied bindings of one interface.
-func applyACLAssignment(r *Reconciler, op Op) {
+func applyACLAssignment(r *Reconciler, op driverapi.Op) {
 	a, ok := op.Item.(*ACLAssignment)
 	if !ok {
 		return
@@ -349,7 +351,7 @@ func applyACLAssignment(r *Reconciler, op Op) {
 // observeACLLists maps the ACL lists a dump found on one interface back to
 // bindings: indexes of our ACLs (classified before) become applied
 // bindings in VPP order, the others stay in front as foreign.
-func observeACLLists(c *classified, o Observed, desired desiredLookup) {
+func observeACLLists(c *classified, o driverapi.Observed, desired desiredLookup) {
 	lists, ok := o.Item.(*ACLAssignment)
 	if !ok {
 		return

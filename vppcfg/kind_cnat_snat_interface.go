@@ -34,7 +34,7 @@ type CNATSnatInterface struct {
 
 // CNATSnatInterfaceKey keys the membership of an interface in one SNAT policy table.
 func CNATSnatInterfaceKey(ifName string, table CNATSnatTable) Key {
-	return Key{KindCNATSnatInterface, ifName + "/" + table.String()}
+	return Key{Kind: KindCNATSnatInterface, Name: ifName + "/" + table.String()}
 }
 
 func (i *CNATSnatInterface) Key() Key             { return CNATSnatInterfaceKey(i.Interface, i.Table) }

@@ -74,7 +74,7 @@ type CNATTranslation struct {
 
 // CNATTranslationKey keys a translation by VIP address, port and protocol, as cnat does.
 func CNATTranslationKey(vip netip.AddrPort, proto Protocol) Key {
-	return Key{KindCNATTranslation, addrPortProto(vip, proto)}
+	return Key{Kind: KindCNATTranslation, Name: addrPortProto(vip, proto)}
 }
 
 func (t *CNATTranslation) Key() Key   { return CNATTranslationKey(t.VIP, t.Protocol) }

@@ -21,7 +21,7 @@ func NAT44AddressKey(addr netip.Addr, twiceNAT bool) Key {
 	if twiceNAT {
 		pool = "twice-nat"
 	}
-	return Key{KindNAT44Address, pool + "/" + addr.String()}
+	return Key{Kind: KindNAT44Address, Name: pool + "/" + addr.String()}
 }
 
 func (a *NAT44Address) Key() Key   { return NAT44AddressKey(a.Addr, a.TwiceNAT) }

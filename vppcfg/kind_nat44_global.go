@@ -22,10 +22,10 @@ type NAT44Global struct {
 // IsNAT44 reports whether items of kind k belong to the NAT44 plugin
 // (KindNAT44Global included): the others wait for the NAT44Global item, and
 // disabling NAT44 removes them from VPP.
-func (k Kind) IsNAT44() bool { return k == KindNAT44Global || describe(k).gate == KindNAT44Global }
+func IsNAT44(k Kind) bool { return k == KindNAT44Global || describe(k).gate == KindNAT44Global }
 
 // NAT44GlobalKey is the key of the single NAT44Global item.
-func NAT44GlobalKey() Key { return Key{KindNAT44Global, "global"} }
+func NAT44GlobalKey() Key { return Key{Kind: KindNAT44Global, Name: "global"} }
 
 func (g *NAT44Global) Key() Key   { return NAT44GlobalKey() }
 func (g *NAT44Global) kind() Kind { return KindNAT44Global }

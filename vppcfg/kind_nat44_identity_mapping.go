@@ -19,7 +19,7 @@ type NAT44IdentityMapping struct {
 
 // NAT44IdentityMappingKey keys an identity mapping by address, port, protocol and VRF.
 func NAT44IdentityMappingKey(addr netip.Addr, port uint16, proto Protocol, vrf uint32) Key {
-	return Key{KindNAT44IdentityMapping, fmt.Sprintf("%s/%s/vrf%d", netip.AddrPortFrom(addr, port), proto, vrf)}
+	return Key{Kind: KindNAT44IdentityMapping, Name: fmt.Sprintf("%s/%s/vrf%d", netip.AddrPortFrom(addr, port), proto, vrf)}
 }
 
 func (m *NAT44IdentityMapping) Key() Key {

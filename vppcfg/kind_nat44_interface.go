@@ -32,7 +32,7 @@ type NAT44Interface struct {
 
 // NAT44InterfaceKey keys one NAT role of one interface.
 func NAT44InterfaceKey(ifName string, role NAT44Role) Key {
-	return Key{KindNAT44Interface, ifName + "/" + role.String()}
+	return Key{Kind: KindNAT44Interface, Name: ifName + "/" + role.String()}
 }
 
 func (i *NAT44Interface) Key() Key             { return NAT44InterfaceKey(i.Interface, i.Role) }

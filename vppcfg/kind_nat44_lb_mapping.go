@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // NAT44LBLocal is one backend of a load-balanced mapping.
@@ -217,9 +219,9 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 // survive. Each step is an update from the value before it (VPP's
 // add-local or del-local message), built from o, the applied value, so
 // that the fields no step writes stay as VPP holds them.
-func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
+func updateLocals(k Key, o, n *NAT44LBMapping) []driverapi.Op {
 	added, removed, changed := diffLocals(o.Locals, n.Locals)
-	var ops []Op
+	var ops []driverapi.Op
 	cur := o
 	step := func(add bool, l NAT44LBLocal) {
 		next := *cur
@@ -228,7 +230,7 @@ func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
 			next.Locals = append(next.Locals, l)
 			SortLBLocals(next.Locals)
 		}
-		ops = append(ops, Op{Type: OpUpdate, Key: k, Item: &next, Old: cur})
+		ops = append(ops, driverapi.Op{Type: driverapi.OpUpdate, Key: k, Item: &next, Old: cur})
 		cur = &next
 	}
 	for _, l := range added {
@@ -260,7 +262,7 @@ func losesAffinityTarget(o *NAT44LBMapping, removed []NAT44LBLocal, changed [][2
 // applyLocalStep applies the local an update step from o to n adds or
 // removes to applied.
 func applyLocalStep(applied, o, n *NAT44LBMapping) *NAT44LBMapping {
-	l, add, ok := LBLocalStep(Op{Type: OpUpdate, Old: o, Item: n})
+	l, add, ok := lbLocalStep(driverapi.Op{Type: driverapi.OpUpdate, Old: o, Item: n})
 	if !ok {
 		return n
 	}
@@ -273,12 +275,12 @@ func applyLocalStep(applied, o, n *NAT44LBMapping) *NAT44LBMapping {
 	return &cur
 }
 
-// LBLocalStep is the one local an update step of an LB mapping adds or
+// lbLocalStep is the one local an update step of an LB mapping adds or
 // removes (see updateLocals); ok is false when op is no such step.
-func LBLocalStep(op Op) (l NAT44LBLocal, add, ok bool) {
+func lbLocalStep(op driverapi.Op) (l NAT44LBLocal, add, ok bool) {
 	o, ok1 := op.Old.(*NAT44LBMapping)
 	n, ok2 := op.Item.(*NAT44LBMapping)
-	if !ok1 || !ok2 || op.Type != OpUpdate {
+	if !ok1 || !ok2 || op.Type != driverapi.OpUpdate {
 		return NAT44LBLocal{}, false, false
 	}
 	added, removed, changed := diffLocals(o.Locals, n.Locals)
@@ -293,8 +295,8 @@ func LBLocalStep(op Op) (l NAT44LBLocal, add, ok bool) {
 
 // lbOpText renders an update step as "add-local <key> <addr>" or
 // "del-local <key> <addr>".
-func lbOpText(op Op) string {
-	l, add, ok := LBLocalStep(op)
+func lbOpText(op driverapi.Op) string {
+	l, add, ok := lbLocalStep(op)
 	if !ok {
 		return op.String()
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Ownership in VPP.
@@ -149,7 +151,7 @@ type classified struct {
 }
 
 // classify maps a dump back to items and owners.
-func classify(st *State, desired desiredLookup, claims map[string]UntaggedClaimFunc) *classified {
+func classify(st *driverapi.State, desired desiredLookup, claims map[string]UntaggedClaimFunc) *classified {
 	c := &classified{
 		applied:  map[Key]appliedEntry{},
 		tags:     oddTags{},
@@ -160,7 +162,7 @@ func classify(st *State, desired desiredLookup, claims map[string]UntaggedClaimF
 		aclFront: map[string]aclIndexes{},
 		aclOrder: map[string]aclNameList{},
 	}
-	var mergedObjs []Observed
+	var mergedObjs []driverapi.Observed
 	for _, o := range st.Objects {
 		kind := o.Item.Key().Kind
 		d := describe(kind)
@@ -180,7 +182,7 @@ func classify(st *State, desired desiredLookup, claims map[string]UntaggedClaimF
 }
 
 // addTagged classifies an object of a taggable kind by its tag.
-func (c *classified) addTagged(o Observed, d *descriptor, desired desiredLookup) {
+func (c *classified) addTagged(o driverapi.Observed, d *descriptor, desired desiredLookup) {
 	owner, label, ours := ParseTag(o.Tag)
 	if !ours {
 		if !d.keyedByLabel {
@@ -194,7 +196,7 @@ func (c *classified) addTagged(o Observed, d *descriptor, desired desiredLookup)
 			key = k
 			label = k.Name
 		} else {
-			key = Key{d.kind, label}
+			key = Key{Kind: d.kind, Name: label}
 		}
 	} else {
 		key = o.Item.Key()
@@ -219,7 +221,7 @@ func (c *classified) addTagged(o Observed, d *descriptor, desired desiredLookup)
 		// A second object with the same identity (an interrupted create
 		// retried by an earlier run): keep it under a key of its own so
 		// that it is pruned like any stale object.
-		key = Key{key.Kind, fmt.Sprintf("%s#dup%d", key.Name, o.Handle)}
+		key = Key{Kind: key.Kind, Name: fmt.Sprintf("%s#dup%d", key.Name, o.Handle)}
 		e.Orphan = true
 	}
 	c.applied[key] = e
@@ -232,7 +234,7 @@ func (c *classified) addTagged(o Observed, d *descriptor, desired desiredLookup)
 	}
 }
 
-func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]UntaggedClaimFunc) {
+func (c *classified) addUntagged(o driverapi.Observed, desired desiredLookup, claims map[string]UntaggedClaimFunc) {
 	key := o.Item.Key()
 	e := appliedEntry{Item: o.Item, Handle: o.Handle}
 	if d, owners, ok := desired.get(key); ok {

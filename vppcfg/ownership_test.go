@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func TestTag(t *testing.T) {
@@ -56,9 +58,9 @@ func TestClassify(t *testing.T) {
 	foreignLB := lb("10.97.0.1:80", "10.1.1.1:80", "10.1.1.2:80")
 	claimed := cnat("10.96.5.5:80", CNATLBDefault, "10.1.1.9:80")
 	stray := cnat("192.168.1.1:80", CNATLBDefault, "10.1.1.9:80")
-	st := &State{
+	st := &driverapi.State{
 		Interfaces: map[string]uint32{"tap0": 1},
-		Objects: []Observed{
+		Objects: []driverapi.Observed{
 			// Listed first: the lists are read once the ACLs are known.
 			{Item: &ACLAssignment{Interface: "tap0", InputIndexes: []uint32{9, 4}}},
 			{Item: withLabel(desiredLB, ""), Tag: Tag("nat44", "svc")},

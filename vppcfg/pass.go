@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // pass plans from the in-memory view and applies the operations that are
@@ -52,7 +54,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 		if owners := r.store.items[op.Key].owners; len(owners) > 0 {
 			op.owner = owners[0]
 		}
-		if op.Type == OpCreate && taggable(op.Key.Kind) {
+		if op.Type == driverapi.OpCreate && taggable(op.Key.Kind) {
 			op.Tag = Tag(op.owner, itemLabel(op.Item))
 		}
 		ops = append(ops, op)
@@ -93,7 +95,7 @@ func (r *Reconciler) opReady(op *task, now time.Time) bool {
 }
 
 // isMerged reports whether op sets a merged value (see merger).
-func isMerged(op *task) bool { return merged(op.Key.Kind) && op.Type == OpUpdate }
+func isMerged(op *task) bool { return merged(op.Key.Kind) && op.Type == driverapi.OpUpdate }
 
 // execute sends ops in batches. A batch ends before merged ops (interface
 // ACL lists) that follow other ops, because those need the indexes VPP
@@ -107,19 +109,19 @@ func isMerged(op *task) bool { return merged(op.Key.Kind) && op.Type == OpUpdate
 func (r *Reconciler) execute(ctx context.Context, ops []task) {
 	created, recreated := map[Key]bool{}, map[Key]bool{}
 	for _, op := range ops {
-		if op.Type == OpCreate {
+		if op.Type == driverapi.OpCreate {
 			created[op.Key] = true
 		}
 	}
 	for _, op := range ops {
-		if op.Type == OpDelete && created[op.Key] {
+		if op.Type == driverapi.OpDelete && created[op.Key] {
 			recreated[op.Key] = true
 		}
 	}
 	for len(ops) > 0 {
 		n := 1
 		for n < len(ops) && !(isMerged(&ops[n]) && !isMerged(&ops[n-1])) &&
-			!(ops[n-1].Type == OpDelete && recreated[ops[n-1].Key]) {
+			!(ops[n-1].Type == driverapi.OpDelete && recreated[ops[n-1].Key]) {
 			n++
 		}
 		batch := ops[:n]
@@ -133,8 +135,8 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 		cancel()
 		r.record(prepared, results)
 		for i, op := range send {
-			if op.Type == OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
-				ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == OpCreate && o.Key == op.Key })
+			if op.Type == driverapi.OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
+				ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == op.Key })
 			}
 		}
 	}
@@ -143,15 +145,15 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 // prepare fills in what only the current applied view knows: interface
 // indexes, VPP handles and, for merged ops, the indexes of what they refer
 // to. It returns the tasks and the ops to send, in the same order.
-func (r *Reconciler) prepare(batch []task) ([]task, []Op) {
+func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 	prepared := make([]task, 0, len(batch))
-	send := make([]Op, 0, len(batch))
+	send := make([]driverapi.Op, 0, len(batch))
 	now := time.Now()
 	for _, op := range batch {
 		if b, ok := op.Item.(InterfaceBound); ok {
 			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
 		}
-		if a, ok := r.applied[op.Key]; ok && op.Type != OpCreate {
+		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
 			op.Handle = a.Handle
 			if writesTag(op.Type) {
 				op.Tag = r.tags.of(op.Key, a)

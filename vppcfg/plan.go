@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // appliedEntry is an item as VPP holds it, with what the layer knows about
@@ -100,7 +102,7 @@ func (in *diffInput) mayHoldApplied() bool {
 // task is a planned op with what only the reconciler needs: drivers get
 // the Op alone.
 type task struct {
-	Op
+	driverapi.Op
 	// covers are the keys whose status the op decides, when they are not
 	// Op.Key alone (a merged op decides those of the items it merges).
 	covers []Key
@@ -170,7 +172,7 @@ func planOps(in diffInput) opPlan {
 	})
 	p.gateReset(in, ready, changes)
 
-	var deletes []Op
+	var deletes []driverapi.Op
 	sc.eachApplied(func(k Key, a appliedEntry) {
 		d := describe(k.Kind)
 		if d.merge != nil || d.isGate() || p.Reset[d.gate] {
@@ -182,7 +184,7 @@ func planOps(in diffInput) opPlan {
 		}
 		if in.Desired.has(k) {
 			if changes[k] == changeRecreate {
-				deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
+				deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 			}
 			return
 		}
@@ -190,9 +192,9 @@ func planOps(in diffInput) opPlan {
 			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
 			return
 		}
-		deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
+		deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 	})
-	slices.SortFunc(deletes, func(a, b Op) int { return a.Key.Compare(b.Key) })
+	slices.SortFunc(deletes, func(a, b driverapi.Op) int { return a.Key.Compare(b.Key) })
 	if sc.gates {
 		deletes = append(deletes, p.gateDeletes(in, deletes, changes)...)
 	}
@@ -205,7 +207,7 @@ func planOps(in diffInput) opPlan {
 		d, a := in.Desired[k].item, in.Applied[k]
 		switch changes[k] {
 		case changeCreate, changeRecreate:
-			creates = append(creates, task{Op: Op{Type: OpCreate, Key: k, Item: d}})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: k, Item: d}})
 		case changeUpdate:
 			for _, op := range describe(k.Kind).updateOps(k, a.Item, d) {
 				creates = append(creates, task{Op: op})

@@ -1,6 +1,10 @@
 package vppcfg
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+)
 
 // Gates in the diff: a gate kind's one item enables the VPP plugin other
 // kinds live in (kindSpec.Gate: the NAT44Global item and the NAT44 kinds),
@@ -45,8 +49,8 @@ func (p *opPlan) gateReset(in diffInput, ready map[Key]bool, changes map[Key]cha
 
 // gateDeletes disables a plugin only when no item of it stays desired or
 // applied: disabling deletes all of the plugin's state in VPP.
-func (p *opPlan) gateDeletes(in diffInput, deletes []Op, changes map[Key]change) []Op {
-	var out []Op
+func (p *opPlan) gateDeletes(in diffInput, deletes []driverapi.Op, changes map[Key]change) []driverapi.Op {
+	var out []driverapi.Op
 	for g := range gates {
 		if op, ok := p.gateDelete(in, g, deletes, changes); ok {
 			out = append(out, op)
@@ -55,21 +59,21 @@ func (p *opPlan) gateDeletes(in diffInput, deletes []Op, changes map[Key]change)
 	return out
 }
 
-func (p *opPlan) gateDelete(in diffInput, g *descriptor, deletes []Op, changes map[Key]change) (Op, bool) {
+func (p *opPlan) gateDelete(in diffInput, g *descriptor, deletes []driverapi.Op, changes map[Key]change) (driverapi.Op, bool) {
 	gk := g.gateKey
 	a, applied := in.Applied[gk]
 	if !applied {
-		return Op{}, false
+		return driverapi.Op{}, false
 	}
 	if changes[gk] == changeRecreate {
-		return Op{Type: OpDelete, Key: gk, Item: a.Item}, true
+		return driverapi.Op{Type: driverapi.OpDelete, Key: gk, Item: a.Item}, true
 	}
 	if in.Desired.has(gk) {
-		return Op{}, false
+		return driverapi.Op{}, false
 	}
 	if !prunable(a, in.Resynced) {
 		p.Pending[gk] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
-		return Op{}, false
+		return driverapi.Op{}, false
 	}
 	deleted := map[Key]bool{}
 	for _, op := range deletes {
@@ -78,14 +82,14 @@ func (p *opPlan) gateDelete(in diffInput, g *descriptor, deletes []Op, changes m
 	for k := range in.Desired {
 		if gatedBy(k.Kind) == g.kind {
 			p.Pending[gk] = fmt.Sprintf("kept: %s needs it and is still desired", k)
-			return Op{}, false
+			return driverapi.Op{}, false
 		}
 	}
 	for k := range in.Applied {
 		if gatedBy(k.Kind) == g.kind && !deleted[k] {
 			p.Pending[gk] = fmt.Sprintf("kept: %s needs it and is still in VPP", k)
-			return Op{}, false
+			return driverapi.Op{}, false
 		}
 	}
-	return Op{Type: OpDelete, Key: gk, Item: a.Item}, true
+	return driverapi.Op{Type: driverapi.OpDelete, Key: gk, Item: a.Item}, true
 }

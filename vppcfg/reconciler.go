@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/internal/logx"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Options configure a Reconciler. Zero values take the defaults noted.
@@ -52,10 +53,6 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// ErrIncompatible marks a VPP whose API does not match the driver's
-// bindings; Start gives up on it instead of retrying.
-var ErrIncompatible = errors.New("VPP API is incompatible")
-
 // Reconciler keeps VPP equal to the desired items of all its clients.
 //
 // Commits record desired state; once Start has completed its first full
@@ -69,7 +66,7 @@ var ErrIncompatible = errors.New("VPP API is incompatible")
 // holds and what it has to do next, smu the statuses and counters.
 type Reconciler struct {
 	// Set by NewReconciler, read-only afterwards.
-	d     Driver
+	d     driverapi.Driver
 	opts  Options
 	log   logrus.FieldLogger
 	debug bool
@@ -164,7 +161,7 @@ type keyFailures struct {
 }
 
 // NewReconciler returns a reconciler over driver d.
-func NewReconciler(d Driver, opts Options) *Reconciler {
+func NewReconciler(d driverapi.Driver, opts Options) *Reconciler {
 	opts.setDefaults()
 	return &Reconciler{
 		d:     d,
@@ -318,14 +315,14 @@ func (r *Reconciler) wake(ctx context.Context) error {
 	now := time.Now()
 	if r.needResync && !now.Before(r.resyncAt) {
 		if err := r.resync(ctx); err != nil {
-			if errors.Is(err, ErrIncompatible) {
+			if errors.Is(err, driverapi.ErrIncompatible) {
 				return err
 			}
 			r.resyncFailures++
 			r.resyncAt = now.Add(r.retry.delay(r.resyncFailures))
 			log := r.log.WithError(err).WithField("retry_in", r.resyncAt.Sub(now))
 			switch {
-			case errors.Is(err, ErrNotConnected):
+			case errors.Is(err, driverapi.ErrNotConnected):
 				log.Debug("resync waits for the VPP connection")
 			case worthWarning(r.resyncFailures):
 				log.Warn("resync failed")

@@ -5,18 +5,20 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // errNoResult fails the ops a driver returned no result for.
 var errNoResult = errors.New("driver returned no result")
 
 // record folds the results of one batch into the applied view.
-func (r *Reconciler) record(ops []task, results []OpResult) {
+func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 	now := time.Now()
 	failed := map[Key]error{}
 	succeeded := make(map[Key]bool, len(ops))
 	for i, op := range ops {
-		res := OpResult{Err: errNoResult}
+		res := driverapi.OpResult{Err: errNoResult}
 		if i < len(results) {
 			res = results[i]
 		}
@@ -31,8 +33,8 @@ func (r *Reconciler) record(ops []task, results []OpResult) {
 			for _, k := range op.keys() {
 				failed[k] = res.Err
 			}
-			if errors.Is(res.Err, ErrDrift) {
-				if op.Type == OpCreate || op.Type == OpUpdate {
+			if errors.Is(res.Err, driverapi.ErrDrift) {
+				if op.Type == driverapi.OpCreate || op.Type == driverapi.OpUpdate {
 					if r.uncertain == nil {
 						r.uncertain = map[Key]string{}
 					}
@@ -106,17 +108,17 @@ func (r *Reconciler) deleteApplied(k Key) {
 }
 
 // applyResult updates the applied view after a successful op of owner.
-func (r *Reconciler) applyResult(op Op, owner string, res OpResult) {
+func (r *Reconciler) applyResult(op driverapi.Op, owner string, res driverapi.OpResult) {
 	k := op.Key
 	d := describe(k.Kind)
 	switch {
-	case d.merge != nil && op.Type == OpUpdate:
+	case d.merge != nil && op.Type == driverapi.OpUpdate:
 		d.merge.record(r, op)
-	case op.Type == OpCreate:
+	case op.Type == driverapi.OpCreate:
 		a := appliedEntry{Item: op.Item, Owner: r.owners.of(owner), Handle: res.Handle, known: true}
 		r.setApplied(k, a)
 		r.tags.keep(k, a, op.Tag)
-	case op.Type == OpUpdate:
+	case op.Type == driverapi.OpUpdate:
 		a, ok := r.applied[k]
 		if !ok {
 			break // planned for an applied item only; the next resync tells
@@ -135,7 +137,7 @@ func (r *Reconciler) applyResult(op Op, owner string, res OpResult) {
 		}
 		r.applied[k] = a
 		r.tags.relabel(k, a, prevOwner, label)
-	case op.Type == OpDelete:
+	case op.Type == driverapi.OpDelete:
 		r.deleteApplied(k)
 		if d.isGate() {
 			// Disabling the plugin removed every object of it in VPP.

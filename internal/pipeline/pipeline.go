@@ -25,6 +25,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Config is what the parts are built from.
@@ -67,7 +68,7 @@ type Pipeline struct {
 // New builds the VPP layer over drv, the renderers on its clients and the
 // processor, and registers the renderers with the processor. Nothing is
 // sent to drv before the VPP layer starts.
-func New(drv vppcfg.Driver, cfg Config) (*Pipeline, error) {
+func New(drv driverapi.Driver, cfg Config) (*Pipeline, error) {
 	log := cfg.Log
 	if log == nil {
 		log = logrus.StandardLogger()

@@ -39,7 +39,7 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 		if err := vppcfg.Validate(it); err != nil {
 			fail("%v", err)
 		}
-		nat = nat || (k.Kind.IsNAT44() && k != vppcfg.NAT44GlobalKey())
+		nat = nat || (vppcfg.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey())
 		if ext, ok := vppcfg.ExternalKey(it); ok {
 			if other, dup := external[ext]; dup {
 				fail("%s and %s share the VPP external key %s", other, k, ext)

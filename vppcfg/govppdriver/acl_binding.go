@@ -8,6 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // ACL bindings are not applied one by one: the layer merges all bindings of
@@ -17,7 +18,7 @@ func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindACLBinding,
 		messages: []api.Message{&acl.ACLInterfaceSetACLList{}, &acl.ACLInterfaceListDump{}},
-		ops: forItem(func(op *vppcfg.Op, a *vppcfg.ACLAssignment, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, a *vppcfg.ACLAssignment, _ *driverapi.OpResult) []*call {
 			return []*call{setACLList(op.SwIfIndex, a)}
 		}),
 		dump: dumpACLLists,

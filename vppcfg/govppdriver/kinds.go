@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/api"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // kindDriver is everything the driver knows about one item kind: the
@@ -46,14 +47,14 @@ type opBuilder struct {
 	item reflect.Type
 	// build returns the requests; their done callbacks write the handle VPP
 	// returns into res.
-	build func(op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error)
+	build func(op *driverapi.Op, res *driverapi.OpResult) ([]*call, error)
 }
 
 // forItem builds the ops whose item is a T.
-func forItem[T vppcfg.Item](build func(op *vppcfg.Op, it T, res *vppcfg.OpResult) []*call) opBuilder {
+func forItem[T vppcfg.Item](build func(op *driverapi.Op, it T, res *driverapi.OpResult) []*call) opBuilder {
 	return opBuilder{
 		item: reflect.TypeFor[T](),
-		build: func(op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error) {
+		build: func(op *driverapi.Op, res *driverapi.OpResult) ([]*call, error) {
 			it, ok := op.Item.(T)
 			if !ok {
 				return nil, unsupportedItem(op)
@@ -64,10 +65,10 @@ func forItem[T vppcfg.Item](build func(op *vppcfg.Op, it T, res *vppcfg.OpResult
 }
 
 // adds tells whether op creates or changes its object, rather than deleting it.
-func adds(op *vppcfg.Op) bool { return op.Type != vppcfg.OpDelete }
+func adds(op *driverapi.Op) bool { return op.Type != driverapi.OpDelete }
 
-func unsupportedItem(op *vppcfg.Op) error {
-	return fmt.Errorf("%s: item type %T: %w", op, op.Item, vppcfg.ErrUnsupported)
+func unsupportedItem(op *driverapi.Op) error {
+	return fmt.Errorf("%s: item type %T: %w", op, op.Item, driverapi.ErrUnsupported)
 }
 
 // kindDrivers holds the descriptor of every registered kind, indexed by
@@ -91,7 +92,7 @@ func register(kd *kindDriver) {
 }
 
 // driverOf returns the descriptor of the kind op acts on, or nil.
-func driverOf(op *vppcfg.Op) *kindDriver {
+func driverOf(op *driverapi.Op) *kindDriver {
 	if op.Item == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -16,9 +17,9 @@ func init() {
 		kind: vppcfg.KindNAT44LBMapping,
 		messages: []api.Message{&nat44_ed.Nat44AddDelLbStaticMapping{}, &nat44_ed.Nat44LbStaticMappingAddDelLocal{},
 			&nat44_ed.Nat44LbStaticMappingDump{}},
-		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44LBMapping, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, m *vppcfg.NAT44LBMapping, _ *driverapi.OpResult) []*call {
 			// The layer updates a mapping one local at a time.
-			if l, add, ok := vppcfg.LBLocalStep(*op); ok {
+			if l, add, ok := localStep(op); ok {
 				return []*call{addDelLBLocal(add, m, l)}
 			}
 			return []*call{addDelLBMapping(adds(op), m, op.Tag)}
@@ -26,6 +27,38 @@ func init() {
 		dump:        dumpLBMappings,
 		dumpIfFound: vppcfg.KindNAT44Global,
 	})
+}
+
+// localStep is the one local an update of an LB mapping adds or removes:
+// the layer changes the locals one at a time, each update from the value
+// before it (Old) to the value after (Item). ok is false for any other op.
+func localStep(op *driverapi.Op) (l vppcfg.NAT44LBLocal, add, ok bool) {
+	o, ok1 := op.Old.(*vppcfg.NAT44LBMapping)
+	n, ok2 := op.Item.(*vppcfg.NAT44LBMapping)
+	if op.Type != driverapi.OpUpdate || !ok1 || !ok2 {
+		return vppcfg.NAT44LBLocal{}, false, false
+	}
+	only := func(a, b []vppcfg.NAT44LBLocal) []vppcfg.NAT44LBLocal {
+		in := make(map[vppcfg.NAT44LBLocal]bool, len(b))
+		for _, x := range b {
+			in[x] = true
+		}
+		var out []vppcfg.NAT44LBLocal
+		for _, x := range a {
+			if !in[x] {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	added, removed := only(n.Locals, o.Locals), only(o.Locals, n.Locals)
+	switch {
+	case len(added) == 1 && len(removed) == 0:
+		return added[0], true, true
+	case len(removed) == 1 && len(added) == 0:
+		return removed[0], false, true
+	}
+	return vppcfg.NAT44LBLocal{}, false, false
 }
 
 func lbFlags(m *vppcfg.NAT44LBMapping) nat_types.NatConfigFlags {

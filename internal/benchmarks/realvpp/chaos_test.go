@@ -26,6 +26,7 @@ import (
 	"github.com/vppsvc/vppsvc/internal/benchmarks"
 	rv "github.com/vppsvc/vppsvc/realvpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -298,7 +299,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	defer drv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var st *vppcfg.State
+	var st *driverapi.State
 	for {
 		if st, err = drv.Dump(ctx); err == nil || ctx.Err() != nil {
 			break
@@ -374,7 +375,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 
 // labelled is a dumped object with the label its tag carries, as the
 // reconciler reads it.
-func labelled(o vppcfg.Observed) vppcfg.Item {
+func labelled(o driverapi.Observed) vppcfg.Item {
 	_, label, ok := vppcfg.ParseTag(o.Tag)
 	if !ok {
 		return o.Item

@@ -1,4 +1,4 @@
-package vppcfg
+package driverapi
 
 import (
 	"context"
@@ -179,3 +179,7 @@ var (
 	// to VPP; the reconciler waits for the connection without alarm.
 	ErrNotConnected = errors.New("not connected to VPP yet")
 )
+
+// ErrIncompatible marks a VPP whose API does not match the driver's
+// bindings; the reconciler's Start gives up on it instead of retrying.
+var ErrIncompatible = errors.New("VPP API is incompatible")
