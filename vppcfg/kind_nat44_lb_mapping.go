@@ -221,6 +221,10 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 // that the fields no step writes stay as VPP holds them.
 func updateLocals(k Key, o, n *NAT44LBMapping) []driverapi.Op {
 	added, removed, changed := diffLocals(o.Locals, n.Locals)
+	if len(added)+len(removed) == 1 && len(changed) == 0 {
+		// One step: n is its value (an endpoint change, most often).
+		return []driverapi.Op{{Type: driverapi.OpUpdate, Key: k, Item: n, Old: o}}
+	}
 	var ops []driverapi.Op
 	cur := o
 	step := func(add bool, l NAT44LBLocal) {
@@ -283,14 +287,28 @@ func lbLocalStep(op driverapi.Op) (l NAT44LBLocal, add, ok bool) {
 	if !ok1 || !ok2 || op.Type != driverapi.OpUpdate {
 		return NAT44LBLocal{}, false, false
 	}
-	added, removed, changed := diffLocals(o.Locals, n.Locals)
-	switch {
-	case len(added) == 1 && len(removed)+len(changed) == 0:
-		return added[0], true, true
-	case len(removed) == 1 && len(added)+len(changed) == 0:
-		return removed[0], false, true
+	return oneLocalApart(o.Locals, n.Locals)
+}
+
+// oneLocalApart finds the one local new has more (add) or fewer than old,
+// both in one order, without allocating: it runs for every step applied.
+func oneLocalApart(old, new []NAT44LBLocal) (l NAT44LBLocal, add, ok bool) {
+	long, short, add := new, old, true
+	if len(old) == len(new)+1 {
+		long, short, add = old, new, false
+	} else if len(new) != len(old)+1 {
+		return NAT44LBLocal{}, false, false
 	}
-	return NAT44LBLocal{}, false, false
+	i := 0
+	for i < len(short) && short[i] == long[i] {
+		i++
+	}
+	for j := i; j < len(short); j++ {
+		if short[j] != long[j+1] {
+			return NAT44LBLocal{}, false, false
+		}
+	}
+	return long[i], add, true
 }
 
 // lbOpText renders an update step as "add-local <key> <addr>" or

@@ -146,10 +146,10 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 // indexes, VPP handles and, for merged ops, the indexes of what they refer
 // to. It returns the tasks and the ops to send, in the same order.
 func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
-	prepared := make([]task, 0, len(batch))
 	send := make([]driverapi.Op, 0, len(batch))
 	now := time.Now()
-	for _, op := range batch {
+	for i := range batch {
+		op := &batch[i] // completed in place: the batch is not sent again
 		if b, ok := op.Item.(InterfaceBound); ok {
 			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
 		}
@@ -159,11 +159,10 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 				op.Tag = r.tags.of(op.Key, a)
 			}
 		}
-		if isMerged(&op) {
+		if isMerged(op) {
 			op.Op = describe(op.Key.Kind).merge.prepare(r, op.Op, now)
 		}
-		prepared = append(prepared, op)
 		send = append(send, op.Op)
 	}
-	return prepared, send
+	return batch, send
 }

@@ -297,7 +297,7 @@ func (sc *scope) eachApplied(fn func(Key, appliedEntry)) {
 
 // readiness decides which desired keys can be applied now, recording why the others cannot.
 func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
-	enabled := map[Kind]bool{}
+	var enabled [kindLimit]bool // by gate kind
 	for g := range gates {
 		enabled[g.kind] = gateEnabled(in, g.gateKey)
 	}

@@ -38,27 +38,24 @@ func localStep(op *driverapi.Op) (l vppcfg.NAT44LBLocal, add, ok bool) {
 	if op.Type != driverapi.OpUpdate || !ok1 || !ok2 {
 		return vppcfg.NAT44LBLocal{}, false, false
 	}
-	only := func(a, b []vppcfg.NAT44LBLocal) []vppcfg.NAT44LBLocal {
-		in := make(map[vppcfg.NAT44LBLocal]bool, len(b))
-		for _, x := range b {
-			in[x] = true
-		}
-		var out []vppcfg.NAT44LBLocal
-		for _, x := range a {
-			if !in[x] {
-				out = append(out, x)
-			}
-		}
-		return out
+	// Both lists are in the layer's canonical order: the one local apart
+	// is where they stop lining up.
+	long, short, add := n.Locals, o.Locals, true
+	if len(o.Locals) == len(n.Locals)+1 {
+		long, short, add = o.Locals, n.Locals, false
+	} else if len(n.Locals) != len(o.Locals)+1 {
+		return vppcfg.NAT44LBLocal{}, false, false
 	}
-	added, removed := only(n.Locals, o.Locals), only(o.Locals, n.Locals)
-	switch {
-	case len(added) == 1 && len(removed) == 0:
-		return added[0], true, true
-	case len(removed) == 1 && len(added) == 0:
-		return removed[0], false, true
+	i := 0
+	for i < len(short) && short[i] == long[i] {
+		i++
 	}
-	return vppcfg.NAT44LBLocal{}, false, false
+	for j := i; j < len(short); j++ {
+		if short[j] != long[j+1] {
+			return vppcfg.NAT44LBLocal{}, false, false
+		}
+	}
+	return long[i], add, true
 }
 
 func lbFlags(m *vppcfg.NAT44LBMapping) nat_types.NatConfigFlags {
