@@ -33,8 +33,9 @@ const (
 // Key identifies one item. Callers build keys with the key constructors of
 // this package (ACLKey and the like, in the kinds' files; NAT44MappingKey for
 // the mappings that share VPP's external key), never by formatting strings.
-// The layer itself makes two kinds of keys no item has: the key of an
-// interface's merged ACL list, and that of a duplicate object a dump found.
+// The layer itself makes keys of two more shapes: an interface's merged ACL
+// lists (an ACLAssignment's, in its kind file), and a duplicate object a
+// dump found (ownership.go).
 type Key = driverapi.Key
 
 // addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are
