@@ -7,10 +7,11 @@
 // each. A renderer puts and deletes them through its Client's transactions;
 // Example shows one renderer's round trip, compiled and run by go test.
 //
-// Each item kind is described in one file, kind_<kind>.go: its type, key
-// constructor and descriptor (descriptor.go), which the store, diff and
-// classification look up by Kind instead of switching over item types.
+// Each item kind is described in its own file, kind_<kind>.go: its type,
+// key constructor and descriptor (descriptor.go), which the store, diff,
+// reconciler and classification look up by Kind: the engine knows no kind.
 //
-// Everything that talks to VPP goes through the Driver interface, implemented
-// by package govppdriver over go.fd.io/govpp; fakevpp stands in for VPP in tests.
+// Everything that talks to VPP goes through the driver contract of package
+// driverapi (its Driver interface), implemented by package govppdriver over
+// go.fd.io/govpp; fakevpp stands in for VPP in tests.
 package vppcfg
