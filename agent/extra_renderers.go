@@ -26,12 +26,12 @@ type ExtraRenderer struct {
 	New func(client vppcfg.Client, log logrus.FieldLogger) (vppsvc.ServiceRendererAPI, error)
 	// Claim, when set, claims untagged VPP objects that nobody desires as
 	// this renderer's, so that the VPP layer removes them after the
-	// renderer's first Resync (see vppcfg.ClaimFunc and ipv6.Claims): a
+	// renderer's first Resync (see vppcfg.UntaggedClaimFunc and ipv6.Claims): a
 	// renderer that programs untagged kinds (cnat translations, interface
 	// features) needs it, or what it programmed for services deleted while
 	// the agent was down stays in VPP. Tagged kinds (ACLs, NAT44 mappings)
 	// are recovered by tag and need none.
-	Claim vppcfg.ClaimFunc
+	Claim vppcfg.UntaggedClaimFunc
 }
 
 // checkExtraRenderers refuses names the VPP layer cannot own items under

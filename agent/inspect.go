@@ -37,21 +37,21 @@ type Snapshot struct {
 
 // ServiceState is one service as the renderers receive it, with its items.
 type ServiceState struct {
-	Namespace             string     `json:"namespace"`
-	Name                  string     `json:"name"`
-	ExternalTrafficPolicy string     `json:"externalTrafficPolicy"`
-	InternalTrafficPolicy string     `json:"internalTrafficPolicy"`
-	SessionAffinity       uint32     `json:"sessionAffinityTimeoutSeconds,omitempty"`
-	SourceRanges          []string   `json:"loadBalancerSourceRanges,omitempty"`
-	Frontends             []Frontend `json:"frontends"`
-	Backends              []Backend  `json:"backends"`
+	Namespace             string         `json:"namespace"`
+	Name                  string         `json:"name"`
+	ExternalTrafficPolicy string         `json:"externalTrafficPolicy"`
+	InternalTrafficPolicy string         `json:"internalTrafficPolicy"`
+	SessionAffinity       uint32         `json:"sessionAffinityTimeoutSeconds,omitempty"`
+	SourceRanges          []string       `json:"loadBalancerSourceRanges,omitempty"`
+	Frontends             []FrontendView `json:"frontends"`
+	Backends              []Backend      `json:"backends"`
 	// Renderers hold the items per renderer, sorted by renderer name.
 	Renderers []RendererItems `json:"renderers"`
 	// BlockedBy are node-wide items not applied (pending or failed) on the
 	// interface of one of the service's local backends: its interface
 	// roles, features and ACL bindings, without which those backends are
 	// not reached as rendered.
-	BlockedBy []Item `json:"blockedBy,omitempty"`
+	BlockedBy []ItemView `json:"blockedBy,omitempty"`
 	// Service is the processor's value; shared, never to be modified.
 	Service *model.ContivService `json:"-"`
 }
@@ -59,8 +59,8 @@ type ServiceState struct {
 // ID returns "namespace/name".
 func (s ServiceState) ID() string { return s.Namespace + "/" + s.Name }
 
-// Frontend is one address a service is reached at.
-type Frontend struct {
+// FrontendView is one address a service is reached at.
+type FrontendView struct {
 	// Type is ClusterIP, ExternalIP, LoadBalancer or NodePort.
 	Type string `json:"type"`
 	// Address is ip:port; a NodePort frontend is *:nodePort (every node IP).
@@ -89,12 +89,12 @@ type Backend struct {
 
 // RendererItems are the items of one renderer.
 type RendererItems struct {
-	Renderer string `json:"renderer"`
-	Items    []Item `json:"items"`
+	Renderer string     `json:"renderer"`
+	Items    []ItemView `json:"items"`
 }
 
-// Item is one desired (or still applied) VPP item and its status.
-type Item struct {
+// ItemView is one desired (or still applied) VPP item and its status.
+type ItemView struct {
 	Key string `json:"key"`
 	// Status is applied, pending or failed.
 	Status string `json:"status"`
@@ -154,10 +154,10 @@ func (a *Agent) Inspect() *Snapshot {
 	snap := &Snapshot{Taken: time.Now(), Synced: stats.Synced, Counts: map[string]int{
 		vppcfg.StateApplied.String(): stats.Applied, vppcfg.StatePending.String(): stats.Pending, vppcfg.StateFailed.String(): stats.Failed,
 	}}
-	perService := map[model.ServiceID]map[string][]Item{}
-	node := map[string][]Item{}
+	perService := map[model.ServiceID]map[string][]ItemView{}
+	node := map[string][]ItemView{}
 	// notApplied are node items that are pending or failed, by interface.
-	notApplied := map[string][]Item{}
+	notApplied := map[string][]ItemView{}
 	for _, d := range desired {
 		st, ok := byKey[d.Key]
 		if !ok {
@@ -168,7 +168,7 @@ func (a *Agent) Inspect() *Snapshot {
 		for _, o := range d.Owners {
 			if id, ok := owners[o][d.Key]; ok {
 				if perService[id] == nil {
-					perService[id] = map[string][]Item{}
+					perService[id] = map[string][]ItemView{}
 				}
 				perService[id][o] = append(perService[id][o], it)
 			} else {
@@ -206,7 +206,7 @@ func (a *Agent) Inspect() *Snapshot {
 	return snap
 }
 
-func rendererItems(m map[string][]Item) []RendererItems {
+func rendererItems(m map[string][]ItemView) []RendererItems {
 	out := make([]RendererItems, 0, len(m))
 	for _, name := range slices.Sorted(maps.Keys(m)) {
 		out = append(out, RendererItems{Renderer: name, Items: m[name]})
@@ -215,8 +215,8 @@ func rendererItems(m map[string][]Item) []RendererItems {
 }
 
 // itemOf converts a status; cfg is the desired value (nil for a deleting item).
-func itemOf(st vppcfg.ItemStatus, cfg vppcfg.Item) Item {
-	it := Item{Key: st.Key.String(), Status: st.State.String(), Deleting: st.Deleting, Reason: st.Reason,
+func itemOf(st vppcfg.ItemStatus, cfg vppcfg.Item) ItemView {
+	it := ItemView{Key: st.Key.String(), Status: st.State.String(), Deleting: st.Deleting, Reason: st.Reason,
 		Failures: st.Failures, Owners: st.Owners}
 	if cfg != nil {
 		it.Config = cfg.String()
@@ -264,7 +264,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 		Namespace: svc.ID.Namespace, Name: svc.ID.Name, Service: svc,
 		ExternalTrafficPolicy: svc.ExternalTrafficPolicy.String(), InternalTrafficPolicy: svc.InternalTrafficPolicy.String(),
 		SessionAffinity: svc.SessionAffinityTimeout,
-		Frontends:       []Frontend{}, Backends: []Backend{},
+		Frontends:       []FrontendView{}, Backends: []Backend{},
 	}
 	for _, p := range svc.LoadBalancerSourceRanges {
 		s.SourceRanges = append(s.SourceRanges, p.String())
@@ -286,7 +286,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 		}
 		add := func(typ string, ips model.IPAddresses, policy model.TrafficPolicy) {
 			for _, ip := range ips {
-				s.Frontends = append(s.Frontends, Frontend{Type: typ, Address: netip.AddrPortFrom(ip, p.Port).String(),
+				s.Frontends = append(s.Frontends, FrontendView{Type: typ, Address: netip.AddrPortFrom(ip, p.Port).String(),
 					Protocol: p.Protocol.String(), PortName: name, Backends: serving(policy, sameFamily(ip))})
 			}
 		}
@@ -294,7 +294,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 		add("ExternalIP", svc.ExternalIPs, svc.ExternalTrafficPolicy)
 		add("LoadBalancer", svc.LoadBalancerIPs, svc.ExternalTrafficPolicy)
 		if p.NodePort != 0 {
-			s.Frontends = append(s.Frontends, Frontend{Type: "NodePort", Address: fmt.Sprintf("*:%d", p.NodePort),
+			s.Frontends = append(s.Frontends, FrontendView{Type: "NodePort", Address: fmt.Sprintf("*:%d", p.NodePort),
 				Protocol: p.Protocol.String(), PortName: name, Backends: serving(svc.ExternalTrafficPolicy, nil)})
 		}
 		for _, b := range svc.Backends(name) {

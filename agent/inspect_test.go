@@ -14,7 +14,7 @@ import (
 )
 
 // itemsOf returns the items of one renderer of a service.
-func itemsOf(s ServiceState, renderer string) []Item {
+func itemsOf(s ServiceState, renderer string) []ItemView {
 	for _, r := range s.Renderers {
 		if r.Renderer == renderer {
 			return r.Items
@@ -44,7 +44,7 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	require.Len(t, got.Services, 1)
 	web := got.Services[0]
 	assert.Equal(t, "default/web", web.ID())
-	assert.Equal(t, []Frontend{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http",
+	assert.Equal(t, []FrontendView{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http",
 		Backends: []string{"10.1.2.2:8080", "10.1.3.2:8080"}}}, web.Frontends)
 	assert.Equal(t, []Backend{
 		{PortName: "http", Address: "10.1.2.2:8080", State: "active", Local: true, Interface: "tap-web-a"},

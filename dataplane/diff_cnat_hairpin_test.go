@@ -1,7 +1,7 @@
 package dataplane_test
 
 // Whether cnat can source-NAT only the pod that reaches itself through a
-// service (issue 13, item 7; docs/renderer-ipv6.md "Hairpin"): the K8S SNAT
+// service (docs/renderer-ipv6.md "Hairpin"): the K8S SNAT
 // policy's rule "src == dst → SNAT" seen by cnat-output-ip6 on the pod
 // interfaces, after cnat-input-ip6 on the same interfaces has rewritten the
 // VIP to the pod. The translations carry no source on any path.

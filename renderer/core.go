@@ -49,10 +49,6 @@ type CoreConfig[N NodeContext[N]] struct {
 
 	// Claim is the identity under which items compete; nil: their key.
 	Claim ClaimFunc
-	// Recreate picks changes that are applied as delete and put (nil: none);
-	// RecreateReason is logged for each.
-	Recreate       RecreateFunc
-	RecreateReason string
 	// Warn logs what a renderer has to say about one service it rendered
 	// (old is its previous value, nil for a new one), once per change; nil:
 	// nothing.
@@ -296,10 +292,10 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 		if _, byNode := ix.node[k]; byNode {
 			owner = model.ServiceID{}
 		}
-		d.add(before[i], ix.effective(k), owner, c.cfg.Recreate)
+		d.add(before[i], ix.effective(k), owner)
 	}
 	for i, s := range shardIDs {
-		d.add(aclItem(aclsBefore[i]), aclItem(ix.acls[s]), model.ServiceID{}, nil)
+		d.add(aclItem(aclsBefore[i]), aclItem(ix.acls[s]), model.ServiceID{})
 	}
 
 	if err := c.commit(what, d); err != nil {
@@ -347,19 +343,9 @@ func (c *Core[N]) renderNode(node N, filtering bool) []vppcfg.Item {
 	return items
 }
 
-// commit writes a diff: first, in a transaction of their own, the deletes
-// of items that must be re-created, then everything else in one
-// transaction. An empty diff writes nothing.
+// commit writes a diff in one transaction. An empty diff writes nothing.
 func (c *Core[N]) commit(what string, d diff) error {
 	ctx := context.Background()
-	if len(d.recreate) > 0 {
-		if err := c.cfg.Client.Txn().Delete(d.recreate...).Commit(ctx); err != nil {
-			return fmt.Errorf("%s renderer: %s: delete items to re-create: %w", c.cfg.Name, what, err)
-		}
-		for i, k := range d.recreate {
-			c.opLog(k, d.recreateFor[i]).Info(c.cfg.RecreateReason)
-		}
-	}
 	if d.empty() {
 		return nil
 	}

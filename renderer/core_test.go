@@ -24,8 +24,7 @@ func (n toyNode) WithFrontendInterfaces(i model.Interfaces) toyNode { return toy
 
 // toyCore drives a Core with a toy translation: one static mapping per
 // ClusterIP to the service's first backend, a deny rule for a ClusterIP
-// without backends, and an LB mapping whenever there are several backends,
-// re-created when it loses one.
+// without backends, and an LB mapping whenever there are several backends.
 func toyCore(t *testing.T, shards int) (*renderer.Core[toyNode], *renderertest.Client) {
 	t.Helper()
 	c := renderertest.NewClient("toy")
@@ -61,12 +60,6 @@ func toyCore(t *testing.T, shards int) (*renderer.Core[toyNode], *renderertest.C
 			}
 			return it.Key()
 		},
-		Recreate: func(before, after vppcfg.Item) bool {
-			b, ok1 := before.(*vppcfg.NAT44LBMapping)
-			a, ok2 := after.(*vppcfg.NAT44LBMapping)
-			return ok1 && ok2 && len(a.Locals) < len(b.Locals)
-		},
-		RecreateReason: "re-creating",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +126,7 @@ func TestCoreWritesOnlyWhatChanged(t *testing.T) {
 
 	v3 := toySvc("a", "10.96.0.1", "10.1.2.2:80", "10.1.2.3:80")
 	must(t, core.UpdateService(v2, v3))
-	renderertest.RequireCommits(t, c, "txn put=[] del=["+lb+"]", "txn put=["+lb+"] del=[]")
+	renderertest.RequireCommits(t, c, "txn put=["+lb+"] del=[]")
 
 	v4 := toySvc("a", "10.96.0.1", "10.1.2.2:80")
 	must(t, core.UpdateService(v3, v4))

@@ -8,12 +8,6 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// RecreateFunc reports whether an item that changes from before to after
-// (same key) must be deleted and put again instead of updated, because the
-// update VPP would make leaves stale state behind (see the NAT44 renderer's
-// session affinity). nil means never.
-type RecreateFunc func(before, after vppcfg.Item) bool
-
 // diff is what one change writes through the vppcfg client. Each list has
 // a parallel list of the services its entries are written for (the zero
 // ID for node items and shard ACLs), for the logs.
@@ -22,16 +16,12 @@ type diff struct {
 	putFor  []model.ServiceID
 	deletes []vppcfg.Key
 	delFor  []model.ServiceID
-	// recreate are keys deleted in a transaction of their own before the
-	// new values are put (RecreateFunc).
-	recreate    []vppcfg.Key
-	recreateFor []model.ServiceID
 }
 
 // add records the change of one claim from before to after; either may be
 // nil. owner is the service the change is made for, if any. Keys are built
 // from the items' fields, so each is computed once.
-func (d *diff) add(before, after vppcfg.Item, owner model.ServiceID, recreate RecreateFunc) {
+func (d *diff) add(before, after vppcfg.Item, owner model.ServiceID) {
 	switch {
 	case after == nil && before == nil:
 	case after == nil:
@@ -47,11 +37,9 @@ func (d *diff) add(before, after vppcfg.Item, owner model.ServiceID, recreate Re
 			d.del(bk, owner)
 			d.put(after, owner)
 		case !before.Equal(after):
+			// The VPP layer re-creates what VPP cannot change in place
+			// (the kind's descriptor says what).
 			d.put(after, owner)
-			if recreate != nil && recreate(before, after) {
-				d.recreate = append(d.recreate, bk)
-				d.recreateFor = append(d.recreateFor, owner)
-			}
 		}
 	}
 }

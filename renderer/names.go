@@ -6,12 +6,16 @@ import (
 	"strings"
 
 	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// MaxTagLen is the longest name VPP stores as an object tag: tags are 64-byte
-// fields that must hold a terminating NUL, so 63 bytes of text. ACL names and
-// mapping labels end up in tags, so every name built here fits.
-const MaxTagLen = 63
+// MaxLabelLen bounds the labels and ACL names built here: VPP's tag field
+// holds 63 bytes of text (vppcfg.MaxTagLen), and a name longer than that
+// could not even be read back whole. A name that fits is still not the whole
+// tag: the VPP layer writes "vppsvc:<owner>:<name>" and shortens a tag that
+// does not fit with a hash (vppcfg.Tag), so a long name keeps its readable
+// start in VPP, and the layer recognises it by the hash.
+const MaxLabelLen = vppcfg.MaxTagLen
 
 // hashLen is the number of base32 characters of ShortHash: 10 characters carry
 // 50 bits, which keeps the chance of two of 100,000 services colliding below
@@ -32,16 +36,16 @@ func ShortHash(s string) string {
 
 // ServiceLabel returns the label renderers put on the NAT mappings of a
 // service, which the VPP layer stores in the mapping's tag: the service ID
-// "namespace/name" when it fits in MaxTagLen bytes, otherwise a hash followed
+// "namespace/name" when it fits in MaxLabelLen bytes, otherwise a hash followed
 // by as much of the ID as fits ("<hash>~<namespace/name…>"), so labels stay
 // unique and recognisable. The "~" cannot occur in a Kubernetes name, so a
 // hashed label is never mistaken for an ID.
 func ServiceLabel(id model.ServiceID) string {
 	s := id.String()
-	if len(s) <= MaxTagLen {
+	if len(s) <= MaxLabelLen {
 		return s
 	}
-	return truncate(ShortHash(s)+"~"+s, MaxTagLen)
+	return truncate(ShortHash(s)+"~"+s, MaxLabelLen)
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

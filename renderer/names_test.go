@@ -32,8 +32,8 @@ func TestServiceLabel(t *testing.T) {
 	}
 	long := model.ServiceID{Namespace: strings.Repeat("a", 40), Name: strings.Repeat("b", 40)}
 	got := ServiceLabel(long)
-	if len(got) != MaxTagLen {
-		t.Fatalf("ServiceLabel of a long ID is %d bytes, want %d", len(got), MaxTagLen)
+	if len(got) != MaxLabelLen {
+		t.Fatalf("ServiceLabel of a long ID is %d bytes, want %d", len(got), MaxLabelLen)
 	}
 	if !strings.HasPrefix(got, ShortHash(long.String())+"~"+long.Namespace) {
 		t.Fatalf("ServiceLabel = %q, want hash~ID prefix", got)

@@ -61,7 +61,7 @@ type ACLShards struct {
 
 // Name returns the name (and VPP tag) of shard i: "<renderer>-filter-NN".
 // Names are deterministic, so a restarted agent adopts the ACLs it made
-// before, and the bounded renderer name keeps them short of MaxTagLen.
+// before, and the bounded renderer name keeps them short of MaxLabelLen.
 func (s ACLShards) Name(i int) string { return fmt.Sprintf("%s-filter-%02d", s.Renderer, i) }
 
 // Of returns the shard of a service: FNV-1a of "namespace/name" modulo

@@ -11,7 +11,7 @@ import (
 
 func TestACLShardNamesAndHash(t *testing.T) {
 	s := renderer.ACLShards{Renderer: "nat44", Count: 64, Family: renderer.IPv4}
-	if s.Name(7) != "nat44-filter-07" || len(renderer.ACLShards{Renderer: "sixteen-byte-pfx", Count: renderer.MaxACLShards}.Name(renderer.MaxACLShards-1)) > renderer.MaxTagLen {
+	if s.Name(7) != "nat44-filter-07" || len(renderer.ACLShards{Renderer: "sixteen-byte-pfx", Count: renderer.MaxACLShards}.Name(renderer.MaxACLShards-1)) > renderer.MaxLabelLen {
 		t.Fatalf("Name(7) = %q", s.Name(7))
 	}
 	id := model.ServiceID{Namespace: "kube-system", Name: "kube-dns"}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // The applied view holds its entries by value; each costs its map slot.
@@ -46,7 +48,7 @@ func TestUpdateIsRecorded(t *testing.T) {
 // does, for a VPP process that does not restart.
 type affinityHidingDriver struct{ *fakeDriver }
 
-func (d affinityHidingDriver) Dump(ctx context.Context) (*State, error) {
+func (d affinityHidingDriver) Dump(ctx context.Context) (*driverapi.State, error) {
 	st, err := d.fakeDriver.Dump(ctx)
 	if err != nil {
 		return nil, err
@@ -73,8 +75,8 @@ func TestResyncRecallsWhatWasWritten(t *testing.T) {
 	f.takeLog()
 
 	f.mu.Lock()
-	f.fail = func(op Op) error {
-		if op.Type == OpDelete {
+	f.fail = func(op driverapi.Op) error {
+		if op.Type == driverapi.OpDelete {
 			return errors.New("injected")
 		}
 		return nil

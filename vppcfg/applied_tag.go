@@ -1,6 +1,10 @@
 package vppcfg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+)
 
 // The VPP tag of an applied item is almost always the one this layer writes
 // for its owner and label, so it is computed when needed instead of kept
@@ -38,7 +42,7 @@ func (o oddTags) keep(k Key, a appliedEntry, tag string) {
 // update rewrites it, a delete names the object it removes. Adding or
 // removing an LB mapping's local does neither, so that an endpoint change
 // does not build a tag.
-func writesTag(t OpType) bool { return t == OpUpdate || t == OpDelete }
+func writesTag(t driverapi.OpType) bool { return t == driverapi.OpUpdate || t == driverapi.OpDelete }
 
 // relabel keeps k's tag after its applied item a changed in place from
 // owner and label: VPP still holds the tag written before.

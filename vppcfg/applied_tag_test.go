@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func TestIsTagAgreesWithTag(t *testing.T) {
@@ -41,14 +43,14 @@ func both(ext string, both bool) *NAT44LBMapping {
 // delete that names another.
 func TestOpsCarryTheTagVPPHolds(t *testing.T) {
 	f := newFakeDriver()
-	f.objs[global.Key()] = Observed{Item: global}
+	f.objs[global.Key()] = driverapi.Observed{Item: global}
 	// Written by owner b, shared with a (the first owner) after a restart.
 	shared := both("10.96.0.10:80", false)
-	f.objs[shared.Key()] = Observed{Item: shared, Tag: Tag("b", "svc")}
+	f.objs[shared.Key()] = driverapi.Observed{Item: shared, Tag: Tag("b", "svc")}
 	// An orphan whose tag was shortened: its label is not recoverable.
 	long := static("10.96.0.11:80", "10.1.1.1:8080")
 	long.Label = strings.Repeat("n", MaxTagLen)
-	f.objs[long.Key()] = Observed{Item: long, Tag: Tag("svc", long.Label)}
+	f.objs[long.Key()] = driverapi.Observed{Item: long, Tag: Tag("svc", long.Label)}
 
 	r := NewReconciler(f, testOptions())
 	commit(t, r.Client("base").ResyncTxn(), global)
@@ -63,7 +65,7 @@ func TestOpsCarryTheTagVPPHolds(t *testing.T) {
 
 	// An orphan of c (not resynced yet) that a comes to desire is a's now, under c's tag.
 	later := both("10.96.0.12:80", false)
-	f.objs[later.Key()] = Observed{Item: later, Tag: Tag("c", "svc")}
+	f.objs[later.Key()] = driverapi.Observed{Item: later, Tag: Tag("c", "svc")}
 	require.NoError(t, r.Resync(t.Context()))
 	f.takeLog()
 	commit(t, r.Client("a").Txn(), both("10.96.0.12:80", true))

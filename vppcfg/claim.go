@@ -20,7 +20,7 @@ type UntaggedClaim struct {
 }
 
 // Func is the claim as Options.Claims takes it.
-func (c UntaggedClaim) Func() ClaimFunc {
+func (c UntaggedClaim) Func() UntaggedClaimFunc {
 	features := slices.Clone(c.Features)
 	return func(it Item) bool {
 		t := descriptorOf(it).untagged(it)

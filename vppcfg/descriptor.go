@@ -1,6 +1,12 @@
 package vppcfg
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/kindname"
+)
 
 // descriptor is everything the generic layer (store, classification, diff,
 // status) knows about one item kind. Each kind registers one, in its
@@ -9,20 +15,26 @@ import "fmt"
 type descriptor struct {
 	kind Kind
 	name string
-	// nat44 marks kinds of the NAT44 plugin: they wait for the NAT44Global
-	// item, and re-enabling NAT44 wipes them.
-	nat44 bool
-	// shareExternal lets two items of this kind hold one external key
-	// (identity mappings of one address in several VRFs).
-	shareExternal bool
+	// gate, gateKey, shareExternal, newHandleOnUpdate, keyedByLabel,
+	// adoptDesired, remerge: see kindSpec.
+	gate              Kind
+	gateKey           Key
+	gatePlugin        string
+	shareExternal     bool
+	newHandleOnUpdate bool
+	keyedByLabel      bool
+	adoptDesired      bool
+	remerge           bool
 	// excludeWhy explains a conflict with a key of excludes.
 	excludeWhy string
+	// merge is set for kinds whose items VPP takes merged (see merger).
+	merge *merger
 
 	validate         func(k Key, it Item) error
 	canonical        func(it Item) Item
 	equalApplied     func(desired, applied Item) bool
 	needsRecreate    func(old, new Item) bool
-	updateOps        func(k Key, old, new Item) []Op
+	updateOps        func(k Key, old, new Item) []driverapi.Op
 	label            func(it Item) string
 	withLabel        func(it Item, label string) Item
 	withUnobservable func(observed, desired Item) Item
@@ -32,6 +44,30 @@ type descriptor struct {
 	printable        func(it Item, owner string) any
 	translation      func(it Item) (FrontendTranslation, bool)
 	untagged         func(it Item) untaggedTraits
+	waitsFor         func(it Item) (Key, string, bool)
+	opText           func(op driverapi.Op) string
+	rebind           func(it Item, ifName string) Item
+	applyPart        func(applied, old, new Item) Item
+	shared           func(it Item) (group, value string, ok bool)
+}
+
+// merger is what the reconciler asks of a kind whose items VPP does not
+// take one by one but merged into one value per group (ACL bindings: one
+// message sets an interface's whole lists). The merged value is an item of
+// the kind under a key of its own (the group's), sent as one OpUpdate.
+type merger struct {
+	// plan returns a diff's merged ops: dels, which only remove items, run
+	// in the delete phase, sets in the create phase. Each task covers the
+	// items whose status it decides.
+	plan func(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []task)
+	// prepare completes a merged op right before it is sent (the VPP
+	// indexes of what it refers to); what it cannot resolve fails there.
+	prepare func(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op
+	// record folds a merged op that succeeded into the applied view.
+	record func(r *Reconciler, op driverapi.Op)
+	// observe maps a merged object of a dump back to applied items; it
+	// runs after every other object of the dump is classified.
+	observe func(c *classified, o driverapi.Observed, desired desiredLookup)
 }
 
 // taggable reports whether VPP stores a tag for items of the kind.
@@ -44,8 +80,57 @@ type kindSpec[T Item] struct {
 	Kind Kind
 	// Name is the kind's name in keys, logs and status ("nat44-lb-mapping").
 	Name string
-	// NAT44 and ShareExternal: see descriptor.
-	NAT44, ShareExternal bool
+	// Gate is the kind whose one item enables the VPP plugin this kind
+	// lives in (KindNAT44Global for the NAT44 kinds): items wait for it,
+	// disabling the plugin removes them from VPP, and re-enabling it
+	// re-creates them. GateKey and GatePlugin are set on that kind: the
+	// key of its item, and the plugin's name for pending reasons.
+	Gate       Kind
+	GateKey    Key
+	GatePlugin string
+	// ShareExternal lets two items of this kind hold one external key
+	// (identity mappings of one address in several VRFs).
+	ShareExternal bool
+	// NewHandleOnUpdate: VPP answers an update with the object's new
+	// handle (a cnat translation update is an add that returns its ID).
+	NewHandleOnUpdate bool
+	// ApplyPart is set when UpdateOps change one part of the object at a
+	// time (an LB mapping's locals), each writing only that part: the
+	// value VPP holds after an update from old to new succeeded on
+	// applied, which differs from old when an earlier step failed.
+	// Default: the update writes the whole new value.
+	ApplyPart func(applied, old, new T) T
+	// KeyedByLabel: VPP knows the objects only by index, and their label
+	// is their identity (an ACL's name). A dumped object is keyed by its
+	// tag's label, and one with a tag not ours blocks nothing.
+	KeyedByLabel bool
+	// AdoptDesired: VPP keeps none of the item but its identity (a
+	// binding's priority is only the order of a list), so an adopted item
+	// takes the desired value.
+	AdoptDesired bool
+	// Remerge: the values of merged kinds refer to this kind's items (by
+	// VPP index), so a diff that looks at one re-merges them.
+	Remerge bool
+	// Merge is set when VPP takes the kind's items merged (see merger).
+	Merge *merger
+	// WaitsFor is a key v cannot be applied without (VPP refers to it by
+	// index), with the pending reason: v waits until that key is applied
+	// or about to be. Default: none.
+	WaitsFor func(v T) (Key, string)
+	// Shared is set when VPP keeps one setting for a group of objects, the
+	// one the group's first object brought, whatever later ones ask (cnat
+	// keeps whether a VIP address is a real IP for all its ports): the
+	// group and the value v asks for. Items of one group must agree on it
+	// (SharedSetting). Default: no such setting.
+	Shared func(v T) (group, value string)
+	// OpText renders an op on the kind for logs and tests when Op.String
+	// says too little (which local an LB update adds). Default: op.String().
+	OpText func(op driverapi.Op) string
+	// Rebind is set when VPP keeps the kind's objects by interface index
+	// after the interface is deleted (cnat's SNAT-policy entries): the
+	// item the same object is at ifName, the interface that reuses the
+	// index, so that the layer can remove it there unless it is desired.
+	Rebind func(v T, ifName string) T
 	// Validate rejects values VPP would refuse or misbehave on; k is the
 	// item's key, for the message (use invalid). Default: every value is valid.
 	Validate func(k Key, v T) error
@@ -63,7 +148,7 @@ type kindSpec[T Item] struct {
 	NeedsRecreate func(old, new T) bool
 	// UpdateOps are the in-place operations from old to new. Default: one
 	// OpUpdate.
-	UpdateOps func(k Key, old, new T) []Op
+	UpdateOps func(k Key, old, new T) []driverapi.Op
 	// Label is what an item writes after the owner in its VPP tag, and
 	// WithLabel restores it into a dumped item. Default (nil): VPP stores no
 	// tag for the kind, so its objects are adopted by key (see ownership.go).
@@ -118,6 +203,7 @@ var unknownKind = &descriptor{
 	printable:        func(it Item, _ string) any { return it.String() },
 	translation:      func(Item) (FrontendTranslation, bool) { return FrontendTranslation{}, false },
 	untagged:         func(Item) untaggedTraits { return untaggedTraits{} },
+	waitsFor:         func(Item) (Key, string, bool) { return Key{}, "", false },
 }
 
 // describe returns the descriptor of kind k.
@@ -142,8 +228,42 @@ func descriptorOf(it Item) *descriptor {
 	return unknownKind
 }
 
-func updateInPlace(k Key, old, new Item) []Op {
-	return []Op{{Type: OpUpdate, Key: k, Item: new, Old: old}}
+// SharedSetting is the setting VPP keeps once for a group of objects, the
+// one the group's first object brought (cnat: whether a VIP address is a
+// real IP, for all its ports): items of one group must agree on its value,
+// or VPP silently keeps another one's. ok is false for kinds without one.
+func SharedSetting(it Item) (group, value string, ok bool) {
+	if it == nil {
+		return "", "", false
+	}
+	if f := descriptorOf(it).shared; f != nil {
+		return f(it)
+	}
+	return "", "", false
+}
+
+// opText renders op for logs and tests, as its kind's OpText says.
+func opText(op driverapi.Op) string {
+	if f := describe(op.Key.Kind).opText; f != nil {
+		return f(op)
+	}
+	return op.String()
+}
+
+// isGate reports whether d's one item enables a plugin other kinds live in.
+func (d *descriptor) isGate() bool { return d.gateKey != Key{} }
+
+// gates yields the descriptors of the kinds that enable a plugin.
+func gates(yield func(*descriptor) bool) {
+	for _, d := range descriptors {
+		if d != nil && d.isGate() && !yield(d) {
+			return
+		}
+	}
+}
+
+func updateInPlace(k Key, old, new Item) []driverapi.Op {
+	return []driverapi.Op{{Type: driverapi.OpUpdate, Key: k, Item: new, Old: old}}
 }
 
 func noCLI(it Item) []string { return []string{"# no CLI equivalent: " + it.String()} }
@@ -154,7 +274,9 @@ func noCLI(it Item) []string { return []string{"# no CLI equivalent: " + it.Stri
 // TestDescriptorsCoverEveryKind catches.
 func register[T Item](s kindSpec[T]) {
 	d := &descriptor{
-		kind: s.Kind, name: s.Name, nat44: s.NAT44, shareExternal: s.ShareExternal, excludeWhy: s.ExcludeWhy,
+		kind: s.Kind, name: s.Name, gate: s.Gate, gateKey: s.GateKey, gatePlugin: s.GatePlugin, shareExternal: s.ShareExternal,
+		newHandleOnUpdate: s.NewHandleOnUpdate, keyedByLabel: s.KeyedByLabel, adoptDesired: s.AdoptDesired,
+		remerge: s.Remerge, merge: s.Merge, excludeWhy: s.ExcludeWhy,
 		validate:         unknownKind.validate,
 		canonical:        unknownKind.canonical,
 		equalApplied:     unknownKind.equalApplied,
@@ -168,6 +290,7 @@ func register[T Item](s kindSpec[T]) {
 		printable:        unknownKind.printable,
 		translation:      unknownKind.translation,
 		untagged:         unknownKind.untagged,
+		waitsFor:         unknownKind.waitsFor,
 	}
 	d.validate = func(k Key, it Item) error {
 		v, ok := it.(T)
@@ -202,7 +325,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.UpdateOps; f != nil {
-		d.updateOps = func(k Key, old, new Item) []Op {
+		d.updateOps = func(k Key, old, new Item) []driverapi.Op {
 			ov, ok1 := old.(T)
 			nv, ok2 := new.(T)
 			if !ok1 || !ok2 {
@@ -283,7 +406,48 @@ func register[T Item](s kindSpec[T]) {
 			return untaggedTraits{}
 		}
 	}
+	if f := s.WaitsFor; f != nil {
+		d.waitsFor = func(it Item) (Key, string, bool) {
+			if v, ok := it.(T); ok {
+				k, why := f(v)
+				return k, why, true
+			}
+			return Key{}, "", false
+		}
+	}
+	if f := s.ApplyPart; f != nil {
+		d.applyPart = func(applied, old, new Item) Item {
+			av, ok1 := applied.(T)
+			ov, ok2 := old.(T)
+			nv, ok3 := new.(T)
+			if !ok1 || !ok2 || !ok3 {
+				return new
+			}
+			return f(av, ov, nv)
+		}
+	}
+	if f := s.Shared; f != nil {
+		d.shared = func(it Item) (string, string, bool) {
+			if v, ok := it.(T); ok {
+				g, val := f(v)
+				return g, val, true
+			}
+			return "", "", false
+		}
+	}
+	if f := s.OpText; f != nil {
+		d.opText = f
+	}
+	if f := s.Rebind; f != nil {
+		d.rebind = func(it Item, ifName string) Item {
+			if v, ok := it.(T); ok {
+				return f(v, ifName)
+			}
+			return nil
+		}
+	}
 	if s.Kind < kindLimit && descriptors[s.Kind] == nil {
 		descriptors[s.Kind] = d
+		kindname.Set(uint8(s.Kind), s.Name)
 	}
 }

@@ -78,7 +78,7 @@ func TestExternalKeySharedByMappingKinds(t *testing.T) {
 		extK, okK := externalKeyOf(it.Key(), it)
 		assert.Equal(t, ext, extK, "%T: with and without its key", it)
 		assert.Equal(t, ok, okK)
-		assert.Equal(t, ok, it.Key().Kind.IsNAT44() && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
+		assert.Equal(t, ok, IsNAT44(it.Key().Kind) && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
 	}
 	_, ok := ExternalKey(nil)
 	assert.False(t, ok)
@@ -226,4 +226,23 @@ func TestFrontendTranslationOfEveryKind(t *testing.T) {
 		Paths: []CNATPath{{Src: ap("192.168.16.1:0"), Dst: ap("10.1.1.1:8080")}, {Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:8080")}}}
 	got, _ = FrontendTranslationOf(ct)
 	assert.Equal(t, []string{"interposed", "maglev", "snat 1/2"}, got.Flags)
+}
+
+// TestSharedSetting: cnat translations of one VIP address share its
+// real-IP flag whatever their ports; other kinds share nothing.
+func TestSharedSetting(t *testing.T) {
+	tr := func(vip string, real bool) *CNATTranslation {
+		return &CNATTranslation{VIP: ap(vip), Protocol: ProtoTCP, IsRealIP: real}
+	}
+	g1, v1, ok1 := SharedSetting(tr("10.96.0.1:80", false))
+	g2, v2, ok2 := SharedSetting(tr("10.96.0.1:443", true))
+	g3, _, _ := SharedSetting(tr("10.96.0.2:80", false))
+	require.True(t, ok1 && ok2)
+	assert.Equal(t, g1, g2, "one group per address, whatever the port")
+	assert.NotEqual(t, v1, v2)
+	assert.NotEqual(t, g1, g3)
+	_, _, ok := SharedSetting(lb("10.96.0.1:80", "10.1.1.1:80", "10.1.1.2:80"))
+	assert.False(t, ok)
+	_, _, ok = SharedSetting(nil)
+	assert.False(t, ok)
 }

@@ -3,18 +3,15 @@
 // the minimal VPP operations, in dependency order, with retries, ownership per
 // renderer and a hitless resync against what VPP already holds.
 //
-// Items are plain values (net/netip, no govpp types) with one stable Key each.
-// A renderer writes them through a transaction:
+// Items are plain values (net/netip, no govpp types) with one stable Key
+// each. A renderer puts and deletes them through its Client's transactions;
+// Example shows one renderer's round trip, compiled and run by go test.
 //
-//	txn := client.Txn()
-//	txn.Put(&vppcfg.NAT44LBMapping{...})
-//	txn.Delete(vppcfg.NAT44MappingKey(ext, vppcfg.ProtoTCP))
-//	err := txn.Commit(ctx)
+// Each item kind is described in its own file, kind_<kind>.go: its type,
+// key constructor and descriptor (descriptor.go), which the store, diff,
+// reconciler and classification look up by Kind: the engine knows no kind.
 //
-// Each item kind is described in one file, kind_<kind>.go: its type, key
-// constructor and descriptor (descriptor.go), which the store, diff and
-// classification look up by Kind instead of switching over item types.
-//
-// Everything that talks to VPP goes through the Driver interface, implemented
-// by package govppdriver over go.fd.io/govpp; fakevpp stands in for VPP in tests.
+// Everything that talks to VPP goes through the driver contract of package
+// driverapi (its Driver interface), implemented by package govppdriver over
+// go.fd.io/govpp; fakevpp stands in for VPP in tests.
 package vppcfg

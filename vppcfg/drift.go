@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Drift is how VPP differs from a desired state, found by classifying a dump
@@ -67,7 +69,7 @@ type FieldDiff struct {
 // VPP. claims are the owners' claims on untagged objects, as given to the
 // reconciler (Options.Claims). It neither changes VPP nor needs a
 // reconciler: the desired state may come from a simulation.
-func CompareWithVPP(desired []OwnedItem, st *State, claims map[string]ClaimFunc) Drift {
+func CompareWithVPP(desired []OwnedItem, st *driverapi.State, claims map[string]UntaggedClaimFunc) Drift {
 	s := newStore()
 	for _, d := range desired {
 		for _, o := range d.Owners {

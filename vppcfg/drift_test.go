@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func TestCompareWithVPP(t *testing.T) {
@@ -17,7 +19,9 @@ func TestCompareWithVPP(t *testing.T) {
 		{Key: db.Key(), Item: db, Owners: []string{"a"}},
 		{Key: bind.Key(), Item: bind, Owners: []string{"a"}},
 	}
-	tagged := func(it Item, owner string) Observed { return Observed{Item: it, Tag: Tag(owner, itemLabel(it))} }
+	tagged := func(it Item, owner string) driverapi.Observed {
+		return driverapi.Observed{Item: it, Tag: Tag(owner, itemLabel(it))}
+	}
 	webMoved := lb("10.96.0.10:80", "10.1.1.2:8080", "10.1.1.7:8080")
 	stale := lb("10.96.0.12:80", "10.1.1.8:80", "10.1.1.9:80")
 	stale.Label = "gone"
@@ -25,20 +29,20 @@ func TestCompareWithVPP(t *testing.T) {
 
 	for _, tc := range []struct {
 		name                          string
-		objects                       []Observed
+		objects                       []driverapi.Observed
 		missing, extra, changed       []string
 		inSync                        int
 		changedFields, missingReasons []string
 	}{
 		{
 			name:    "in sync apart from the binding of an absent interface",
-			objects: []Observed{tagged(web, "a"), tagged(db, "a"), {Item: foreign, Tag: "other:x"}},
+			objects: []driverapi.Observed{tagged(web, "a"), tagged(db, "a"), {Item: foreign, Tag: "other:x"}},
 			missing: []string{bind.Key().String()}, inSync: 2,
 			missingReasons: []string{"interface tap9 does not exist in VPP"},
 		},
 		{
 			name:           "a mapping deleted, one changed and one left by a deleted service",
-			objects:        []Observed{tagged(webMoved, "a"), tagged(stale, "a")},
+			objects:        []driverapi.Observed{tagged(webMoved, "a"), tagged(stale, "a")},
 			missing:        []string{db.Key().String(), bind.Key().String()},
 			extra:          []string{stale.Key().String()},
 			changed:        []string{web.Key().String()},
@@ -47,14 +51,14 @@ func TestCompareWithVPP(t *testing.T) {
 		},
 		{
 			name:           "an object of another control plane at a desired identity",
-			objects:        []Observed{tagged(web, "a"), {Item: db, Tag: "other:db"}},
+			objects:        []driverapi.Observed{tagged(web, "a"), {Item: db, Tag: "other:db"}},
 			missing:        []string{db.Key().String(), bind.Key().String()},
 			inSync:         1,
 			missingReasons: []string{"VPP holds an object of another control plane there: " + db.String(), "interface tap9 does not exist in VPP"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := &State{Interfaces: map[string]uint32{"eth0": 1}, Objects: tc.objects}
+			st := &driverapi.State{Interfaces: map[string]uint32{"eth0": 1}, Objects: tc.objects}
 			d := CompareWithVPP(desired, st, nil)
 			keys := func(items []DriftItem) (out []string) {
 				for _, it := range items {
@@ -89,7 +93,7 @@ func TestCompareWithVPP(t *testing.T) {
 func TestCompareWithVPPSkipsUnobservableKinds(t *testing.T) {
 	cfg := &CNATSnatConfig{}
 	d := CompareWithVPP([]OwnedItem{{Key: cfg.Key(), Item: cfg, Owners: []string{"a"}}},
-		&State{Unobservable: map[Kind]bool{KindCNATSnatConfig: true}}, nil)
+		&driverapi.State{Unobservable: map[Kind]bool{KindCNATSnatConfig: true}}, nil)
 	assert.True(t, d.Empty())
 	assert.Equal(t, 1, d.Unverifiable)
 }

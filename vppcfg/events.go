@@ -6,15 +6,17 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // handleEvent reacts to interface and connection events.
-func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
+func (r *Reconciler) handleEvent(ctx context.Context, ev driverapi.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	log := r.log.WithFields(logrus.Fields{"event": ev.Type.String(), "interface": ev.Interface, "sw_if_index": ev.SwIfIndex})
 	switch ev.Type {
-	case EventConnected:
+	case driverapi.EventConnected:
 		// What the layer knows beyond a dump was learnt from the VPP
 		// process of its last dump. A connection to the same process (the
 		// first event, arriving after the layer has used the connection,
@@ -28,7 +30,7 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		r.requestResync(restarted)
 		r.resyncAt = time.Now() // not after a backoff from failures while disconnected
 		return
-	case EventDisconnected:
+	case driverapi.EventDisconnected:
 		log.Warn("disconnected from VPP")
 		return
 	}
@@ -36,7 +38,7 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		return // the first resync reads the interfaces anyway
 	}
 	switch ev.Type {
-	case EventInterfaceAdded:
+	case driverapi.EventInterfaceAdded:
 		if ev.Interface == "" {
 			return
 		}
@@ -47,8 +49,8 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 		}
 		log.Info("interface appeared")
 		r.ifaces[ev.Interface] = ev.SwIfIndex
-		r.cleanStaleSnat(ctx, ev.Interface, ev.SwIfIndex)
-	case EventInterfaceDeleted:
+		r.cleanStale(ctx, ev.Interface, ev.SwIfIndex)
+	case driverapi.EventInterfaceDeleted:
 		name := ev.Interface
 		if name == "" {
 			for n, idx := range r.ifaces {
@@ -68,8 +70,9 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev Event) {
 }
 
 // interfaceGone forgets what VPP removed together with an interface: its
-// NAT44 roles, ACL bindings and features. cnat keeps SNAT-policy entries by
-// index; they are remembered so they can be cleaned if the index is reused.
+// NAT44 roles, ACL bindings and features. What VPP keeps by index (cnat's
+// SNAT-policy entries, kindSpec.Rebind) is remembered so that it can be
+// cleaned if the index is reused.
 func (r *Reconciler) interfaceGone(name string) {
 	idx := r.ifaces[name]
 	delete(r.ifaces, name)
@@ -78,8 +81,8 @@ func (r *Reconciler) interfaceGone(name string) {
 		if !ok || !slices.Contains(b.Interfaces(), name) {
 			continue
 		}
-		if s, ok := a.Item.(*CNATSnatInterface); ok {
-			r.staleSnat[idx] = append(r.staleSnat[idx], s.Table)
+		if describe(k.Kind).rebind != nil {
+			r.stale[idx] = append(r.stale[idx], a.Item)
 		}
 		r.deleteApplied(k)
 		r.retry.succeeded(k)
@@ -89,17 +92,21 @@ func (r *Reconciler) interfaceGone(name string) {
 	delete(r.aclFront, name)
 }
 
-// cleanStaleSnat removes cnat SNAT-policy entries a deleted interface left
-// at an index that now belongs to ifName, unless ifName wants them.
-func (r *Reconciler) cleanStaleSnat(ctx context.Context, ifName string, idx uint32) {
-	tables := r.staleSnat[idx]
-	delete(r.staleSnat, idx)
-	var ops []Op
+// cleanStale removes the objects a deleted interface left at an index that
+// now belongs to ifName, unless ifName wants them.
+func (r *Reconciler) cleanStale(ctx context.Context, ifName string, idx uint32) {
+	left := r.stale[idx]
+	delete(r.stale, idx)
+	var ops []driverapi.Op
 	r.storeMu.RLock()
-	for _, t := range tables {
-		k := CNATSnatInterfaceKey(ifName, t)
+	for _, it := range left {
+		now := describe(it.Key().Kind).rebind(it, ifName)
+		if now == nil {
+			continue
+		}
+		k := now.Key()
 		if _, wanted := r.store.items[k]; !wanted {
-			ops = append(ops, Op{Type: OpDelete, Key: k, Item: &CNATSnatInterface{Interface: ifName, Table: t}, SwIfIndex: idx})
+			ops = append(ops, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: now, SwIfIndex: idx})
 		}
 	}
 	r.storeMu.RUnlock()
@@ -110,7 +117,7 @@ func (r *Reconciler) cleanStaleSnat(ctx context.Context, ifName string, idx uint
 	defer cancel()
 	for i, res := range r.d.Apply(cctx, ops) {
 		if res.Err != nil {
-			r.log.WithError(res.Err).WithField("op", ops[i].String()).Warn("cleaning stale cnat SNAT-policy entry failed")
+			r.log.WithError(res.Err).WithField("op", ops[i].String()).Warn("cleaning an object a deleted interface left behind failed")
 		}
 	}
 }
@@ -138,7 +145,7 @@ func (r *Reconciler) pollInterfaces(ctx context.Context) {
 				r.interfaceGone(name)
 			}
 			r.ifaces[name] = idx
-			r.cleanStaleSnat(ctx, name, idx)
+			r.cleanStale(ctx, name, idx)
 			changed = true
 		}
 	}

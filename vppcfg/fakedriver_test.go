@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // fakeDriver is an in-memory Driver with VPP-like bookkeeping: handles are
@@ -17,19 +19,19 @@ type fakeDriver struct {
 	mu       sync.Mutex
 	ifaces   map[string]uint32
 	nextIf   uint32
-	objs     map[Key]Observed
-	aclLists map[string]InterfaceACLIndexes
+	objs     map[Key]driverapi.Observed
+	aclLists map[string]aclIndexes
 	handle   uint32
 	log      []string
 	// fail decides whether an op fails (before it is applied).
-	fail   func(op Op) error
-	events chan Event
+	fail   func(op driverapi.Op) error
+	events chan driverapi.Event
 	calls  int
 }
 
 func newFakeDriver(ifNames ...string) *fakeDriver {
-	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[Key]Observed{},
-		aclLists: map[string]InterfaceACLIndexes{}, events: make(chan Event, 16)}
+	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[Key]driverapi.Observed{},
+		aclLists: map[string]aclIndexes{}, events: make(chan driverapi.Event, 16)}
 	for _, n := range ifNames {
 		f.ifaces[n] = f.nextIf
 		f.nextIf++
@@ -43,7 +45,7 @@ func (f *fakeDriver) addInterface(name string) uint32 {
 	f.nextIf++
 	f.ifaces[name] = idx
 	f.mu.Unlock()
-	f.events <- Event{Type: EventInterfaceAdded, Interface: name, SwIfIndex: idx}
+	f.events <- driverapi.Event{Type: driverapi.EventInterfaceAdded, Interface: name, SwIfIndex: idx}
 	return idx
 }
 
@@ -62,15 +64,15 @@ func (f *fakeDriver) deleteInterface(name string) {
 		}
 	}
 	f.mu.Unlock()
-	f.events <- Event{Type: EventInterfaceDeleted, Interface: name, SwIfIndex: idx}
+	f.events <- driverapi.Event{Type: driverapi.EventInterfaceDeleted, Interface: name, SwIfIndex: idx}
 }
 
-func (f *fakeDriver) Events() <-chan Event { return f.events }
+func (f *fakeDriver) Events() <-chan driverapi.Event { return f.events }
 
-func (f *fakeDriver) CallStats() []CallStat {
+func (f *fakeDriver) CallStats() []driverapi.CallStat {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return []CallStat{{Msg: "fake", Calls: uint64(f.calls)}}
+	return []driverapi.CallStat{{Msg: "fake", Calls: uint64(f.calls)}}
 }
 
 func (f *fakeDriver) Interfaces(context.Context) (map[string]uint32, error) {
@@ -83,113 +85,110 @@ func (f *fakeDriver) Interfaces(context.Context) (map[string]uint32, error) {
 	return out, nil
 }
 
-func (f *fakeDriver) Dump(ctx context.Context) (*State, error) {
+func (f *fakeDriver) Dump(ctx context.Context) (*driverapi.State, error) {
 	ifs, _ := f.Interfaces(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := &State{Interfaces: ifs, ACLLists: map[string]InterfaceACLIndexes{}, Unobservable: map[Kind]bool{}}
+	st := &driverapi.State{Interfaces: ifs, Unobservable: map[Kind]bool{}}
 	for _, k := range sortedKeys(f.objs) {
 		o := f.objs[k]
 		o.Item = withLabel(o.Item, "")
 		st.Objects = append(st.Objects, o)
 	}
-	for n, l := range f.aclLists {
-		st.ACLLists[n] = l
+	for _, n := range sortedKeys(f.aclLists) {
+		l := f.aclLists[n]
+		st.Objects = append(st.Objects, driverapi.Observed{Item: &ACLAssignment{Interface: n, InputIndexes: l.Input, OutputIndexes: l.Output}})
 	}
 	return st, nil
 }
 
-func (f *fakeDriver) Apply(_ context.Context, ops []Op) []OpResult {
+func (f *fakeDriver) Apply(_ context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	res := make([]OpResult, len(ops))
+	res := make([]driverapi.OpResult, len(ops))
 	for i, op := range ops {
 		f.calls++
 		if f.fail != nil {
 			if err := f.fail(op); err != nil {
 				res[i].Err = err
-				f.log = append(f.log, op.String()+" FAILED")
+				f.log = append(f.log, opText(op)+" FAILED")
 				continue
 			}
 		}
 		res[i] = f.apply(op)
 		if res[i].Err != nil {
-			f.log = append(f.log, op.String()+" FAILED")
+			f.log = append(f.log, opText(op)+" FAILED")
 		} else {
-			f.log = append(f.log, op.String())
+			f.log = append(f.log, opText(op))
 		}
 	}
 	return res
 }
 
-func (f *fakeDriver) apply(op Op) OpResult {
+func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 	if b, ok := op.Item.(InterfaceBound); ok {
 		if idx, ok := f.ifaces[b.Interfaces()[0]]; !ok || idx != op.SwIfIndex {
-			return OpResult{Err: fmt.Errorf("invalid sw_if_index %d", op.SwIfIndex)}
+			return driverapi.OpResult{Err: fmt.Errorf("invalid sw_if_index %d", op.SwIfIndex)}
 		}
 	}
 	k := op.Key
+	if a, ok := op.Item.(*ACLAssignment); ok && op.Type == driverapi.OpUpdate {
+		f.aclLists[a.Interface] = aclIndexes{Input: a.InputIndexes, Output: a.OutputIndexes}
+		return driverapi.OpResult{}
+	}
 	if o, exists := f.objs[k]; exists && writesTag(op.Type) && taggable(k.Kind) && op.Tag != o.Tag {
 		// The layer must name the object by the tag VPP holds.
-		return OpResult{Err: fmt.Errorf("%s: %s with tag %q, VPP holds %q", k, op, op.Tag, o.Tag)}
+		return driverapi.OpResult{Err: fmt.Errorf("%s: %s with tag %q, VPP holds %q", k, op, op.Tag, o.Tag)}
 	}
 	switch op.Type {
-	case OpCreate:
+	case driverapi.OpCreate:
 		if _, exists := f.objs[k]; exists {
-			return OpResult{Err: fmt.Errorf("%w: %s exists", ErrDrift, k)}
+			return driverapi.OpResult{Err: fmt.Errorf("%w: %s exists", driverapi.ErrDrift, k)}
 		}
-		if isNAT44(k.Kind) && k.Kind != KindNAT44Global {
+		if IsNAT44(k.Kind) && k != NAT44GlobalKey() {
 			if _, on := f.objs[NAT44GlobalKey()]; !on {
-				return OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
+				return driverapi.OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
 			}
 		}
-		o := Observed{Item: op.Item, Tag: op.Tag}
+		o := driverapi.Observed{Item: op.Item, Tag: op.Tag}
 		if k.Kind == KindACL || k.Kind == KindCNATTranslation {
 			o.Handle = f.handle
 			f.handle++
 		}
 		f.objs[k] = o
-		return OpResult{Handle: o.Handle}
-	case OpUpdate:
+		return driverapi.OpResult{Handle: o.Handle}
+	case driverapi.OpUpdate:
 		o, exists := f.objs[k]
 		if !exists || o.Handle != op.Handle {
-			return OpResult{Err: fmt.Errorf("%w: %s handle %d unknown", ErrDrift, k, op.Handle)}
+			return driverapi.OpResult{Err: fmt.Errorf("%w: %s handle %d unknown", driverapi.ErrDrift, k, op.Handle)}
+		}
+		if l, add, ok := lbLocalStep(op); ok {
+			// VPP's add-local and del-local change the locals alone.
+			m := *o.Item.(*NAT44LBMapping)
+			m.Locals = slices.DeleteFunc(slices.Clone(m.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+			if add {
+				m.Locals = append(m.Locals, l)
+				SortLBLocals(m.Locals)
+			}
+			o.Item = &m
+			f.objs[k] = o
+			return driverapi.OpResult{}
 		}
 		o.Item = op.Item
 		f.objs[k] = o
-		return OpResult{Handle: o.Handle}
-	case OpDelete:
+		return driverapi.OpResult{Handle: o.Handle}
+	case driverapi.OpDelete:
 		delete(f.objs, k)
 		if k == NAT44GlobalKey() {
 			for ok := range f.objs {
-				if isNAT44(ok.Kind) {
+				if IsNAT44(ok.Kind) {
 					delete(f.objs, ok)
 				}
 			}
 		}
-		return OpResult{}
-	case OpAddLocal, OpDelLocal:
-		o, exists := f.objs[k]
-		if !exists {
-			return OpResult{Err: fmt.Errorf("%s: no such mapping", k)}
-		}
-		m := *o.Item.(*NAT44LBMapping)
-		m.Locals = slices.DeleteFunc(slices.Clone(m.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
-		if op.Type == OpAddLocal {
-			m.Locals = append(m.Locals, op.Local)
-			SortLBLocals(m.Locals)
-		}
-		o.Item = &m
-		f.objs[k] = o
-		return OpResult{}
-	case OpSetACLs:
-		if _, ok := f.ifaces[op.ACLs.Interface]; !ok {
-			return OpResult{Err: fmt.Errorf("invalid interface %s", op.ACLs.Interface)}
-		}
-		f.aclLists[op.ACLs.Interface] = InterfaceACLIndexes{Input: op.ACLs.InputIndexes, Output: op.ACLs.OutputIndexes}
-		return OpResult{}
+		return driverapi.OpResult{}
 	}
-	return OpResult{Err: fmt.Errorf("unknown op %s", op)}
+	return driverapi.OpResult{Err: fmt.Errorf("unknown op %s", op)}
 }
 
 // takeLog returns and clears the op log.

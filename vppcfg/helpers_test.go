@@ -89,10 +89,10 @@ func applied(its ...Item) map[Key]appliedEntry {
 	return m
 }
 
-func opStrings(ops []Op) []string {
+func opStrings(ops []task) []string {
 	out := make([]string, 0, len(ops))
 	for _, op := range ops {
-		out = append(out, op.String())
+		out = append(out, opText(op.Op))
 	}
 	return out
 }

@@ -1,16 +1,14 @@
 package vppcfg
 
-import "strconv"
+import (
+	"strconv"
 
-// Item is one piece of desired VPP configuration.
-type Item interface {
-	// Key identifies the item; two items with equal keys describe the same VPP object.
-	Key() Key
-	// Equal reports whether other is the same configuration (same kind and fields).
-	Equal(other Item) bool
-	// String renders the item on one line for logs and dumps.
-	String() string
-}
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+)
+
+// Item is one piece of desired VPP configuration: a value of one of the
+// item types of this package.
+type Item = driverapi.Item
 
 // InterfaceBound is implemented by items that refer to interfaces by name. Such
 // an item stays pending until every named interface exists in VPP.

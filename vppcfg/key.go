@@ -1,17 +1,16 @@
 package vppcfg
 
 import (
-	"cmp"
-	"fmt"
 	"net/netip"
-	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Kind is the kind of a configuration item. The order of the constants is the
 // order in which kinds are created (dependencies first); deletes run in
 // reverse order. Each kind has a descriptor, registered by its kind_*.go
 // file (descriptor.go).
-type Kind uint8
+type Kind = driverapi.Kind
 
 const (
 	KindNAT44Global Kind = iota + 1
@@ -31,37 +30,13 @@ const (
 	kindLimit
 )
 
-func (k Kind) String() string {
-	if d := describe(k); d != unknownKind {
-		return d.name
-	}
-	return fmt.Sprintf("kind-%d", uint8(k))
-}
-
-// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
-// (KindNAT44Global included): the others wait for the NAT44Global item, and
-// disabling NAT44 removes them from VPP.
-func (k Kind) IsNAT44() bool { return describe(k).nat44 }
-
-// Key identifies one item. Keys are built only by the constructors in this
-// package (one per kind, in the kind's file), never by formatting strings at
-// call sites.
-type Key struct {
-	Kind Kind
-	Name string
-}
-
-func (k Key) String() string { return k.Kind.String() + "/" + k.Name }
-
-// Compare orders keys by kind (creation order), then name. The names are
-// compared once (strings.Compare; cmp.Compare compares unequal strings
-// twice): the VPP layer sorts a cold sync's keys with it.
-func (k Key) Compare(o Key) int {
-	if c := cmp.Compare(k.Kind, o.Kind); c != 0 {
-		return c
-	}
-	return strings.Compare(k.Name, o.Name)
-}
+// Key identifies one item. Callers build keys with the key constructors of
+// this package (ACLKey and the like, in the kinds' files; NAT44MappingKey for
+// the mappings that share VPP's external key), never by formatting strings.
+// The layer itself makes keys of two more shapes: an interface's merged ACL
+// lists (an ACLAssignment's, in its kind file), and a duplicate object a
+// dump found (ownership.go).
+type Key = driverapi.Key
 
 // addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are
 // built whenever an item's Key is asked for (several times per item in a

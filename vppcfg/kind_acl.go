@@ -74,7 +74,7 @@ type ACL struct {
 }
 
 // ACLKey keys an ACL by its name, which is also its VPP tag.
-func ACLKey(name string) Key { return Key{KindACL, name} }
+func ACLKey(name string) Key { return Key{Kind: KindACL, Name: name} }
 
 func (a *ACL) Key() Key   { return ACLKey(a.Name) }
 func (a *ACL) kind() Kind { return KindACL }
@@ -95,7 +95,7 @@ func (a *ACL) String() string {
 // which the layer learns from the dump or the create reply.
 func init() {
 	register(kindSpec[*ACL]{
-		Kind: KindACL, Name: "acl",
+		Kind: KindACL, Name: "acl", KeyedByLabel: true, Remerge: true,
 		Validate:      validateACL,
 		Canonical:     canonicalACL,
 		NeedsRecreate: func(_, _ *ACL) bool { return false },

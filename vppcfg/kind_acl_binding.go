@@ -32,7 +32,7 @@ type ACLBinding struct {
 
 // ACLBindingKey keys the binding of one ACL to one direction of one interface.
 func ACLBindingKey(ifName string, dir ACLDirection, aclName string) Key {
-	return Key{KindACLBinding, ifName + "/" + dir.String() + "/" + aclName}
+	return Key{Kind: KindACLBinding, Name: ifName + "/" + dir.String() + "/" + aclName}
 }
 
 func (b *ACLBinding) Key() Key             { return ACLBindingKey(b.Interface, b.Direction, b.ACL) }
@@ -47,11 +47,13 @@ func (b *ACLBinding) String() string {
 }
 
 // Bindings are not created one by one: the diff merges them into one ACL
-// list per interface (plan_acl.go), and the dump's lists map back to them
-// (ownership.go). The CLI printer folds them the same way.
+// list per interface, and the dump's lists map back to them
+// (kind_acl_binding_merge.go). The CLI printer folds them the same way.
+// VPP keeps no priority: an adopted binding takes the desired one.
 func init() {
 	register(kindSpec[*ACLBinding]{
 		Kind: KindACLBinding, Name: "acl-binding",
+		Merge: bindingMerger, WaitsFor: bindingWaitsFor, OpText: bindingOpText, AdoptDesired: true,
 		Validate: func(k Key, v *ACLBinding) error {
 			if v.Interface == "" {
 				return invalid(k, "Interface", "empty")

@@ -35,7 +35,7 @@ type CNATSnatConfig struct {
 }
 
 // CNATSnatConfigKey is the key of the single CNATSnatConfig item.
-func CNATSnatConfigKey() Key { return Key{KindCNATSnatConfig, "global"} }
+func CNATSnatConfigKey() Key { return Key{Kind: KindCNATSnatConfig, Name: "global"} }
 
 func (c *CNATSnatConfig) Key() Key   { return CNATSnatConfigKey() }
 func (c *CNATSnatConfig) kind() Kind { return KindCNATSnatConfig }

@@ -34,7 +34,7 @@ type CNATSnatInterface struct {
 
 // CNATSnatInterfaceKey keys the membership of an interface in one SNAT policy table.
 func CNATSnatInterfaceKey(ifName string, table CNATSnatTable) Key {
-	return Key{KindCNATSnatInterface, ifName + "/" + table.String()}
+	return Key{Kind: KindCNATSnatInterface, Name: ifName + "/" + table.String()}
 }
 
 func (i *CNATSnatInterface) Key() Key             { return CNATSnatInterfaceKey(i.Interface, i.Table) }
@@ -53,6 +53,10 @@ func (i *CNATSnatInterface) String() string {
 func init() {
 	register(kindSpec[*CNATSnatInterface]{
 		Kind: KindCNATSnatInterface, Name: "cnat-snat-interface",
+		// VPP keeps the entry by index when the interface is deleted.
+		Rebind: func(v *CNATSnatInterface, ifName string) *CNATSnatInterface {
+			return &CNATSnatInterface{Interface: ifName, Table: v.Table}
+		},
 		Validate: func(k Key, v *CNATSnatInterface) error {
 			if v.Interface == "" {
 				return invalid(k, "Interface", "empty")

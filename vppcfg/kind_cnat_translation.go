@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -73,7 +74,7 @@ type CNATTranslation struct {
 
 // CNATTranslationKey keys a translation by VIP address, port and protocol, as cnat does.
 func CNATTranslationKey(vip netip.AddrPort, proto Protocol) Key {
-	return Key{KindCNATTranslation, addrPortProto(vip, proto)}
+	return Key{Kind: KindCNATTranslation, Name: addrPortProto(vip, proto)}
 }
 
 func (t *CNATTranslation) Key() Key   { return CNATTranslationKey(t.VIP, t.Protocol) }
@@ -130,7 +131,12 @@ func comparePaths(a, b CNATPath) int {
 // IsRealIP, the flags and the flow hash as 0.
 func init() {
 	register(kindSpec[*CNATTranslation]{
-		Kind: KindCNATTranslation, Name: "cnat-translation",
+		Kind: KindCNATTranslation, Name: "cnat-translation", NewHandleOnUpdate: true,
+		// cnat keeps the real-IP flag of a VIP address as its first
+		// translation set it, for every port.
+		Shared: func(t *CNATTranslation) (string, string) {
+			return "real IP of " + t.VIP.Addr().String(), strconv.FormatBool(t.IsRealIP)
+		},
 		Validate:      validateCNAT,
 		Canonical:     canonicalTranslation,
 		NeedsRecreate: func(old, new *CNATTranslation) bool { return new.NeedsRecreate(old) },

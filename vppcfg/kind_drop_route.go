@@ -34,7 +34,7 @@ func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
 	b = strconv.AppendUint(b, uint64(vrf), 10)
 	b = append(b, '/')
 	b = prefix.AppendTo(b)
-	return Key{KindDropRoute, string(b)}
+	return Key{Kind: KindDropRoute, Name: string(b)}
 }
 
 func (r *DropRoute) Key() Key   { return DropRouteKey(r.Prefix, r.VRF) }

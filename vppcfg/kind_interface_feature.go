@@ -12,7 +12,7 @@ type InterfaceFeature struct {
 
 // InterfaceFeatureKey keys a feature enabled on an interface's feature arc.
 func InterfaceFeatureKey(ifName, arc, feature string) Key {
-	return Key{KindInterfaceFeature, ifName + "/" + arc + "/" + feature}
+	return Key{Kind: KindInterfaceFeature, Name: ifName + "/" + arc + "/" + feature}
 }
 
 func (f *InterfaceFeature) Key() Key             { return InterfaceFeatureKey(f.Interface, f.Arc, f.Feature) }

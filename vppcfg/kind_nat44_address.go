@@ -21,7 +21,7 @@ func NAT44AddressKey(addr netip.Addr, twiceNAT bool) Key {
 	if twiceNAT {
 		pool = "twice-nat"
 	}
-	return Key{KindNAT44Address, pool + "/" + addr.String()}
+	return Key{Kind: KindNAT44Address, Name: pool + "/" + addr.String()}
 }
 
 func (a *NAT44Address) Key() Key   { return NAT44AddressKey(a.Addr, a.TwiceNAT) }
@@ -41,7 +41,7 @@ func (a *NAT44Address) String() string {
 // A changed VRF re-adds the address (no in-place update).
 func init() {
 	register(kindSpec[*NAT44Address]{
-		Kind: KindNAT44Address, Name: "nat44-address", NAT44: true,
+		Kind: KindNAT44Address, Name: "nat44-address", Gate: KindNAT44Global,
 		Validate: func(k Key, a *NAT44Address) error { return ip4(k, "Addr", a.Addr) },
 		CLI: func(a *NAT44Address) []string {
 			s := "nat44 add address " + a.Addr.String()

@@ -19,8 +19,13 @@ type NAT44Global struct {
 	Timeouts   NAT44Timeouts
 }
 
+// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
+// (KindNAT44Global included): the others wait for the NAT44Global item, and
+// disabling NAT44 removes them from VPP.
+func IsNAT44(k Kind) bool { return k == KindNAT44Global || describe(k).gate == KindNAT44Global }
+
 // NAT44GlobalKey is the key of the single NAT44Global item.
-func NAT44GlobalKey() Key { return Key{KindNAT44Global, "global"} }
+func NAT44GlobalKey() Key { return Key{Kind: KindNAT44Global, Name: "global"} }
 
 func (g *NAT44Global) Key() Key   { return NAT44GlobalKey() }
 func (g *NAT44Global) kind() Kind { return KindNAT44Global }
@@ -37,7 +42,7 @@ func (g *NAT44Global) String() string {
 // only by disabling NAT44, which wipes every NAT44 object (plan_nat44.go).
 func init() {
 	register(kindSpec[*NAT44Global]{
-		Kind: KindNAT44Global, Name: "nat44-global", NAT44: true,
+		Kind: KindNAT44Global, Name: "nat44-global", GateKey: NAT44GlobalKey(), GatePlugin: "NAT44",
 		EqualApplied: func(d, a *NAT44Global) bool { return canonicalGlobal(d) == canonicalGlobal(a) },
 		NeedsRecreate: func(old, new *NAT44Global) bool {
 			o, c := canonicalGlobal(old), canonicalGlobal(new)

@@ -19,7 +19,7 @@ type NAT44IdentityMapping struct {
 
 // NAT44IdentityMappingKey keys an identity mapping by address, port, protocol and VRF.
 func NAT44IdentityMappingKey(addr netip.Addr, port uint16, proto Protocol, vrf uint32) Key {
-	return Key{KindNAT44IdentityMapping, fmt.Sprintf("%s/%s/vrf%d", netip.AddrPortFrom(addr, port), proto, vrf)}
+	return Key{Kind: KindNAT44IdentityMapping, Name: fmt.Sprintf("%s/%s/vrf%d", netip.AddrPortFrom(addr, port), proto, vrf)}
 }
 
 func (m *NAT44IdentityMapping) Key() Key {
@@ -44,7 +44,7 @@ func (m *NAT44IdentityMapping) String() string {
 // identity mappings of one address in several VRFs coexist in VPP.
 func init() {
 	register(kindSpec[*NAT44IdentityMapping]{
-		Kind: KindNAT44IdentityMapping, Name: "nat44-identity-mapping", NAT44: true, ShareExternal: true,
+		Kind: KindNAT44IdentityMapping, Name: "nat44-identity-mapping", Gate: KindNAT44Global, ShareExternal: true,
 		Validate: func(k Key, v *NAT44IdentityMapping) error {
 			if err := ip4(k, "Addr", v.Addr); err != nil {
 				return err

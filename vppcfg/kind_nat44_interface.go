@@ -32,7 +32,7 @@ type NAT44Interface struct {
 
 // NAT44InterfaceKey keys one NAT role of one interface.
 func NAT44InterfaceKey(ifName string, role NAT44Role) Key {
-	return Key{KindNAT44Interface, ifName + "/" + role.String()}
+	return Key{Kind: KindNAT44Interface, Name: ifName + "/" + role.String()}
 }
 
 func (i *NAT44Interface) Key() Key             { return NAT44InterfaceKey(i.Interface, i.Role) }
@@ -48,7 +48,7 @@ func (i *NAT44Interface) String() string {
 
 func init() {
 	register(kindSpec[*NAT44Interface]{
-		Kind: KindNAT44Interface, Name: "nat44-interface", NAT44: true,
+		Kind: KindNAT44Interface, Name: "nat44-interface", Gate: KindNAT44Global,
 		Validate: func(k Key, v *NAT44Interface) error {
 			if v.Interface == "" {
 				return invalid(k, "Interface", "empty")

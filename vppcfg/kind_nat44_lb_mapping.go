@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // NAT44LBLocal is one backend of a load-balanced mapping.
@@ -72,10 +74,12 @@ func (m *NAT44LBMapping) String() string {
 func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals) }
 
 // The locals change in place, one at a time (updateLocals); everything else
-// re-creates the mapping. VPP's dump never fills the affinity.
+// re-creates the mapping, and so does a lost or re-weighted local of a
+// mapping with affinity (losesAffinityTarget). VPP's dump never fills the
+// affinity.
 func init() {
 	register(kindSpec[*NAT44LBMapping]{
-		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", NAT44: true,
+		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", Gate: KindNAT44Global,
 		Validate: validateLB,
 		Canonical: func(v *NAT44LBMapping) *NAT44LBMapping {
 			if slices.IsSortedFunc(v.Locals, compareLocals) {
@@ -94,9 +98,12 @@ func init() {
 			// A changed weight is a del+add of that local, which must not leave
 			// fewer than 2 locals while it is out.
 			return len(changed) > 0 && len(o.Locals)+len(added) < 3 ||
-				len(added)+len(removed)+len(changed) == 0 // identical sets in another order
+				len(added)+len(removed)+len(changed) == 0 || // identical sets in another order
+				losesAffinityTarget(o, removed, changed)
 		},
 		UpdateOps: updateLocals,
+		ApplyPart: applyLocalStep,
+		OpText:    lbOpText,
 		Label:     func(m *NAT44LBMapping) string { return m.Label },
 		WithLabel: func(m *NAT44LBMapping, label string) *NAT44LBMapping {
 			c := *m
@@ -209,22 +216,113 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 // updateLocals changes the locals of a mapping one at a time: added ones
 // first, then changed weights (del + add), then removed ones, so that the
 // mapping never drops below two locals and sessions to unchanged locals
-// survive.
-func updateLocals(k Key, o, n *NAT44LBMapping) []Op {
+// survive. Each step is an update from the value before it (VPP's
+// add-local or del-local message), built from o, the applied value, so
+// that the fields no step writes stay as VPP holds them.
+func updateLocals(k Key, o, n *NAT44LBMapping) []driverapi.Op {
 	added, removed, changed := diffLocals(o.Locals, n.Locals)
-	var ops []Op
+	if len(added)+len(removed) == 1 && len(changed) == 0 {
+		// One step: n is its value (an endpoint change, most often).
+		return []driverapi.Op{{Type: driverapi.OpUpdate, Key: k, Item: n, Old: o}}
+	}
+	var ops []driverapi.Op
+	cur := o
+	step := func(add bool, l NAT44LBLocal) {
+		next := *cur
+		next.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+		if add {
+			next.Locals = append(next.Locals, l)
+			SortLBLocals(next.Locals)
+		}
+		ops = append(ops, driverapi.Op{Type: driverapi.OpUpdate, Key: k, Item: &next, Old: cur})
+		cur = &next
+	}
 	for _, l := range added {
-		ops = append(ops, Op{Type: OpAddLocal, Key: k, Item: n, Local: l})
+		step(true, l)
 	}
 	for _, c := range changed {
-		ops = append(ops,
-			Op{Type: OpDelLocal, Key: k, Item: n, Local: c[0]},
-			Op{Type: OpAddLocal, Key: k, Item: n, Local: c[1]})
+		step(false, c[0])
+		step(true, c[1])
 	}
 	for _, l := range removed {
-		ops = append(ops, Op{Type: OpDelLocal, Key: k, Item: n, Local: l})
+		step(false, l)
 	}
 	return ops
+}
+
+// losesAffinityTarget reports whether a mapping with session affinity loses
+// or re-weights a local (a changed weight is a del and an add of it). VPP
+// deletes the sessions of a removed local but not the affinity records
+// that point at it: a record keeps the local's slot in the mapping's pool,
+// which VPP dereferences as if it were live (nat44_ed.c,
+// nat44_ed_static_mapping_match), so pinned clients would keep being sent
+// to the gone endpoint, or to whichever later reuses the slot, until the
+// affinity times out (three hours by default). Deleting the mapping
+// flushes its records; clients are balanced and pinned afresh.
+func losesAffinityTarget(o *NAT44LBMapping, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) bool {
+	return o.Affinity != 0 && len(removed)+len(changed) > 0
+}
+
+// applyLocalStep applies the local an update step from o to n adds or
+// removes to applied.
+func applyLocalStep(applied, o, n *NAT44LBMapping) *NAT44LBMapping {
+	l, add, ok := lbLocalStep(driverapi.Op{Type: driverapi.OpUpdate, Old: o, Item: n})
+	if !ok {
+		return n
+	}
+	cur := *applied
+	cur.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(x NAT44LBLocal) bool { return idOf(x) == idOf(l) })
+	if add {
+		cur.Locals = append(cur.Locals, l)
+		SortLBLocals(cur.Locals)
+	}
+	return &cur
+}
+
+// lbLocalStep is the one local an update step of an LB mapping adds or
+// removes (see updateLocals); ok is false when op is no such step.
+func lbLocalStep(op driverapi.Op) (l NAT44LBLocal, add, ok bool) {
+	o, ok1 := op.Old.(*NAT44LBMapping)
+	n, ok2 := op.Item.(*NAT44LBMapping)
+	if !ok1 || !ok2 || op.Type != driverapi.OpUpdate {
+		return NAT44LBLocal{}, false, false
+	}
+	return oneLocalApart(o.Locals, n.Locals)
+}
+
+// oneLocalApart finds the one local new has more (add) or fewer than old,
+// both in one order, without allocating: it runs for every step applied.
+func oneLocalApart(old, new []NAT44LBLocal) (l NAT44LBLocal, add, ok bool) {
+	long, short, add := new, old, true
+	if len(old) == len(new)+1 {
+		long, short, add = old, new, false
+	} else if len(new) != len(old)+1 {
+		return NAT44LBLocal{}, false, false
+	}
+	i := 0
+	for i < len(short) && short[i] == long[i] {
+		i++
+	}
+	for j := i; j < len(short); j++ {
+		if short[j] != long[j+1] {
+			return NAT44LBLocal{}, false, false
+		}
+	}
+	return long[i], add, true
+}
+
+// lbOpText renders an update step as "add-local <key> <addr>" or
+// "del-local <key> <addr>".
+func lbOpText(op driverapi.Op) string {
+	l, add, ok := lbLocalStep(op)
+	if !ok {
+		return op.String()
+	}
+	verb := "del-local"
+	if add {
+		verb = "add-local"
+	}
+	return fmt.Sprintf("%s %s %s", verb, op.Key, l.Addr)
 }
 
 // compareLocals orders locals by address, port and VRF (canonical order).

@@ -51,7 +51,7 @@ func (m *NAT44StaticMapping) String() string {
 // Any change re-creates the mapping. VPP's dump omits the twice-NAT pool address.
 func init() {
 	register(kindSpec[*NAT44StaticMapping]{
-		Kind: KindNAT44StaticMapping, Name: "nat44-static-mapping", NAT44: true,
+		Kind: KindNAT44StaticMapping, Name: "nat44-static-mapping", Gate: KindNAT44Global,
 		Validate: validateStatic,
 		Label:    func(m *NAT44StaticMapping) string { return m.Label },
 		WithLabel: func(m *NAT44StaticMapping, label string) *NAT44StaticMapping {

@@ -18,16 +18,21 @@ var kindSwitchSkipped = map[string]string{
 	"realvpp":            "imports nothing of vppcfg",
 }
 
-// TestNoTypeSwitchOverItemKinds fails when a type switch over vppcfg's
-// item types (case *X in this package, case *vppcfg.X elsewhere) appears
-// outside the kind_*.go descriptor files and tests of other packages (tests
-// build and inspect the items they make): what a kind means belongs in its
-// descriptor, so that adding a kind is one file. It has no exceptions.
-func TestNoTypeSwitchOverItemKinds(t *testing.T) {
-	itemTypes := itemTypeNames(t)
-	if len(itemTypes) < int(kindLimit)-1 {
-		t.Fatalf("found %d item types (%v), want one per kind", len(itemTypes), itemTypes)
-	}
+// TestNoKindBranchesOutsideKindFiles fails when code branches on an item
+// kind outside the kind_*.go files: what a kind means belongs in its
+// descriptor (descriptor.go), so that the engine knows no kind and adding
+// one is its kind file, its driver file and fakevpp. It looks for
+//
+//   - type switches over item types (case *X in this package, case
+//     *vppcfg.X elsewhere), in every file of vppcfg and in the non-test
+//     files of other packages (tests build and inspect the items they make);
+//   - in vppcfg's non-test files, also comparisons with a Kind constant
+//     (k.Kind == KindACL, a case KindACL: of a value switch) and type
+//     assertions to an item type (it.(*ACLBinding)).
+//
+// It has no exceptions.
+func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
+	sh := kindShapes(t)
 	root := ".."
 	files := 0
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
@@ -49,15 +54,20 @@ func TestNoTypeSwitchOverItemKinds(t *testing.T) {
 			return nil
 		}
 		inVPPCfg := filepath.ToSlash(filepath.Dir(rel)) == "vppcfg"
+		test := strings.HasSuffix(rel, "_test.go")
 		switch {
 		case inVPPCfg && strings.HasPrefix(filepath.Base(rel), "kind_"):
 			return nil
-		case !inVPPCfg && strings.HasSuffix(rel, "_test.go"):
+		case !inVPPCfg && test:
 			return nil
 		}
 		files++
-		for _, line := range kindSwitchCases(t, path, inVPPCfg, itemTypes) {
-			t.Errorf("%s:%d: type switch over item kinds; give the kind's descriptor (vppcfg/kind_*.go) what the switch knows", rel, line)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, f := range kindBranches(t, rel, src, inVPPCfg, inVPPCfg && !test, sh) {
+			t.Errorf("%s; give the kind's descriptor (vppcfg/kind_*.go) what the branch knows", f)
 		}
 		return nil
 	})
@@ -69,64 +79,141 @@ func TestNoTypeSwitchOverItemKinds(t *testing.T) {
 	}
 }
 
-// itemTypeNames are the types of this package with a Key method: the items.
-func itemTypeNames(t *testing.T) []string {
+// TestKindBranchesFound: the checker finds each shape of branch it looks
+// for, in this package's code and in another package's, and passes code
+// that only asks descriptors.
+func TestKindBranchesFound(t *testing.T) {
+	sh := kindShapes(t)
+	for _, tc := range []struct {
+		name     string
+		src      string
+		inVPPCfg bool
+		want     int
+	}{
+		{"comparison", "package vppcfg\nfunc f(k Key) bool { return k.Kind == KindACLBinding }", true, 1},
+		{"reversed inequality", "package vppcfg\nfunc f(k Key) bool { return KindNAT44Global != k.Kind }", true, 1},
+		{"value switch", "package vppcfg\nfunc f(k Key) { switch k.Kind { case KindACL, KindDropRoute: } }", true, 2},
+		{"type assertion", "package vppcfg\nfunc f(it Item) { _, _ = it.(*ACLBinding) }", true, 1},
+		{"type switch", "package vppcfg\nfunc f(it Item) { switch it.(type) { case *ACL: } }", true, 1},
+		{"type switch elsewhere", "package x\nfunc f(it vppcfg.Item) { switch it.(type) { case *vppcfg.ACL: } }", false, 1},
+		{"descriptor", "package vppcfg\nfunc f(k Key) bool { return describe(k.Kind).merge != nil }", true, 0},
+		{"interface assertion", "package vppcfg\nfunc f(it Item) { _, _ = it.(InterfaceBound) }", true, 0},
+		{"kind arithmetic", "package vppcfg\nfunc f(k Kind) bool { return k < kindLimit }", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kindBranches(t, "x.go", []byte(tc.src), tc.inVPPCfg, tc.inVPPCfg, sh)
+			if len(got) != tc.want {
+				t.Errorf("found %d (%v), want %d", len(got), got, tc.want)
+			}
+		})
+	}
+}
+
+// shapes are the names the checker looks for: the item types (the types
+// of this package with a Key method) and the Kind constants.
+type shapes struct {
+	items, kinds []string
+}
+
+func kindShapes(t *testing.T) shapes {
 	fset := token.NewFileSet()
 	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var sh shapes
 	for _, f := range pkgs["vppcfg"].Files {
 		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv == nil || fn.Name.Name != "Key" || len(fn.Recv.List) != 1 {
-				continue
-			}
-			if star, ok := fn.Recv.List[0].Type.(*ast.StarExpr); ok {
-				if id, ok := star.X.(*ast.Ident); ok && !slices.Contains(names, id.Name) {
-					names = append(names, id.Name)
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil || d.Name.Name != "Key" || len(d.Recv.List) != 1 {
+					continue
+				}
+				if star, ok := d.Recv.List[0].Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok && !slices.Contains(sh.items, id.Name) {
+						sh.items = append(sh.items, id.Name)
+					}
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					if vs, ok := spec.(*ast.ValueSpec); ok && d.Tok == token.CONST {
+						for _, n := range vs.Names {
+							if strings.HasPrefix(n.Name, "Kind") {
+								sh.kinds = append(sh.kinds, n.Name)
+							}
+						}
+					}
 				}
 			}
 		}
 	}
-	slices.Sort(names)
-	return names
+	if len(sh.items) < int(kindLimit)-1 || len(sh.kinds) != int(kindLimit)-1 {
+		t.Fatalf("found %d item types (%v) and %d Kind constants (%v), want one per kind", len(sh.items), sh.items, len(sh.kinds), sh.kinds)
+	}
+	return sh
 }
 
-// kindSwitchCases returns the lines of case clauses of type switches in
-// one file that name a pointer to an item type.
-func kindSwitchCases(t *testing.T, path string, inVPPCfg bool, itemTypes []string) []int {
+// kindBranches returns where src branches on a kind: type switches always,
+// comparisons and assertions when strict.
+func kindBranches(t *testing.T, name string, src []byte, inVPPCfg, strict bool, sh shapes) []string {
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatalf("%s: %v", name, err)
 	}
-	var lines []int
+	var found []string
+	at := func(n ast.Node, what string) {
+		found = append(found, fset.Position(n.Pos()).String()+": "+what)
+	}
+	isKind := func(e ast.Expr) bool { return names(e, inVPPCfg, sh.kinds) }
+	isItem := func(e ast.Expr) bool {
+		star, ok := e.(*ast.StarExpr)
+		return ok && names(star.X, inVPPCfg, sh.items)
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
-		sw, ok := n.(*ast.TypeSwitchStmt)
-		if !ok {
-			return true
-		}
-		for _, stmt := range sw.Body.List {
-			for _, e := range stmt.(*ast.CaseClause).List {
-				if star, ok := e.(*ast.StarExpr); ok && namesItemType(star.X, inVPPCfg, itemTypes) {
-					lines = append(lines, fset.Position(e.Pos()).Line)
+		switch x := n.(type) {
+		case *ast.TypeSwitchStmt:
+			for _, stmt := range x.Body.List {
+				for _, e := range stmt.(*ast.CaseClause).List {
+					if isItem(e) {
+						at(e, "type switch over item kinds")
+					}
 				}
+			}
+		case *ast.SwitchStmt:
+			if !strict {
+				break
+			}
+			for _, stmt := range x.Body.List {
+				for _, e := range stmt.(*ast.CaseClause).List {
+					if isKind(e) {
+						at(e, "switch case on a Kind constant")
+					}
+				}
+			}
+		case *ast.BinaryExpr:
+			if strict && (x.Op == token.EQL || x.Op == token.NEQ) && (isKind(x.X) || isKind(x.Y)) {
+				at(x, "comparison with a Kind constant")
+			}
+		case *ast.TypeAssertExpr:
+			if strict && x.Type != nil && isItem(x.Type) {
+				at(x, "type assertion to an item type")
 			}
 		}
 		return true
 	})
-	return lines
+	return found
 }
 
-func namesItemType(e ast.Expr, inVPPCfg bool, itemTypes []string) bool {
+// names reports whether e names one of list: X in this package, vppcfg.X
+// elsewhere.
+func names(e ast.Expr, inVPPCfg bool, list []string) bool {
 	switch x := e.(type) {
 	case *ast.Ident:
-		return inVPPCfg && slices.Contains(itemTypes, x.Name)
+		return inVPPCfg && slices.Contains(list, x.Name)
 	case *ast.SelectorExpr:
 		pkg, ok := x.X.(*ast.Ident)
-		return ok && pkg.Name == "vppcfg" && slices.Contains(itemTypes, x.Sel.Name)
+		return ok && pkg.Name == "vppcfg" && slices.Contains(list, x.Sel.Name)
 	}
 	return false
 }

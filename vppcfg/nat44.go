@@ -35,7 +35,7 @@ func (m TwiceNATMode) String() string {
 // NAT44MappingKey keys a static or load-balanced mapping by its external
 // address, port and protocol: VPP's external key, shared by both kinds.
 func NAT44MappingKey(kind Kind, external netip.AddrPort, proto Protocol) Key {
-	return Key{kind, addrPortProto(external, proto)}
+	return Key{Kind: kind, Name: addrPortProto(external, proto)}
 }
 
 // addrOnlyExternal is the external key of an address-only mapping: the

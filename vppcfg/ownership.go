@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Ownership in VPP.
@@ -85,10 +86,10 @@ func validateOwner(owner string) error {
 	return nil
 }
 
-// ClaimFunc reports whether an untagged VPP object not desired by anybody
+// UntaggedClaimFunc reports whether an untagged VPP object not desired by anybody
 // belongs to an owner (for example a cnat translation whose VIP lies in the
 // owner's service prefixes), so that it may be removed as stale.
-type ClaimFunc func(Item) bool
+type UntaggedClaimFunc func(Item) bool
 
 // taggable reports whether VPP stores a tag for items of kind k.
 func taggable(k Kind) bool { return describe(k).taggable() }
@@ -118,8 +119,9 @@ func withUnobservable(observed, desired Item) Item {
 type desiredLookup interface {
 	// get returns the desired value of key and its owners (sorted).
 	get(k Key) (Item, []string, bool)
-	// aclKeyByTag finds the desired ACL whose tag (for one of its owners) is tag.
-	aclKeyByTag(tag string) (Key, bool)
+	// keyByTag finds the desired item of a kind keyed by label
+	// (kindSpec.KeyedByLabel) whose tag, for one of its owners, is tag.
+	keyByTag(tag string) (Key, bool)
 }
 
 // classified is a dump sorted into what the layer owns and what it must not touch.
@@ -138,114 +140,101 @@ type classified struct {
 	// foreign are tagged objects of others (or untagged objects of taggable
 	// kinds); they block desired items at the same VPP identity.
 	foreign map[Key]Item
-	// aclFront are the foreign ACL indexes bound per interface, kept in front.
-	aclFront map[string]InterfaceACLIndexes
-	// aclOrder are our ACLs bound per interface, in VPP order.
+	// names are the names of the objects of kinds keyed by label, by kind
+	// and VPP index: merged values refer to them by index.
+	names map[Kind]map[uint32]string
+	// aclFront are the foreign ACL indexes bound per interface, kept in
+	// front; aclOrder are our ACLs bound per interface, in VPP order (the
+	// merged state of ACL bindings, kind_acl_binding_merge.go).
+	aclFront map[string]aclIndexes
 	aclOrder map[string]aclNameList
 }
 
 // classify maps a dump back to items and owners.
-func classify(st *State, desired desiredLookup, claims map[string]ClaimFunc) *classified {
+func classify(st *driverapi.State, desired desiredLookup, claims map[string]UntaggedClaimFunc) *classified {
 	c := &classified{
 		applied:  map[Key]appliedEntry{},
 		tags:     oddTags{},
 		unowned:  map[Key]appliedEntry{},
 		owners:   ownerRefs{},
 		foreign:  map[Key]Item{},
-		aclFront: map[string]InterfaceACLIndexes{},
+		names:    map[Kind]map[uint32]string{},
+		aclFront: map[string]aclIndexes{},
 		aclOrder: map[string]aclNameList{},
 	}
-	aclNameByIndex := map[uint32]string{}
+	var mergedObjs []driverapi.Observed
 	for _, o := range st.Objects {
 		kind := o.Item.Key().Kind
-		if !taggable(kind) {
+		d := describe(kind)
+		switch {
+		case d.merge != nil:
+			mergedObjs = append(mergedObjs, o) // once the objects they refer to are known
+		case !d.taggable():
 			c.addUntagged(o, desired, claims)
-			continue
-		}
-		owner, label, ours := ParseTag(o.Tag)
-		if !ours {
-			if kind != KindACL {
-				c.foreign[o.Item.Key()] = o.Item
-			}
-			continue
-		}
-		var key Key
-		if kind == KindACL {
-			if k, ok := desired.aclKeyByTag(o.Tag); ok {
-				key = k
-				label = k.Name
-			} else {
-				key = ACLKey(label)
-			}
-		} else {
-			key = o.Item.Key()
-			if d, owners, ok := desired.get(key); ok {
-				for _, ow := range owners {
-					if Tag(ow, itemLabel(d)) == o.Tag {
-						label = itemLabel(d)
-						break
-					}
-				}
-			}
-		}
-		item := withLabel(o.Item, label)
-		e := appliedEntry{Item: item, Handle: o.Handle, Owner: c.owners.of(owner)}
-		if d, owners, ok := desired.get(key); ok {
-			e.Item = withUnobservable(item, d)
-			e.Owner = c.owners.of(owners[0])
-		} else {
-			e.Orphan = true
-		}
-		if _, dup := c.applied[key]; dup {
-			// A second object with the same identity (an interrupted create
-			// retried by an earlier run): keep it under a key of its own so
-			// that it is pruned like any stale object.
-			key = Key{key.Kind, fmt.Sprintf("%s#dup%d", key.Name, o.Handle)}
-			e.Orphan = true
-		}
-		c.applied[key] = e
-		c.tags.keep(key, e, o.Tag)
-		if kind == KindACL {
-			aclNameByIndex[o.Handle] = key.Name
+		default:
+			c.addTagged(o, d, desired)
 		}
 	}
-	for ifName, lists := range st.ACLLists {
-		var front InterfaceACLIndexes
-		var ours aclNameList
-		for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
-			idxs := lists.Input
-			if dir == ACLOutput {
-				idxs = lists.Output
-			}
-			for _, idx := range idxs {
-				name, ok := aclNameByIndex[idx]
-				if !ok {
-					if dir == ACLInput {
-						front.Input = append(front.Input, idx)
-					} else {
-						front.Output = append(front.Output, idx)
-					}
-					continue
-				}
-				if dir == ACLInput {
-					ours.Input = append(ours.Input, name)
-				} else {
-					ours.Output = append(ours.Output, name)
-				}
-				c.addBinding(ifName, dir, name, desired)
-			}
-		}
-		if len(front.Input)+len(front.Output) > 0 {
-			c.aclFront[ifName] = front
-		}
-		if len(ours.Input)+len(ours.Output) > 0 {
-			c.aclOrder[ifName] = ours
-		}
+	for _, o := range mergedObjs {
+		describe(o.Item.Key().Kind).merge.observe(c, o, desired)
 	}
 	return c
 }
 
-func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[string]ClaimFunc) {
+// addTagged classifies an object of a taggable kind by its tag.
+func (c *classified) addTagged(o driverapi.Observed, d *descriptor, desired desiredLookup) {
+	owner, label, ours := ParseTag(o.Tag)
+	if !ours {
+		if !d.keyedByLabel {
+			c.foreign[o.Item.Key()] = o.Item
+		}
+		return
+	}
+	var key Key
+	if d.keyedByLabel {
+		if k, ok := desired.keyByTag(o.Tag); ok {
+			key = k
+			label = k.Name
+		} else {
+			key = Key{Kind: d.kind, Name: label}
+		}
+	} else {
+		key = o.Item.Key()
+		if di, owners, ok := desired.get(key); ok {
+			for _, ow := range owners {
+				if Tag(ow, itemLabel(di)) == o.Tag {
+					label = itemLabel(di)
+					break
+				}
+			}
+		}
+	}
+	item := withLabel(o.Item, label)
+	e := appliedEntry{Item: item, Handle: o.Handle, Owner: c.owners.of(owner)}
+	if di, owners, ok := desired.get(key); ok {
+		e.Item = withUnobservable(item, di)
+		e.Owner = c.owners.of(owners[0])
+	} else {
+		e.Orphan = true
+	}
+	if _, dup := c.applied[key]; dup {
+		// A second object with the same identity (an interrupted create
+		// retried by an earlier run): keep it under a key of its own so
+		// that it is pruned like any stale object.
+		key = Key{Kind: key.Kind, Name: fmt.Sprintf("%s#dup%d", key.Name, o.Handle)}
+		e.Orphan = true
+	}
+	c.applied[key] = e
+	c.tags.keep(key, e, o.Tag)
+	if d.keyedByLabel {
+		if c.names[d.kind] == nil {
+			c.names[d.kind] = map[uint32]string{}
+		}
+		c.names[d.kind][o.Handle] = key.Name
+	}
+}
+
+func (c *classified) addUntagged(o driverapi.Observed, desired desiredLookup, claims map[string]UntaggedClaimFunc) {
 	key := o.Item.Key()
 	e := appliedEntry{Item: o.Item, Handle: o.Handle}
 	if d, owners, ok := desired.get(key); ok {
@@ -262,21 +251,4 @@ func (c *classified) addUntagged(o Observed, desired desiredLookup, claims map[s
 		}
 	}
 	c.unowned[key] = e
-}
-
-// addBinding records one of our ACLs bound to an interface as an applied binding.
-func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
-	key := ACLBindingKey(ifName, dir, aclName)
-	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
-	e := appliedEntry{Item: b}
-	if d, owners, ok := desired.get(key); ok {
-		b.Priority = d.(*ACLBinding).Priority
-		e.Owner = c.owners.of(owners[0])
-	} else {
-		e.Orphan = true
-		if acl, ok := c.applied[ACLKey(aclName)]; ok {
-			e.Owner = acl.Owner
-		}
-	}
-	c.applied[key] = e
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func TestTag(t *testing.T) {
@@ -56,9 +58,11 @@ func TestClassify(t *testing.T) {
 	foreignLB := lb("10.97.0.1:80", "10.1.1.1:80", "10.1.1.2:80")
 	claimed := cnat("10.96.5.5:80", CNATLBDefault, "10.1.1.9:80")
 	stray := cnat("192.168.1.1:80", CNATLBDefault, "10.1.1.9:80")
-	st := &State{
+	st := &driverapi.State{
 		Interfaces: map[string]uint32{"tap0": 1},
-		Objects: []Observed{
+		Objects: []driverapi.Observed{
+			// Listed first: the lists are read once the ACLs are known.
+			{Item: &ACLAssignment{Interface: "tap0", InputIndexes: []uint32{9, 4}}},
 			{Item: withLabel(desiredLB, ""), Tag: Tag("nat44", "svc")},
 			{Item: withLabel(orphanLB, ""), Tag: Tag("ipv6", "old-svc")},
 			{Item: withLabel(foreignLB, ""), Tag: "calico:x"},
@@ -68,9 +72,8 @@ func TestClassify(t *testing.T) {
 			{Item: claimed, Handle: 1},
 			{Item: stray, Handle: 2},
 		},
-		ACLLists: map[string]InterfaceACLIndexes{"tap0": {Input: []uint32{9, 4}}},
 	}
-	c := classify(st, s.view(), map[string]ClaimFunc{"ipv6": func(it Item) bool {
+	c := classify(st, s.view(), map[string]UntaggedClaimFunc{"ipv6": func(it Item) bool {
 		tr, ok := it.(*CNATTranslation)
 		return ok && pfx("10.96.0.0/16").Contains(tr.VIP.Addr())
 	}})
@@ -93,7 +96,7 @@ func TestClassify(t *testing.T) {
 	acl := c.applied[ACLKey(longName)]
 	require.NotNil(t, acl, "a shortened tag is matched against the desired ACLs' tags")
 	assert.Equal(t, uint32(4), acl.Handle)
-	assert.Equal(t, InterfaceACLIndexes{Input: []uint32{9}}, c.aclFront["tap0"], "the untagged ACL is foreign and stays in front")
+	assert.Equal(t, aclIndexes{Input: []uint32{9}}, c.aclFront["tap0"], "the untagged ACL is foreign and stays in front")
 	assert.Equal(t, aclNameList{Input: []string{longName}}, c.aclOrder["tap0"])
 	b := c.applied[ACLBindingKey("tap0", ACLInput, longName)]
 	require.NotNil(t, b)

@@ -2,9 +2,10 @@ package vppcfg
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // pass plans from the in-memory view and applies the operations that are
@@ -45,16 +46,16 @@ func (r *Reconciler) pass(ctx context.Context) {
 		DesiredBindings: r.store.bindings,
 		AppliedBindings: r.appliedBindings,
 	})
-	ops := make([]Op, 0, len(plan.Ops))
+	ops := make([]task, 0, len(plan.Ops))
 	for _, op := range plan.Ops {
-		if !r.opReady(op, now) {
+		if !r.opReady(&op, now) {
 			continue
 		}
 		if owners := r.store.items[op.Key].owners; len(owners) > 0 {
-			op.Owner = owners[0]
+			op.owner = owners[0]
 		}
-		if op.Type == OpCreate && taggable(op.Key.Kind) {
-			op.Tag = Tag(op.Owner, itemLabel(op.Item))
+		if op.Type == driverapi.OpCreate && taggable(op.Key.Kind) {
+			op.Tag = Tag(op.owner, itemLabel(op.Item))
 		}
 		ops = append(ops, op)
 	}
@@ -72,7 +73,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 			sc[k] = true
 		}
 		for _, op := range plan.Ops {
-			for _, k := range opKeys(op) {
+			for _, k := range op.keys() {
 				sc[k] = true
 			}
 		}
@@ -81,8 +82,11 @@ func (r *Reconciler) pass(ctx context.Context) {
 }
 
 // opReady reports whether any key of op is out of backoff.
-func (r *Reconciler) opReady(op Op, now time.Time) bool {
-	for _, k := range opKeys(op) {
+func (r *Reconciler) opReady(op *task, now time.Time) bool {
+	if op.covers == nil {
+		return r.retry.ready(op.Key, now)
+	}
+	for _, k := range op.covers {
 		if r.retry.ready(k, now) {
 			return true
 		}
@@ -90,104 +94,75 @@ func (r *Reconciler) opReady(op Op, now time.Time) bool {
 	return false
 }
 
-func opKeys(op Op) []Key {
-	if op.Type == OpSetACLs {
-		return op.ACLs.Bindings
-	}
-	return []Key{op.Key}
-}
+// isMerged reports whether op sets a merged value (see merger).
+func isMerged(op *task) bool { return merged(op.Key.Kind) && op.Type == driverapi.OpUpdate }
 
-// execute sends ops in batches. A batch ends before interface ACL
-// assignments that follow other ops, because those need the indexes VPP
-// returns for the ACLs created just before.
+// execute sends ops in batches. A batch ends before merged ops (interface
+// ACL lists) that follow other ops, because those need the indexes VPP
+// returns for the objects (ACLs) created just before.
 //
 // A batch also ends after the delete of a recreate (a delete followed by a
 // create of the same key), and the create is dropped when that delete
 // failed: the create could otherwise succeed as an update in place (cnat
 // keeps the LB type of the first create), and the layer would record a
 // value VPP does not hold. The key then fails as a whole and is retried.
-func (r *Reconciler) execute(ctx context.Context, ops []Op) {
+func (r *Reconciler) execute(ctx context.Context, ops []task) {
 	created, recreated := map[Key]bool{}, map[Key]bool{}
 	for _, op := range ops {
-		if op.Type == OpCreate {
+		if op.Type == driverapi.OpCreate {
 			created[op.Key] = true
 		}
 	}
 	for _, op := range ops {
-		if op.Type == OpDelete && created[op.Key] {
+		if op.Type == driverapi.OpDelete && created[op.Key] {
 			recreated[op.Key] = true
 		}
 	}
 	for len(ops) > 0 {
 		n := 1
-		for n < len(ops) && !(ops[n].Type == OpSetACLs && ops[n-1].Type != OpSetACLs) &&
-			!(ops[n-1].Type == OpDelete && recreated[ops[n-1].Key]) {
+		for n < len(ops) && !(isMerged(&ops[n]) && !isMerged(&ops[n-1])) &&
+			!(ops[n-1].Type == driverapi.OpDelete && recreated[ops[n-1].Key]) {
 			n++
 		}
 		batch := ops[:n]
 		ops = ops[n:]
-		send := r.prepare(batch)
+		prepared, send := r.prepare(batch)
 		if len(send) == 0 {
 			continue
 		}
 		bctx, cancel := context.WithTimeout(ctx, r.opts.OpTimeout)
 		results := r.d.Apply(bctx, send)
 		cancel()
-		r.record(send, results)
+		r.record(prepared, results)
 		for i, op := range send {
-			if op.Type == OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
-				ops = slices.DeleteFunc(ops, func(o Op) bool { return o.Type == OpCreate && o.Key == op.Key })
+			if op.Type == driverapi.OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
+				ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == op.Key })
 			}
 		}
 	}
 }
 
 // prepare fills in what only the current applied view knows: interface
-// indexes, VPP handles and ACL indexes. Ops that cannot be completed fail here.
-func (r *Reconciler) prepare(batch []Op) []Op {
-	send := make([]Op, 0, len(batch))
+// indexes, VPP handles and, for merged ops, the indexes of what they refer
+// to. It returns the tasks and the ops to send, in the same order.
+func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
+	send := make([]driverapi.Op, 0, len(batch))
 	now := time.Now()
-	for _, op := range batch {
+	for i := range batch {
+		op := &batch[i] // completed in place: the batch is not sent again
 		if b, ok := op.Item.(InterfaceBound); ok {
 			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
 		}
-		if a, ok := r.applied[op.Key]; ok && op.Type != OpCreate {
+		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
 			op.Handle = a.Handle
 			if writesTag(op.Type) {
 				op.Tag = r.tags.of(op.Key, a)
 			}
 		}
-		if op.Type == OpSetACLs {
-			op.ACLs = r.resolveACLs(op.ACLs, now)
-			op.SwIfIndex = r.ifaces[op.ACLs.Interface]
+		if isMerged(op) {
+			op.Op = describe(op.Key.Kind).merge.prepare(r, op.Op, now)
 		}
-		send = append(send, op)
+		send = append(send, op.Op)
 	}
-	return send
-}
-
-// resolveACLs maps ACL names to VPP indexes, foreign ACLs first. A name
-// whose ACL is not in VPP (its create failed) is left out, and its binding
-// fails, so that the other bindings of the interface still apply.
-func (r *Reconciler) resolveACLs(a *ACLAssignment, now time.Time) *ACLAssignment {
-	c := *a
-	front := r.aclFront[a.Interface]
-	c.InputIndexes = slices.Clone(front.Input)
-	c.OutputIndexes = slices.Clone(front.Output)
-	c.Input, c.Output = nil, nil
-	resolve := func(dir ACLDirection, names []string, idx *[]uint32, out *[]string) {
-		for _, n := range names {
-			acl, ok := r.applied[ACLKey(n)]
-			if !ok {
-				k := ACLBindingKey(a.Interface, dir, n)
-				r.failKey(k, fmt.Errorf("acl %q is not in VPP", n), now)
-				continue
-			}
-			*idx = append(*idx, acl.Handle)
-			*out = append(*out, n)
-		}
-	}
-	resolve(ACLInput, a.Input, &c.InputIndexes, &c.Input)
-	resolve(ACLOutput, a.Output, &c.OutputIndexes, &c.Output)
-	return &c
+	return batch, send
 }

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // appliedEntry is an item as VPP holds it, with what the layer knows about
@@ -27,11 +29,6 @@ type appliedEntry struct {
 	known bool
 }
 
-// aclNameList holds the names of our ACLs bound to one interface, in VPP order.
-type aclNameList struct {
-	Input, Output []string
-}
-
 // diffInput is everything the diff looks at. planOps never changes it.
 type diffInput struct {
 	Desired desiredItems
@@ -43,7 +40,8 @@ type diffInput struct {
 	Foreign map[Key]Item
 	// Resynced are the owners that committed a ResyncTxn: their orphans may go.
 	Resynced map[string]bool
-	// ACLOrder are our ACLs bound per interface in VPP order.
+	// ACLOrder are our ACLs bound per interface in VPP order (the merged
+	// state of ACL bindings, kind_acl_binding_merge.go).
 	ACLOrder map[string]aclNameList
 	// Scope, when not nil, limits the diff to these keys (see scope).
 	Scope map[Key]bool
@@ -52,23 +50,26 @@ type diffInput struct {
 	// external key, and the diff skips walking Applied for them: a commit
 	// then costs what it touches, not what VPP holds. Nil means unknown.
 	OrphanOwners map[string]bool
-	// DesiredBindings and AppliedBindings, when not nil, are the ACL
-	// binding keys of Desired and Applied (indexes the reconciler keeps):
-	// a diff that touches ACLs merges every interface's bindings, and
+	// DesiredBindings and AppliedBindings, when not nil, are the keys of
+	// merged kinds (ACL bindings) in Desired and Applied (indexes the
+	// reconciler keeps): a diff that touches them merges every group, and
 	// without them it would walk every item to find them.
 	DesiredBindings, AppliedBindings map[Key]bool
 }
 
-// eachBinding visits every ACL binding key of Desired and Applied once.
+// merged reports whether items of kind k are applied merged (see merger).
+func merged(k Kind) bool { return describe(k).merge != nil }
+
+// eachBinding visits every key of a merged kind in Desired and Applied once.
 func (in *diffInput) eachBinding(fn func(Key)) {
 	if in.DesiredBindings == nil || in.AppliedBindings == nil {
 		for k := range in.Desired {
-			if k.Kind == KindACLBinding {
+			if merged(k.Kind) {
 				fn(k)
 			}
 		}
 		for k := range in.Applied {
-			if !in.Desired.has(k) && k.Kind == KindACLBinding {
+			if !in.Desired.has(k) && merged(k.Kind) {
 				fn(k)
 			}
 		}
@@ -98,17 +99,38 @@ func (in *diffInput) mayHoldApplied() bool {
 	return false
 }
 
+// task is a planned op with what only the reconciler needs: drivers get
+// the Op alone.
+type task struct {
+	driverapi.Op
+	// covers are the keys whose status the op decides, when they are not
+	// Op.Key alone (a merged op decides those of the items it merges).
+	covers []Key
+	// owner is the owner that desired the item when the op was planned
+	// (the first, for shared items). The desired state may change while
+	// the op is in flight, so the owner is not looked up when it returns.
+	owner string
+}
+
+// keys are the keys whose status t decides.
+func (t *task) keys() []Key {
+	if t.covers != nil {
+		return t.covers
+	}
+	return []Key{t.Key}
+}
+
 // opPlan is the ordered list of operations that turns applied into desired.
 type opPlan struct {
-	Ops []Op
+	Ops []task
 	// Pending are desired keys that cannot be applied yet (a missing
 	// interface or dependency), and applied keys kept on purpose, with the reason.
 	Pending map[Key]string
 	// Blocked are desired keys that conflict with objects the layer must not touch.
 	Blocked map[Key]error
-	// NATReset is set when the plan disables and re-enables NAT44, which
-	// removes every NAT44 object from VPP.
-	NATReset bool
+	// Reset are the gate kinds whose plugin the plan disables and
+	// re-enables, which removes every object of the plugin from VPP.
+	Reset map[Kind]bool
 }
 
 // change is how one desired key differs from its applied value.
@@ -133,7 +155,7 @@ func planOps(in diffInput) opPlan {
 
 	changes := map[Key]change{}
 	sc.eachDesired(func(k Key, d Item) {
-		if !ready[k] || k.Kind == KindACLBinding {
+		if !ready[k] || merged(k.Kind) {
 			return
 		}
 		a, ok := in.Applied[k]
@@ -148,14 +170,12 @@ func planOps(in diffInput) opPlan {
 			changes[k] = changeUpdate
 		}
 	})
-	p.natReset(in, ready, changes)
+	p.gateReset(in, ready, changes)
 
-	var deletes []Op
+	var deletes []driverapi.Op
 	sc.eachApplied(func(k Key, a appliedEntry) {
-		if k.Kind == KindACLBinding || k.Kind == KindNAT44Global {
-			return
-		}
-		if p.NATReset && isNAT44(k.Kind) {
+		d := describe(k.Kind)
+		if d.merge != nil || d.isGate() || p.Reset[d.gate] {
 			return
 		}
 		if !boundInterfacesExist(a.Item, in.Interfaces) {
@@ -164,7 +184,7 @@ func planOps(in diffInput) opPlan {
 		}
 		if in.Desired.has(k) {
 			if changes[k] == changeRecreate {
-				deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
+				deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 			}
 			return
 		}
@@ -172,37 +192,45 @@ func planOps(in diffInput) opPlan {
 			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
 			return
 		}
-		deletes = append(deletes, Op{Type: OpDelete, Key: k, Item: a.Item})
+		deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 	})
-	slices.SortFunc(deletes, func(a, b Op) int { return a.Key.Compare(b.Key) })
-	creates := make([]Op, 0, len(changes)) // one op a change but for in-place updates
+	slices.SortFunc(deletes, func(a, b driverapi.Op) int { return a.Key.Compare(b.Key) })
+	if sc.gates {
+		deletes = append(deletes, p.gateDeletes(in, deletes, changes)...)
+	}
+	dels := make([]task, 0, len(deletes))
+	for _, op := range deletes {
+		dels = append(dels, task{Op: op})
+	}
+	creates := make([]task, 0, len(changes)) // one op a change but for in-place updates
 	for _, k := range sortedKeys(changes) {
 		d, a := in.Desired[k].item, in.Applied[k]
 		switch changes[k] {
 		case changeCreate, changeRecreate:
-			creates = append(creates, Op{Type: OpCreate, Key: k, Item: d})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: k, Item: d}})
 		case changeUpdate:
-			creates = append(creates, describe(k.Kind).updateOps(k, a.Item, d)...)
+			for _, op := range describe(k.Kind).updateOps(k, a.Item, d) {
+				creates = append(creates, task{Op: op})
+			}
 		}
 	}
-	if sc.acls {
-		aclDel, aclSet := p.aclAssignments(in, ready)
-		deletes = append(deletes, aclDel...)
-		creates = append(creates, aclSet...)
-	}
-	if sc.natGlobal {
-		if op, ok := p.natGlobalDelete(in, deletes, changes); ok {
-			deletes = append(deletes, op)
+	if sc.merges {
+		for _, d := range descriptors {
+			if d != nil && d.merge != nil {
+				mDel, mSet := d.merge.plan(in, ready, &p)
+				dels = append(dels, mDel...)
+				creates = append(creates, mSet...)
+			}
 		}
 	}
 
-	// Stable sorts keep the per-key sequences (add-local before del-local) intact.
-	slices.SortStableFunc(deletes, func(a, b Op) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
-	slices.SortStableFunc(creates, func(a, b Op) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
-	if len(deletes) == 0 && len(creates) > 0 {
+	// Stable sorts keep the per-key sequences (one LB local after another) intact.
+	slices.SortStableFunc(dels, func(a, b task) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
+	slices.SortStableFunc(creates, func(a, b task) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
+	if len(dels) == 0 && len(creates) > 0 {
 		p.Ops = creates // a cold sync's 100,000 creates are not copied again
 	} else {
-		p.Ops = append(deletes, creates...)
+		p.Ops = append(dels, creates...)
 	}
 	return p
 }
@@ -210,23 +238,21 @@ func planOps(in diffInput) opPlan {
 // scope is the part of the configuration a diff looks at. A full diff
 // (diffInput.Scope nil) looks at everything; an incremental one only at the
 // scoped keys, so that a commit costs what it changes rather than the size
-// of the whole configuration. ACL bindings are merged per interface, so any
-// ACL or binding key in scope brings every binding in; the NAT44 global
-// concerns every NAT44 item and is only decided by a full diff or when in scope.
+// of the whole configuration. Merged kinds (ACL bindings) are merged per
+// group, so any key of theirs, or of a kind they refer to, in scope brings
+// all of them in; a gate (the NAT44 global) concerns every item of its
+// plugin and is only decided by a full diff or when in scope.
 type scope struct {
-	in              diffInput
-	acls, natGlobal bool
+	in            diffInput
+	merges, gates bool
 }
 
 func newScope(in diffInput) *scope {
-	sc := &scope{in: in, acls: in.Scope == nil, natGlobal: in.Scope == nil}
+	sc := &scope{in: in, merges: in.Scope == nil, gates: in.Scope == nil}
 	for k := range in.Scope {
-		switch k.Kind {
-		case KindACL, KindACLBinding:
-			sc.acls = true
-		case KindNAT44Global:
-			sc.natGlobal = true
-		}
+		d := describe(k.Kind)
+		sc.merges = sc.merges || d.merge != nil || d.remerge
+		sc.gates = sc.gates || d.isGate()
 	}
 	return sc
 }
@@ -241,11 +267,11 @@ func (sc *scope) eachDesired(fn func(Key, Item)) {
 		return
 	}
 	for k := range sc.in.Scope {
-		if d, ok := sc.in.Desired.get(k); ok && !(sc.acls && k.Kind == KindACLBinding) {
+		if d, ok := sc.in.Desired.get(k); ok && !(sc.merges && merged(k.Kind)) {
 			fn(k, d)
 		}
 	}
-	if sc.acls {
+	if sc.merges {
 		sc.in.eachBinding(func(k Key) {
 			if d, ok := sc.in.Desired.get(k); ok {
 				fn(k, d)
@@ -271,7 +297,10 @@ func (sc *scope) eachApplied(fn func(Key, appliedEntry)) {
 
 // readiness decides which desired keys can be applied now, recording why the others cannot.
 func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
-	natEnabled := natEnabled(in)
+	var enabled [kindLimit]bool // by gate kind
+	for g := range gates {
+		enabled[g.kind] = gateEnabled(in, g.gateKey)
+	}
 	// External keys of mappings that stay in VPP whatever we do.
 	type holder struct {
 		key Key
@@ -319,14 +348,32 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[Key]bool {
 			p.Pending[k] = fmt.Sprintf(reasonInterfacePrefix+"%q not found", missing)
 			return
 		}
-		if isNAT44(k.Kind) && k.Kind != KindNAT44Global && !natEnabled {
-			p.Pending[k] = "NAT44 is not enabled (no nat44-global item)"
+		if g := gatedBy(k.Kind); g != 0 && !enabled[g] {
+			p.Pending[k] = fmt.Sprintf("%s is not enabled (no %s item)", describe(g).gatePlugin, g)
 			return
 		}
 		ready[k] = true
 	})
-	p.bindingsWaitForACLs(sc, in, ready)
+	p.waitForDependencies(sc, in, ready)
 	return ready
+}
+
+// waitForDependencies holds back ready items whose kind names a key they
+// wait for (kindSpec.WaitsFor) that is neither applied nor ready itself.
+func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[Key]bool) {
+	sc.eachDesired(func(k Key, d Item) {
+		if !ready[k] {
+			return
+		}
+		dep, why, ok := describe(k.Kind).waitsFor(d)
+		if !ok {
+			return
+		}
+		if _, applied := in.Applied[dep]; !ready[dep] && !applied {
+			delete(ready, k)
+			p.Pending[k] = why
+		}
+	})
 }
 
 // EqualInVPP tells whether VPP holding observed (an object of a dump)

@@ -70,3 +70,32 @@ func TestACLListHelpers(t *testing.T) {
 	assert.Equal(t, []string{"z", "a", "d"}, inOrder(bs, cur), "names missing from cur first, then cur's order")
 	assert.True(t, slices.Equal([]string{"a"}, sortBindings([]*ACLBinding{{ACL: "a", Priority: 2}, {ACL: "a", Priority: 1}})))
 }
+
+// TestLBNeedsRecreate: an LB mapping changes its locals in place, except
+// that one with session affinity is re-created when it loses or re-weights
+// a local, which flushes the affinity records pointing at the local.
+func TestLBNeedsRecreate(t *testing.T) {
+	m := func(affinity uint32, locals ...string) *NAT44LBMapping {
+		v := lb("10.96.0.1:80", locals...)
+		v.Affinity = affinity
+		return v
+	}
+	reweighted := m(60, "10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80")
+	reweighted.Locals[0].Probability = 2
+	for _, tc := range []struct {
+		name     string
+		old, new *NAT44LBMapping
+		want     bool
+	}{
+		{"local removed without affinity", m(0, "10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), m(0, "10.1.2.2:80", "10.1.2.3:80"), false},
+		{"local added with affinity", m(60, "10.1.2.2:80", "10.1.2.3:80"), m(60, "10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), false},
+		{"local removed with affinity", m(60, "10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), m(60, "10.1.2.2:80", "10.1.2.3:80"), true},
+		{"local replaced with affinity", m(60, "10.1.2.2:80", "10.1.2.3:80"), m(60, "10.1.2.2:80", "10.1.2.4:80"), true},
+		{"weight changed with affinity", m(60, "10.1.2.2:80", "10.1.2.3:80", "10.1.2.4:80"), reweighted, true},
+		{"affinity changed", m(60, "10.1.2.2:80", "10.1.2.3:80"), m(30, "10.1.2.2:80", "10.1.2.3:80"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, describe(KindNAT44LBMapping).needsRecreate(tc.old, tc.new))
+		})
+	}
+}

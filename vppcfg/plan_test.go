@@ -173,7 +173,7 @@ func TestDiff(t *testing.T) {
 			desired:     items(pool),
 			applied:     applied(global, pool),
 			want:        []string{},
-			wantPending: map[Key]string{NAT44GlobalKey(): "kept: NAT44 item nat44-address/pool/1.1.1.1 is still desired"},
+			wantPending: map[Key]string{NAT44GlobalKey(): "kept: nat44-address/pool/1.1.1.1 needs it and is still desired"},
 		},
 		{
 			name:     "NAT44 VRF change re-enables and re-creates all NAT44 items",
@@ -309,7 +309,7 @@ func TestDiff(t *testing.T) {
 			for _, k := range tc.wantBlocked {
 				assert.Error(t, p.Blocked[k], "blocked %s", k)
 			}
-			assert.Equal(t, tc.natReset, p.NATReset)
+			assert.Equal(t, tc.natReset, p.Reset[KindNAT44Global])
 
 			// An incremental diff scoped to every key plans the same.
 			in.Scope = map[Key]bool{}

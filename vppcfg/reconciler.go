@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/internal/logx"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Options configure a Reconciler. Zero values take the defaults noted.
@@ -31,7 +32,7 @@ type Options struct {
 	// Claims lets an owner claim untagged VPP objects that nobody desires,
 	// so that they are removed as stale once that owner has resynced (see
 	// ownership.go). Without a claim such objects are never touched.
-	Claims map[string]ClaimFunc
+	Claims map[string]UntaggedClaimFunc
 }
 
 func (o *Options) setDefaults() {
@@ -52,10 +53,6 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// ErrIncompatible marks a VPP whose API does not match the driver's
-// bindings; Start gives up on it instead of retrying.
-var ErrIncompatible = errors.New("VPP API is incompatible")
-
 // Reconciler keeps VPP equal to the desired items of all its clients.
 //
 // Commits record desired state; once Start has completed its first full
@@ -69,7 +66,7 @@ var ErrIncompatible = errors.New("VPP API is incompatible")
 // holds and what it has to do next, smu the statuses and counters.
 type Reconciler struct {
 	// Set by NewReconciler, read-only afterwards.
-	d     Driver
+	d     driverapi.Driver
 	opts  Options
 	log   logrus.FieldLogger
 	debug bool
@@ -131,14 +128,16 @@ type appliedView struct {
 	// owners share one copy of each owner name among the applied entries.
 	owners ownerRefs
 	// aclFront are the foreign ACL indexes bound per interface, kept in
-	// front of ours; aclOrder are our ACLs per interface, in VPP order.
-	aclFront map[string]InterfaceACLIndexes
+	// front of ours; aclOrder are our ACLs per interface, in VPP order:
+	// the merged state of ACL bindings (kind_acl_binding_merge.go).
+	aclFront map[string]aclIndexes
 	aclOrder map[string]aclNameList
 	// ifaces maps the names of VPP's interfaces to their sw_if_index.
 	ifaces map[string]uint32
-	// staleSnat remembers cnat SNAT-policy entries left behind by deleted
-	// interfaces (VPP keeps them by index), to clean when the index is reused.
-	staleSnat map[uint32][]CNATSnatTable
+	// stale remembers objects deleted interfaces left behind by index
+	// (kindSpec.Rebind: cnat SNAT-policy entries), to clean when the
+	// index is reused.
+	stale map[uint32][]Item
 	// orphanOwners are the owners of the orphans found by the last dump
 	// (nil before the first); see diffInput.OrphanOwners.
 	orphanOwners map[string]bool
@@ -162,7 +161,7 @@ type keyFailures struct {
 }
 
 // NewReconciler returns a reconciler over driver d.
-func NewReconciler(d Driver, opts Options) *Reconciler {
+func NewReconciler(d driverapi.Driver, opts Options) *Reconciler {
 	opts.setDefaults()
 	return &Reconciler{
 		d:     d,
@@ -183,10 +182,10 @@ func NewReconciler(d Driver, opts Options) *Reconciler {
 			appliedBindings: map[Key]bool{},
 			unowned:         map[Key]appliedEntry{},
 			foreign:         map[Key]Item{},
-			aclFront:        map[string]InterfaceACLIndexes{},
+			aclFront:        map[string]aclIndexes{},
 			aclOrder:        map[string]aclNameList{},
 			ifaces:          map[string]uint32{},
-			staleSnat:       map[uint32][]CNATSnatTable{},
+			stale:           map[uint32][]Item{},
 		},
 		keyFailures: keyFailures{
 			lastErr: map[Key]error{},
@@ -230,7 +229,7 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []txnOp, resy
 		k := op.keyOf()
 		r.retry.reset(k)
 		r.dirty[k] = true
-		r.full = r.full || k.Kind == KindNAT44Global
+		r.full = r.full || describe(k.Kind).isGate()
 	}
 	if !r.synced {
 		log().Debug("transaction recorded; applied by the first resync")
@@ -316,14 +315,14 @@ func (r *Reconciler) wake(ctx context.Context) error {
 	now := time.Now()
 	if r.needResync && !now.Before(r.resyncAt) {
 		if err := r.resync(ctx); err != nil {
-			if errors.Is(err, ErrIncompatible) {
+			if errors.Is(err, driverapi.ErrIncompatible) {
 				return err
 			}
 			r.resyncFailures++
 			r.resyncAt = now.Add(r.retry.delay(r.resyncFailures))
 			log := r.log.WithError(err).WithField("retry_in", r.resyncAt.Sub(now))
 			switch {
-			case errors.Is(err, ErrNotConnected):
+			case errors.Is(err, driverapi.ErrNotConnected):
 				log.Debug("resync waits for the VPP connection")
 			case worthWarning(r.resyncFailures):
 				log.Warn("resync failed")

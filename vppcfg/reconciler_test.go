@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,8 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func quietLogger() *logrus.Logger {
@@ -201,15 +204,15 @@ func TestOrphansWaitForTheirOwnersResync(t *testing.T) {
 func TestForeignAndUntaggedObjects(t *testing.T) {
 	f := newFakeDriver()
 	foreignStatic := static("10.96.0.10:80", "10.9.9.9:80")
-	f.objs[global.Key()] = Observed{Item: global}
-	f.objs[foreignStatic.Key()] = Observed{Item: foreignStatic, Tag: "calico:x"}
+	f.objs[global.Key()] = driverapi.Observed{Item: global}
+	f.objs[foreignStatic.Key()] = driverapi.Observed{Item: foreignStatic, Tag: "calico:x"}
 	strayVIP := cnat("10.96.5.5:80", CNATLBDefault, "10.1.1.9:80")
 	otherVIP := cnat("192.168.7.7:80", CNATLBDefault, "10.1.1.9:80")
-	f.objs[strayVIP.Key()] = Observed{Item: strayVIP, Handle: 40}
-	f.objs[otherVIP.Key()] = Observed{Item: otherVIP, Handle: 41}
+	f.objs[strayVIP.Key()] = driverapi.Observed{Item: strayVIP, Handle: 40}
+	f.objs[otherVIP.Key()] = driverapi.Observed{Item: otherVIP, Handle: 41}
 
 	opts := testOptions()
-	opts.Claims = map[string]ClaimFunc{"ipv6": func(it Item) bool {
+	opts.Claims = map[string]UntaggedClaimFunc{"ipv6": func(it Item) bool {
 		t, ok := it.(*CNATTranslation)
 		return ok && pfx("10.96.0.0/16").Contains(t.VIP.Addr())
 	}}
@@ -231,8 +234,8 @@ func TestForeignAndUntaggedObjects(t *testing.T) {
 
 func TestForeignACLsStayInFront(t *testing.T) {
 	f := newFakeDriver("tap0")
-	f.objs[ACLKey("theirs")] = Observed{Item: &ACL{Name: "theirs"}, Tag: "", Handle: 99}
-	f.aclLists["tap0"] = InterfaceACLIndexes{Input: []uint32{99}}
+	f.objs[ACLKey("theirs")] = driverapi.Observed{Item: &ACL{Name: "theirs"}, Tag: "", Handle: 99}
+	f.aclLists["tap0"] = aclIndexes{Input: []uint32{99}}
 	f.handle = 100
 	r := NewReconciler(f, testOptions())
 	commit(t, r.Client("pol").ResyncTxn(), acl("mine", 80), binding("tap0", ACLInput, "mine", 0))
@@ -300,7 +303,7 @@ func TestCommitRejects(t *testing.T) {
 func TestRetryWithBackoff(t *testing.T) {
 	f := newFakeDriver()
 	failures := 3
-	f.fail = func(op Op) error {
+	f.fail = func(op driverapi.Op) error {
 		if op.Key.Kind == KindACL && failures > 0 {
 			failures--
 			return errors.New("VPPApiError: boom")
@@ -343,11 +346,11 @@ func TestDriftAndReconnect(t *testing.T) {
 
 	// VPP restarts: everything is gone, ACL indexes start again elsewhere.
 	f.mu.Lock()
-	f.objs = map[Key]Observed{}
-	f.aclLists = map[string]InterfaceACLIndexes{}
+	f.objs = map[Key]driverapi.Observed{}
+	f.aclLists = map[string]aclIndexes{}
 	f.handle = 7
 	f.mu.Unlock()
-	f.events <- Event{Type: EventConnected}
+	f.events <- driverapi.Event{Type: driverapi.EventConnected}
 	require.Eventually(t, func() bool { return f.dump() != "" && len(f.takeLogPeek()) >= 4 }, 2*time.Second, time.Millisecond)
 	require.Eventually(t, func() bool {
 		st := r.Stats()
@@ -365,7 +368,7 @@ func (f *fakeDriver) takeLogPeek() []string {
 
 func TestFailedItemThatIsDeletedIsForgotten(t *testing.T) {
 	f := newFakeDriver()
-	f.fail = func(op Op) error {
+	f.fail = func(op driverapi.Op) error {
 		if op.Key == ACLKey("x") {
 			return errors.New("VPPApiError: boom")
 		}
@@ -420,7 +423,7 @@ type blockingDriver struct {
 	release chan struct{}
 }
 
-func (d *blockingDriver) Apply(ctx context.Context, ops []Op) []OpResult {
+func (d *blockingDriver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	if d.block.Load() {
 		select {
 		case d.entered <- struct{}{}:
@@ -429,4 +432,37 @@ func (d *blockingDriver) Apply(ctx context.Context, ops []Op) []OpResult {
 		<-d.release
 	}
 	return d.fakeDriver.Apply(ctx, ops)
+}
+
+// TestFailedLocalStepStaysToDo: an LB mapping's locals change one step at a
+// time; when a step fails and a later one of the same pass succeeds, the
+// applied view holds the later step's local only, so the failed one is
+// retried until VPP holds it.
+func TestFailedLocalStepStaysToDo(t *testing.T) {
+	f := newFakeDriver()
+	r := NewReconciler(f, testOptions())
+	c := r.Client("nat44")
+	commit(t, c.ResyncTxn(), global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	start(t, r)
+	f.takeLog()
+
+	failOnce := true
+	f.mu.Lock()
+	f.fail = func(op driverapi.Op) error {
+		if failOnce && strings.HasSuffix(opText(op), " 10.1.1.3:8080") {
+			failOnce = false
+			return errors.New("injected")
+		}
+		return nil
+	}
+	f.mu.Unlock()
+	want := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080", "10.1.1.3:8080", "10.1.1.4:8080")
+	commit(t, c.Txn(), want)
+	assert.Equal(t, []string{
+		"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080 FAILED",
+		"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.4:8080",
+	}, f.takeLog())
+	require.Eventually(t, func() bool { return state(t, r, want.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
+	assert.Equal(t, []string{"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080"}, f.takeLog(), "only the failed step is retried")
+	assert.Contains(t, f.dump(), "10.1.1.3:8080")
 }

@@ -2,22 +2,23 @@ package vppcfg
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/sirupsen/logrus"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // errNoResult fails the ops a driver returned no result for.
 var errNoResult = errors.New("driver returned no result")
 
 // record folds the results of one batch into the applied view.
-func (r *Reconciler) record(ops []Op, results []OpResult) {
+func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 	now := time.Now()
 	failed := map[Key]error{}
 	succeeded := make(map[Key]bool, len(ops))
 	for i, op := range ops {
-		res := OpResult{Err: errNoResult}
+		res := driverapi.OpResult{Err: errNoResult}
 		if i < len(results) {
 			res = results[i]
 		}
@@ -29,15 +30,15 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 			} else {
 				log.Debug("VPP operation failed again")
 			}
-			for _, k := range opKeys(op) {
+			for _, k := range op.keys() {
 				failed[k] = res.Err
 			}
-			if errors.Is(res.Err, ErrDrift) {
-				if op.Type == OpCreate || op.Type == OpUpdate {
+			if errors.Is(res.Err, driverapi.ErrDrift) {
+				if op.Type == driverapi.OpCreate || op.Type == driverapi.OpUpdate {
 					if r.uncertain == nil {
 						r.uncertain = map[Key]string{}
 					}
-					r.uncertain[op.Key] = op.Owner
+					r.uncertain[op.Key] = op.owner
 				}
 				r.requestResync(false)
 			}
@@ -46,8 +47,8 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 		if r.debug {
 			r.opLog(op).Debug("VPP operation done")
 		}
-		r.applyResult(op, res)
-		for _, k := range opKeys(op) {
+		r.applyResult(op.Op, op.owner, res)
+		for _, k := range op.keys() {
 			succeeded[k] = true
 		}
 	}
@@ -69,12 +70,12 @@ func (r *Reconciler) record(ops []Op, results []OpResult) {
 func worthWarning(failures int) bool { return failures&(failures-1) == 0 }
 
 // opLog is the logger of one op, with the fields every op log carries.
-func (r *Reconciler) opLog(op Op) logrus.FieldLogger {
-	owner := op.Owner
+func (r *Reconciler) opLog(op task) logrus.FieldLogger {
+	owner := op.owner
 	if owner == "" {
 		owner = r.ownerOf(op.Key)
 	}
-	return r.log.WithFields(logrus.Fields{"owner": owner, "key": op.Key.String(), "op": op.String()})
+	return r.log.WithFields(logrus.Fields{"owner": owner, "key": op.Key.String(), "op": opText(op.Op)})
 }
 
 func (r *Reconciler) failKey(k Key, err error, now time.Time) {
@@ -92,10 +93,10 @@ func (r *Reconciler) ownerOf(k Key) string {
 }
 
 // setApplied and deleteApplied change the applied view and keep its
-// index of ACL bindings (diffInput.AppliedBindings) in step.
+// index of merged kinds' keys (diffInput.AppliedBindings) in step.
 func (r *Reconciler) setApplied(k Key, a appliedEntry) {
 	r.applied[k] = a
-	if k.Kind == KindACLBinding {
+	if merged(k.Kind) {
 		r.appliedBindings[k] = true
 	}
 }
@@ -106,85 +107,45 @@ func (r *Reconciler) deleteApplied(k Key) {
 	delete(r.appliedBindings, k)
 }
 
-// applyResult updates the applied view after a successful op.
-func (r *Reconciler) applyResult(op Op, res OpResult) {
+// applyResult updates the applied view after a successful op of owner.
+func (r *Reconciler) applyResult(op driverapi.Op, owner string, res driverapi.OpResult) {
 	k := op.Key
-	switch op.Type {
-	case OpCreate:
-		a := appliedEntry{Item: op.Item, Owner: r.owners.of(op.Owner), Handle: res.Handle, known: true}
+	d := describe(k.Kind)
+	switch {
+	case d.merge != nil && op.Type == driverapi.OpUpdate:
+		d.merge.record(r, op)
+	case op.Type == driverapi.OpCreate:
+		a := appliedEntry{Item: op.Item, Owner: r.owners.of(owner), Handle: res.Handle, known: true}
 		r.setApplied(k, a)
 		r.tags.keep(k, a, op.Tag)
-	case OpUpdate:
+	case op.Type == driverapi.OpUpdate:
 		a, ok := r.applied[k]
 		if !ok {
 			break // planned for an applied item only; the next resync tells
 		}
-		owner, label := a.Owner.String(), itemLabel(a.Item)
-		a.Item, a.known = op.Item, true
-		if k.Kind == KindCNATTranslation {
+		prevOwner, label := a.Owner.String(), itemLabel(a.Item)
+		if d.applyPart != nil {
+			// An update of one part writes only that part, and an
+			// earlier step may have failed; what VPP does not report back
+			// stays as known as it was.
+			a.Item = d.applyPart(a.Item, op.Old, op.Item)
+		} else {
+			a.Item, a.known = op.Item, true
+		}
+		if d.newHandleOnUpdate {
 			a.Handle = res.Handle
 		}
 		r.applied[k] = a
-		r.tags.relabel(k, a, owner, label)
-	case OpDelete:
+		r.tags.relabel(k, a, prevOwner, label)
+	case op.Type == driverapi.OpDelete:
 		r.deleteApplied(k)
-		if k == NAT44GlobalKey() {
-			// Disabling the plugin removed every NAT44 object in VPP.
+		if d.isGate() {
+			// Disabling the plugin removed every object of it in VPP.
 			for ak := range r.applied {
-				if isNAT44(ak.Kind) {
+				if gatedBy(ak.Kind) == d.kind {
 					r.deleteApplied(ak)
 				}
 			}
 		}
-	case OpAddLocal, OpDelLocal:
-		a, ok := r.applied[k]
-		m, isLB := a.Item.(*NAT44LBMapping)
-		if !ok || !isLB {
-			break // planned for an applied LB mapping only; the next resync tells
-		}
-		owner, label := a.Owner.String(), itemLabel(a.Item)
-		cur := *m
-		cur.Locals = slices.DeleteFunc(slices.Clone(cur.Locals), func(l NAT44LBLocal) bool { return idOf(l) == idOf(op.Local) })
-		if op.Type == OpAddLocal {
-			cur.Locals = append(cur.Locals, op.Local)
-			SortLBLocals(cur.Locals)
-		}
-		a.Item = &cur
-		r.applied[k] = a
-		r.tags.relabel(k, a, owner, label)
-	case OpSetACLs:
-		r.applyACLAssignment(op.ACLs)
-	}
-}
-
-// applyACLAssignment rebuilds the applied bindings of one interface.
-func (r *Reconciler) applyACLAssignment(a *ACLAssignment) {
-	prev := map[Key]appliedEntry{}
-	for k, ai := range r.applied {
-		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
-			prev[k] = ai
-			r.deleteApplied(k)
-		}
-	}
-	r.storeMu.RLock()
-	defer r.storeMu.RUnlock()
-	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
-		names := a.Input
-		if dir == ACLOutput {
-			names = a.Output
-		}
-		for _, n := range names {
-			k := ACLBindingKey(a.Interface, dir, n)
-			if d, owners, ok := r.store.get(k); ok {
-				r.setApplied(k, appliedEntry{Item: d, Owner: r.owners.of(owners[0])})
-			} else if p, ok := prev[k]; ok {
-				r.setApplied(k, p)
-			}
-		}
-	}
-	if len(a.Input)+len(a.Output) == 0 {
-		delete(r.aclOrder, a.Interface)
-	} else {
-		r.aclOrder[a.Interface] = aclNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
 	}
 }

@@ -48,7 +48,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 			}
 		}
 	} else {
-		r.staleSnat = map[uint32][]CNATSnatTable{}
+		r.stale = map[uint32][]Item{}
 	}
 	if !r.forgetUnobserved {
 		r.recallUnobservable(c)
@@ -79,7 +79,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	r.applied, r.tags, r.unowned, r.foreign = c.applied, c.tags, c.unowned, c.foreign
 	r.appliedBindings = map[Key]bool{}
 	for k := range r.applied {
-		if k.Kind == KindACLBinding {
+		if merged(k.Kind) {
 			r.appliedBindings[k] = true
 		}
 	}
@@ -179,8 +179,9 @@ func (r *Reconciler) adoptDesired(sc map[Key]bool) {
 			if !a.known {
 				a.Item = withUnobservable(a.Item, d)
 			}
-			if k.Kind == KindACLBinding {
-				// VPP keeps no priority; the list order is compared by the diff.
+			if describe(k.Kind).adoptDesired {
+				// VPP keeps none of it but its identity (a binding's
+				// priority); the merged order is compared by the diff.
 				a.Item = d
 			}
 			r.applied[k] = a

@@ -7,12 +7,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func TestDesiredOwnedAndNextRetry(t *testing.T) {
 	f := newFakeDriver()
 	failing := true
-	f.fail = func(op Op) error {
+	f.fail = func(op driverapi.Op) error {
 		if op.Key.Kind == KindACL && failing {
 			return errors.New("VPPApiError: boom")
 		}

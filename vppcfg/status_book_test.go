@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // storedStatus reports whether the book keeps a full ItemStatus for k (as
@@ -24,7 +26,7 @@ func failingOn(k Key) (r *Reconciler, failing *bool, boom error) {
 	f := newFakeDriver()
 	failing = new(bool)
 	boom = errors.New("VPPApiError: boom")
-	f.fail = func(op Op) error {
+	f.fail = func(op driverapi.Op) error {
 		if *failing && op.Key == k {
 			return boom
 		}

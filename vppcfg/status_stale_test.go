@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // TestFailedDeleteUndoneByRePutIsApplied: a delete fails, then the owner
@@ -17,8 +19,8 @@ import (
 func TestFailedDeleteUndoneByRePutIsApplied(t *testing.T) {
 	f := newFakeDriver()
 	failDelete := true
-	f.fail = func(op Op) error {
-		if op.Key == ACLKey("x") && op.Type == OpDelete && failDelete {
+	f.fail = func(op driverapi.Op) error {
+		if op.Key == ACLKey("x") && op.Type == driverapi.OpDelete && failDelete {
 			return errors.New("VPPApiError: boom")
 		}
 		return nil
@@ -52,8 +54,8 @@ func TestUntaggedItemStaysOwnedAcrossResync(t *testing.T) {
 	f := newFakeDriver("tap2")
 	in := &NAT44Interface{Interface: "tap2", Role: NAT44Inside}
 	failDelete := true
-	f.fail = func(op Op) error {
-		if op.Key == in.Key() && op.Type == OpDelete && failDelete {
+	f.fail = func(op driverapi.Op) error {
+		if op.Key == in.Key() && op.Type == driverapi.OpDelete && failDelete {
 			return errors.New("VPPApiError: boom")
 		}
 		return nil
@@ -85,8 +87,8 @@ func TestOwnerOfAnOpIsTakenWhenPlanned(t *testing.T) {
 	f := newFakeDriver("tap9")
 	in := &NAT44Interface{Interface: "tap9", Role: NAT44Inside}
 	r := NewReconciler(f, testOptions())
-	f.fail = func(op Op) error {
-		if op.Key == in.Key() && op.Type == OpCreate {
+	f.fail = func(op driverapi.Op) error {
+		if op.Key == in.Key() && op.Type == driverapi.OpCreate {
 			// The renderer deletes the role meanwhile; its own pass waits
 			// for this one.
 			r.storeMu.Lock()
@@ -132,7 +134,7 @@ func TestConnectedEventsForgetOnlyOnARestart(t *testing.T) {
 	}
 	for _, s := range steps {
 		r.vppPID, r.forgetUnobserved = s.dumped, false
-		r.handleEvent(context.Background(), Event{Type: EventConnected, VPPPID: s.connected})
+		r.handleEvent(context.Background(), driverapi.Event{Type: driverapi.EventConnected, VPPPID: s.connected})
 		assert.Equal(t, s.forget, r.forgetUnobserved, "dumped %d, connected to %d", s.dumped, s.connected)
 	}
 }

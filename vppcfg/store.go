@@ -22,7 +22,7 @@ type store struct {
 	soleOwner map[string][]string
 	// byExt indexes mappings by VPP's external key.
 	byExt extIndex
-	// bindings are the ACL binding keys of items (diffInput.DesiredBindings).
+	// bindings are the keys of merged kinds' items (diffInput.DesiredBindings).
 	bindings map[Key]bool
 	// resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
@@ -198,7 +198,7 @@ func (s *store) hold(k Key, owner string, v Item) {
 	}
 	s.items[k] = e
 	s.index(k, v)
-	if k.Kind == KindACLBinding {
+	if merged(k.Kind) {
 		s.bindings[k] = true
 	}
 }
@@ -252,13 +252,14 @@ func (s *store) get(k Key) (Item, []string, bool) {
 	return e.item, e.owners, ok
 }
 
-// view returns a desiredLookup with an index of desired ACL tags.
+// view returns a desiredLookup with an index of the tags of desired
+// items keyed by label.
 func (s *store) view() desiredLookup {
-	v := &storeView{store: s, aclTags: map[string]Key{}}
+	v := &storeView{store: s, tags: map[string]Key{}}
 	for k, e := range s.items {
-		if k.Kind == KindACL {
+		if describe(k.Kind).keyedByLabel {
 			for _, o := range e.owners {
-				v.aclTags[Tag(o, itemLabel(e.item))] = k
+				v.tags[Tag(o, itemLabel(e.item))] = k
 			}
 		}
 	}
@@ -267,11 +268,11 @@ func (s *store) view() desiredLookup {
 
 type storeView struct {
 	*store
-	aclTags map[string]Key
+	tags map[string]Key
 }
 
-func (v *storeView) aclKeyByTag(tag string) (Key, bool) {
-	k, ok := v.aclTags[tag]
+func (v *storeView) keyByTag(tag string) (Key, bool) {
+	k, ok := v.tags[tag]
 	return k, ok
 }
 

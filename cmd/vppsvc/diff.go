@@ -16,6 +16,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -124,7 +125,7 @@ func runDiff(ctx context.Context, f *diffFlags, live adapter.VppAPI, stdin io.Re
 		return false, err
 	}
 	desired := sim.agent.Reconciler.DesiredOwned()
-	var claims map[string]vppcfg.ClaimFunc
+	var claims map[string]vppcfg.UntaggedClaimFunc
 	if _, ok := sim.agent.Renderers[ipv6.Name]; ok {
 		claims = ipv6.Claims()
 	}
@@ -145,7 +146,7 @@ func runDiff(ctx context.Context, f *diffFlags, live adapter.VppAPI, stdin io.Re
 
 // dumpLive connects a driver to the VPP behind a, waits for the connection
 // (the driver checks message compatibility on it) and dumps VPP once.
-func dumpLive(ctx context.Context, a adapter.VppAPI, timeout time.Duration, log logrus.FieldLogger) (*vppcfg.State, error) {
+func dumpLive(ctx context.Context, a adapter.VppAPI, timeout time.Duration, log logrus.FieldLogger) (*driverapi.State, error) {
 	drv, err := govppdriver.Connect(a, govppdriver.Options{Logger: log, ReconnectAttempts: 3, ReconnectInterval: 200 * time.Millisecond})
 	if err != nil {
 		return nil, err
@@ -157,9 +158,9 @@ func dumpLive(ctx context.Context, a adapter.VppAPI, timeout time.Duration, log 
 		select {
 		case ev := <-drv.Events():
 			switch ev.Type {
-			case vppcfg.EventConnected:
+			case driverapi.EventConnected:
 				connected = true
-			case vppcfg.EventDisconnected:
+			case driverapi.EventDisconnected:
 				return nil, errors.New("connect to VPP: refused or lost (is VPP running, and is the socket its api-socket?)")
 			}
 		case <-wait.C:

@@ -19,6 +19,7 @@ import (
 	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -89,6 +90,8 @@ func TestDiffFindsDrift(t *testing.T) {
 	require.NotNil(t, nodePort)
 	require.Len(t, web.Locals, 3)
 	ghost := *web
+	oneLess := *web
+	oneLess.Locals = slices.Clone(web.Locals[1:])
 	ghost.External, ghost.Label = netip.MustParseAddrPort("10.96.9.9:80"), "default/ghost"
 
 	ctx := context.Background()
@@ -96,10 +99,10 @@ func TestDiffFindsDrift(t *testing.T) {
 	require.NoError(t, err)
 	defer drv.Close()
 	require.Eventually(t, func() bool { _, err := drv.Dump(ctx); return err == nil }, wait, tick)
-	for _, res := range drv.Apply(ctx, []vppcfg.Op{
-		{Type: vppcfg.OpDelete, Key: nodePort.Key(), Item: nodePort},
-		{Type: vppcfg.OpDelLocal, Key: web.Key(), Item: web, Local: web.Locals[0]},
-		{Type: vppcfg.OpCreate, Key: ghost.Key(), Item: &ghost, Tag: vppcfg.Tag("nat44", ghost.Label)},
+	for _, res := range drv.Apply(ctx, []driverapi.Op{
+		{Type: driverapi.OpDelete, Key: nodePort.Key(), Item: nodePort},
+		{Type: driverapi.OpUpdate, Key: web.Key(), Item: &oneLess, Old: web}, // VPP's del-local of the first local
+		{Type: driverapi.OpCreate, Key: ghost.Key(), Item: &ghost, Tag: vppcfg.Tag("nat44", ghost.Label)},
 	}) {
 		require.NoError(t, res.Err)
 	}

@@ -155,7 +155,7 @@ func serveInspector(ctx context.Context, a *agent.Agent, log logrus.FieldLogger)
 type inspectItem struct {
 	Service  string `json:"service,omitempty"`
 	Renderer string `json:"renderer"`
-	agent.Item
+	agent.ItemView
 }
 
 // inspectHandler serves the API of the inspector:
@@ -205,7 +205,7 @@ func filterItems(s *agent.Snapshot, renderer, status, service string) []inspectI
 			}
 			for _, it := range r.Items {
 				if status == "" || it.Status == status {
-					out = append(out, inspectItem{Service: svc, Renderer: r.Renderer, Item: it})
+					out = append(out, inspectItem{Service: svc, Renderer: r.Renderer, ItemView: it})
 				}
 			}
 		}

@@ -274,7 +274,7 @@ func rendererCounts(rs []agent.RendererItems) string {
 }
 
 // problem describes a failed or waiting item, or returns "" for an applied one.
-func problem(it agent.Item, now time.Time) string {
+func problem(it agent.ItemView, now time.Time) string {
 	var p string
 	switch {
 	case it.Status == "failed":
@@ -309,7 +309,7 @@ type problemList struct {
 	count int
 }
 
-func (p *problemList) add(owner string, items []agent.Item, now time.Time, waitingWhat string) {
+func (p *problemList) add(owner string, items []agent.ItemView, now time.Time, waitingWhat string) {
 	type waiting struct {
 		n     int
 		kinds map[string]int

@@ -54,7 +54,7 @@ func New(client vppcfg.Client, log logrus.FieldLogger) (*Renderer, error) {
 // ACLName is the name of a service's ACL: "fe-namespace/name", or a hash of
 // the ID when that does not fit in a VPP tag.
 func ACLName(id model.ServiceID) string {
-	if name := "fe-" + id.String(); len(name) <= renderer.MaxTagLen {
+	if name := "fe-" + id.String(); len(name) <= renderer.MaxLabelLen {
 		return name
 	}
 	return "fe-" + renderer.ShortHash(id.String())

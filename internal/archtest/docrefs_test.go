@@ -116,6 +116,46 @@ func TestSectionSignsCiteInRepoDocs(t *testing.T) {
 	})
 }
 
+// issueCite is a citation of a tracker issue by number (the word issue
+// and a number, "#" or not): the tracker is not part of the
+// repository, so a reader cannot follow it.
+var issueCite = regexp.MustCompile(`(?i)\bissues? #?[0-9]+`)
+
+// TestGoCommentsCiteNoIssues fails on a Go comment that cites a tracker
+// issue by number: say what the issue asked for instead.
+func TestGoCommentsCiteNoIssues(t *testing.T) {
+	root := repoRoot(t)
+	fset := token.NewFileSet()
+	walkRepo(t, root, []string{".go"}, func(p string) {
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		for _, group := range f.Comments {
+			for _, c := range group.List {
+				if m := issueCite.FindString(c.Text); m != "" {
+					t.Errorf("%s:%d: comment cites %q, which a reader of the repository cannot follow: say what it asked for", rel, fset.Position(c.Pos()).Line, m)
+				}
+			}
+		}
+	})
+}
+
+func TestIssueCite(t *testing.T) {
+	for text, want := range map[string]bool{
+		"// issue 19: the kernel":        true,
+		"// the targets of issues 7 and": true,
+		"// Issue #3":                    true,
+		"// an issue with the dump":      false,
+		"// tissue 4":                    false,
+	} {
+		if got := issueCite.MatchString(text); got != want {
+			t.Errorf("issueCite.MatchString(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 // TestGoCommentDocAnchorsExist fails when a Go comment cites a Markdown
 // document that does not exist, or an anchor that none of its headings
 // has: a renamed heading must take its citations along.

@@ -1,4 +1,4 @@
-// Package benchmarks holds the scale benchmarks of issue 7: whole-agent
+// Package benchmarks holds the scale benchmarks: whole-agent
 // benchmarks (processor → NAT44 renderer → VPP layer → govpp → fake VPP)
 // over clusters generated like kube-proxy's own sync benchmark, so that the
 // figures in docs/performance.md can be set beside kube-proxy's. Run them

@@ -19,6 +19,7 @@ import (
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -57,14 +58,14 @@ func newFake() *fakevpp.VPP {
 type agent struct {
 	proc *processor.Processor
 	rec  *vppcfg.Reconciler
-	drv  vppcfg.Driver
+	drv  driverapi.Driver
 	stop func()
 }
 
 // startAgent starts an agent over drv and waits for its VPP layer's first
 // sync. The caller stops it: a cleanup would keep every cold sync's fake
 // VPP alive until the benchmark ends and skew the heap figures.
-func startAgent(b testing.TB, drv vppcfg.Driver) *agent {
+func startAgent(b testing.TB, drv driverapi.Driver) *agent {
 	b.Helper()
 	cfg := nat44.DefaultConfig()
 	cfg.TwiceNATAddress = nodeIP
@@ -150,11 +151,11 @@ type instantDriver struct {
 	mu     sync.Mutex
 	calls  uint64
 	handle uint32
-	events chan vppcfg.Event
+	events chan driverapi.Event
 }
 
 func newInstantDriver() *instantDriver {
-	return &instantDriver{events: make(chan vppcfg.Event)}
+	return &instantDriver{events: make(chan driverapi.Event)}
 }
 
 var instantIfs = map[string]uint32{"uplink0": 1, "host0": 2}
@@ -163,33 +164,33 @@ func (d *instantDriver) Interfaces(context.Context) (map[string]uint32, error) {
 	return instantIfs, nil
 }
 
-func (d *instantDriver) Dump(context.Context) (*vppcfg.State, error) {
-	return &vppcfg.State{Interfaces: instantIfs, ACLLists: map[string]vppcfg.InterfaceACLIndexes{}}, nil
+func (d *instantDriver) Dump(context.Context) (*driverapi.State, error) {
+	return &driverapi.State{Interfaces: instantIfs}, nil
 }
 
-func (d *instantDriver) Apply(_ context.Context, ops []vppcfg.Op) []vppcfg.OpResult {
+func (d *instantDriver) Apply(_ context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	res := make([]vppcfg.OpResult, len(ops))
+	res := make([]driverapi.OpResult, len(ops))
 	for i, op := range ops {
 		d.calls++
 		switch op.Type {
-		case vppcfg.OpCreate:
+		case driverapi.OpCreate:
 			d.handle++
 			res[i].Handle = d.handle
-		case vppcfg.OpUpdate:
+		case driverapi.OpUpdate:
 			res[i].Handle = op.Handle
 		}
 	}
 	return res
 }
 
-func (d *instantDriver) Events() <-chan vppcfg.Event { return d.events }
+func (d *instantDriver) Events() <-chan driverapi.Event { return d.events }
 
-func (d *instantDriver) CallStats() []vppcfg.CallStat {
+func (d *instantDriver) CallStats() []driverapi.CallStat {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return []vppcfg.CallStat{{Msg: "op", Calls: d.calls}}
+	return []driverapi.CallStat{{Msg: "op", Calls: d.calls}}
 }
 
 // benchServiceCIDRs reads VPPSVC_BENCH_SERVICE_CIDR (kube-proxy's

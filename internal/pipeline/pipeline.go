@@ -25,6 +25,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Config is what the parts are built from.
@@ -53,7 +54,7 @@ type Config struct {
 // Extra is a renderer of the embedder's (agent.ExtraRenderer).
 type Extra struct {
 	New   func(client vppcfg.Client, log logrus.FieldLogger) (vppsvc.ServiceRendererAPI, error)
-	Claim vppcfg.ClaimFunc
+	Claim vppcfg.UntaggedClaimFunc
 }
 
 // Pipeline is the wired, not yet running, control plane.
@@ -67,7 +68,7 @@ type Pipeline struct {
 // New builds the VPP layer over drv, the renderers on its clients and the
 // processor, and registers the renderers with the processor. Nothing is
 // sent to drv before the VPP layer starts.
-func New(drv vppcfg.Driver, cfg Config) (*Pipeline, error) {
+func New(drv driverapi.Driver, cfg Config) (*Pipeline, error) {
 	log := cfg.Log
 	if log == nil {
 		log = logrus.StandardLogger()
@@ -117,8 +118,8 @@ func (p *Pipeline) register(name string, r vppsvc.ServiceRendererAPI, wrap func(
 }
 
 // claims are the VPP layer's claims: those of the renderers that run.
-func claims(cfg Config) map[string]vppcfg.ClaimFunc {
-	out := map[string]vppcfg.ClaimFunc{}
+func claims(cfg Config) map[string]vppcfg.UntaggedClaimFunc {
+	out := map[string]vppcfg.UntaggedClaimFunc{}
 	if cfg.NAT44 != nil {
 		maps.Copy(out, nat44.Claims())
 	}

@@ -13,11 +13,12 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // idleDriver is a VPP the pipeline is built over but never started on:
 // building must not call it (any call panics on the nil interface).
-type idleDriver struct{ vppcfg.Driver }
+type idleDriver struct{ driverapi.Driver }
 
 func configs() (*nat44.Config, *ipv6.Config) {
 	c4 := nat44.DefaultConfig()

@@ -19,7 +19,7 @@ import "github.com/vppsvc/vppsvc/vppcfg"
 // with feature_is_enabled). cnat's SNAT policy, addresses and POD table are
 // not claimed: VPP cannot dump them, so a restarted agent never finds them
 // to remove (docs/renderer-ipv6.md, "Hairpin").
-func Claims() map[string]vppcfg.ClaimFunc {
+func Claims() map[string]vppcfg.UntaggedClaimFunc {
 	claim := vppcfg.UntaggedClaim{IPv6: true, Features: []string{cnatInputFeature6, cnatOutputFeature6}}
-	return map[string]vppcfg.ClaimFunc{Name: claim.Func()}
+	return map[string]vppcfg.UntaggedClaimFunc{Name: claim.Func()}
 }

@@ -45,10 +45,8 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 		RenderService: func(svc *model.ContivService, node Node) renderer.Rendering {
 			return RenderService(svc, node, &r.cfg)
 		},
-		RenderNode:     func(node Node) []vppcfg.Item { return RenderNode(node, &r.cfg) },
-		Claim:          claimOf,
-		Recreate:       losesAffinityTarget,
-		RecreateReason: affinityRecreateReason,
+		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(node, &r.cfg) },
+		Claim:      claimOf,
 		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {
 			warnSCTP(log, old, svc)
 			warnLBCapacity(log, old, svc, &r.cfg)

@@ -246,7 +246,7 @@ func TestAffinityBackendRemovalRecreatesMapping(t *testing.T) {
 
 	v3 := service("sticky", "10.96.0.13", sticky, withBackends("", be("10.1.2.2:8080"), be("10.1.2.3:8080"), be("10.1.2.5:8080")))
 	must(t, r.UpdateService(v2, v3))
-	mustCommits(t, c, "txn put=[] del="+key, "txn put="+key+" del=[]")
+	mustCommits(t, c, "txn put="+key+" del=[]") // the VPP layer re-creates it (NAT44LBMapping's descriptor)
 
 	// Without affinity a removal is a plain put (the layer removes the local).
 	v4 := v3.Clone()

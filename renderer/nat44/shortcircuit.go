@@ -100,9 +100,9 @@ func shortCircuits(svc *model.ContivService, frontends []renderer.Frontend, cfg 
 // features found in VPP, which carry no owner tag, to this renderer
 // (vppcfg.Options.Claims), so that those of services (or interfaces) gone
 // while the agent was down are removed at resync.
-func Claims() map[string]vppcfg.ClaimFunc {
+func Claims() map[string]vppcfg.UntaggedClaimFunc {
 	claim := vppcfg.UntaggedClaim{Features: []string{cnatInputFeature, cnatOutputFeature}}
-	return map[string]vppcfg.ClaimFunc{Name: claim.Func()}
+	return map[string]vppcfg.UntaggedClaimFunc{Name: claim.Func()}
 }
 
 // needsShortCircuit tells whether a service may get short-circuit

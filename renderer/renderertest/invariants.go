@@ -2,7 +2,6 @@ package renderertest
 
 import (
 	"fmt"
-	"net/netip"
 
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -20,8 +19,9 @@ import (
 //     mappings of one address share it across VRFs, renderers do not), no
 //     zero weight in an LB mapping, and the NAT44 plugin item whenever NAT44
 //     items exist (the layer holds them pending without it);
-//   - cnat: translations of one address agreeing on IsRealIP (cnat keeps
-//     the kind it saw first);
+//   - items agreeing on what VPP keeps once per group
+//     (vppcfg.SharedSetting: cnat keeps the real-IP flag of a VIP address
+//     as its first translation set it);
 //   - ACLs: a name that fits a VPP tag, at least one rule (an ACL without
 //     rules denies everything on the interfaces it is bound to), bindings
 //     only of desired ACLs, and on every interface with a filter ACL bound
@@ -32,14 +32,14 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 	var errs []string
 	fail := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	external := map[string]vppcfg.Key{}
-	realIP := map[netip.Addr]bool{}
+	shared := map[string]string{}
 	permitAll, filtered := map[string]bool{}, map[string]bool{}
 	nat := false
 	for k, it := range items {
 		if err := vppcfg.Validate(it); err != nil {
 			fail("%v", err)
 		}
-		nat = nat || (k.Kind.IsNAT44() && k != vppcfg.NAT44GlobalKey())
+		nat = nat || (vppcfg.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey())
 		if ext, ok := vppcfg.ExternalKey(it); ok {
 			if other, dup := external[ext]; dup {
 				fail("%s and %s share the VPP external key %s", other, k, ext)
@@ -54,11 +54,11 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 				}
 			}
 		}
-		if t, ok := it.(*vppcfg.CNATTranslation); ok {
-			if was, seen := realIP[t.VIP.Addr()]; seen && was != t.IsRealIP {
-				fail("%s: translations of %s disagree on IsRealIP (cnat keeps the first)", k, t.VIP.Addr())
+		if g, v, ok := vppcfg.SharedSetting(it); ok {
+			if was, seen := shared[g]; seen && was != v {
+				fail("%s: items disagree on the %s (%s, %s; VPP keeps the first)", k, g, was, v)
 			}
-			realIP[t.VIP.Addr()] = t.IsRealIP
+			shared[g] = v
 		}
 		if acl, ok := it.(*vppcfg.ACL); ok {
 			checkACL(k, acl, fail)
@@ -79,8 +79,8 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 }
 
 func checkACL(k vppcfg.Key, acl *vppcfg.ACL, fail func(string, ...any)) {
-	if acl.Name == "" || len(acl.Name) > renderer.MaxTagLen {
-		fail("%s: name must be 1 to %d bytes", k, renderer.MaxTagLen)
+	if acl.Name == "" || len(acl.Name) > renderer.MaxLabelLen {
+		fail("%s: name must be 1 to %d bytes", k, renderer.MaxLabelLen)
 	}
 	if len(acl.Rules) == 0 {
 		fail("%s: no rules (an empty ACL denies everything)", k)

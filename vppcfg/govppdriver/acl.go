@@ -9,18 +9,19 @@ import (
 	"go.fd.io/govpp/binapi/ip_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindACL,
 		messages: []api.Message{&acl.ACLAddReplace{}, &acl.ACLDel{}, &acl.ACLDump{}},
-		ops: forItem(func(op *vppcfg.Op, a *vppcfg.ACL, res *vppcfg.OpResult) []*call {
-			if op.Type == vppcfg.OpDelete {
+		ops: forItem(func(op *driverapi.Op, a *vppcfg.ACL, res *driverapi.OpResult) []*call {
+			if op.Type == driverapi.OpDelete {
 				return []*call{delACL(op.Handle)}
 			}
 			index := ^uint32(0)
-			if op.Type == vppcfg.OpUpdate {
+			if op.Type == driverapi.OpUpdate {
 				index = op.Handle
 			}
 			return []*call{addReplaceACL(index, a, op.Tag, &res.Handle)}

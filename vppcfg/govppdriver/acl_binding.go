@@ -8,16 +8,18 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // ACL bindings are not applied one by one: the layer merges all bindings of
-// an interface into one OpSetACLs, which carries no item.
+// an interface into one ACLAssignment, sent as an update, and a dump
+// reports one ACLAssignment (indexes only) per interface with ACLs.
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindACLBinding,
 		messages: []api.Message{&acl.ACLInterfaceSetACLList{}, &acl.ACLInterfaceListDump{}},
-		ops: withoutItem(vppcfg.OpSetACLs, func(op *vppcfg.Op) *call {
-			return setACLList(op.SwIfIndex, op.ACLs)
+		ops: forItem(func(op *driverapi.Op, a *vppcfg.ACLAssignment, _ *driverapi.OpResult) []*call {
+			return []*call{setACLList(op.SwIfIndex, a)}
 		}),
 		dump: dumpACLLists,
 	})
@@ -45,8 +47,8 @@ func setACLList(swIfIndex uint32, a *vppcfg.ACLAssignment) *call {
 	}
 }
 
-// dumpACLLists reads the ACL indexes bound to each interface with a name
-// into State.ACLLists; the layer maps them to bindings.
+// dumpACLLists reads the ACL indexes bound to each interface with a name,
+// one ACLAssignment per interface; the layer maps them to bindings.
 func dumpACLLists(r *dumpRun) error {
 	rpc := acl.NewServiceClient(r.d.conn)
 	return drain(r.d, "acl_interface_list_dump", func() (receiver[*acl.ACLInterfaceListDetails], error) {
@@ -57,9 +59,10 @@ func dumpACLLists(r *dumpRun) error {
 			return
 		}
 		n := min(int(m.NInput), len(m.Acls))
-		r.st.ACLLists[name] = vppcfg.InterfaceACLIndexes{
-			Input:  append([]uint32(nil), m.Acls[:n]...),
-			Output: append([]uint32(nil), m.Acls[n:]...),
-		}
+		r.add(&vppcfg.ACLAssignment{
+			Interface:     name,
+			InputIndexes:  append([]uint32(nil), m.Acls[:n]...),
+			OutputIndexes: append([]uint32(nil), m.Acls[n:]...),
+		}, "", 0)
 	})
 }

@@ -9,7 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 	interfaces "go.fd.io/govpp/binapi/interface"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // capability is a part of VPP that some item kinds need (kindDriver.needs).
@@ -135,7 +135,7 @@ func (d *Driver) checkCompatibility() *capabilities {
 	}
 	caps := &capabilities{}
 	if m := missing(append(driverMessages(), messagesNeeding(capCore)...)); len(m) > 0 {
-		caps.err = fmt.Errorf("%w: missing messages %v", vppcfg.ErrIncompatible, m)
+		caps.err = fmt.Errorf("%w: missing messages %v", driverapi.ErrIncompatible, m)
 	}
 	for c := capCore + 1; c < capCount; c++ {
 		opt := optionalCapabilities[c]

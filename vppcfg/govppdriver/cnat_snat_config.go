@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -17,7 +18,7 @@ func init() {
 		needs: capCNAT,
 		messages: []api.Message{&cnat.CnatSetSnatAddresses{}, &cnat.CnatSetSnatPolicy{},
 			&cnat.CnatSnatPolicyAddDelExcludePfx{}},
-		ops: forItem(func(op *vppcfg.Op, c *vppcfg.CNATSnatConfig, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, c *vppcfg.CNATSnatConfig, _ *driverapi.OpResult) []*call {
 			old, _ := op.Old.(*vppcfg.CNATSnatConfig)
 			return snatConfigCalls(op.Type, c, old)
 		}),
@@ -28,8 +29,8 @@ func init() {
 // snatConfigCalls sets, changes or clears cnat's global SNAT settings. All
 // these messages are idempotent, which is what lets the layer re-assert
 // them after a resync (VPP cannot dump the policy or the prefixes).
-func snatConfigCalls(t vppcfg.OpType, c, old *vppcfg.CNATSnatConfig) []*call {
-	if t == vppcfg.OpDelete {
+func snatConfigCalls(t driverapi.OpType, c, old *vppcfg.CNATSnatConfig) []*call {
+	if t == driverapi.OpDelete {
 		calls := []*call{setSnatAddresses(&vppcfg.CNATSnatConfig{}), setSnatPolicy(vppcfg.CNATSnatPolicyNone)}
 		for _, p := range c.ExcludePrefixes {
 			calls = append(calls, addDelExcludePrefix(false, p))
@@ -37,14 +38,14 @@ func snatConfigCalls(t vppcfg.OpType, c, old *vppcfg.CNATSnatConfig) []*call {
 		return calls
 	}
 	var calls []*call
-	if old == nil || old.SnatIP4 != c.SnatIP4 || old.SnatIP6 != c.SnatIP6 || t == vppcfg.OpCreate {
+	if old == nil || old.SnatIP4 != c.SnatIP4 || old.SnatIP6 != c.SnatIP6 || t == driverapi.OpCreate {
 		calls = append(calls, setSnatAddresses(c))
 	}
-	if old == nil || old.Policy != c.Policy || t == vppcfg.OpCreate {
+	if old == nil || old.Policy != c.Policy || t == driverapi.OpCreate {
 		calls = append(calls, setSnatPolicy(c.Policy))
 	}
 	for _, p := range c.ExcludePrefixes {
-		if old == nil || t == vppcfg.OpCreate || !slices.Contains(old.ExcludePrefixes, p) {
+		if old == nil || t == driverapi.OpCreate || !slices.Contains(old.ExcludePrefixes, p) {
 			calls = append(calls, addDelExcludePrefix(true, p))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -15,7 +16,7 @@ func init() {
 		kind:     vppcfg.KindCNATSnatInterface,
 		needs:    capCNAT,
 		messages: []api.Message{&cnat.CnatSnatPolicyAddDelIf{}},
-		ops: forItem(func(op *vppcfg.Op, i *vppcfg.CNATSnatInterface, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, i *vppcfg.CNATSnatInterface, _ *driverapi.OpResult) []*call {
 			return []*call{addDelSnatInterface(adds(op), i, op.SwIfIndex)}
 		}),
 		// VPP has no dump of the SNAT-policy interface sets.

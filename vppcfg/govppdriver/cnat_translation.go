@@ -10,6 +10,7 @@ import (
 	"go.fd.io/govpp/binapi/ip_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -17,8 +18,8 @@ func init() {
 		kind:     vppcfg.KindCNATTranslation,
 		needs:    capCNAT,
 		messages: []api.Message{&cnat.CnatTranslationUpdate{}, &cnat.CnatTranslationDel{}, &cnat.CnatTranslationDump{}},
-		ops: forItem(func(op *vppcfg.Op, t *vppcfg.CNATTranslation, res *vppcfg.OpResult) []*call {
-			if op.Type == vppcfg.OpDelete {
+		ops: forItem(func(op *driverapi.Op, t *vppcfg.CNATTranslation, res *driverapi.OpResult) []*call {
+			if op.Type == driverapi.OpDelete {
 				return []*call{delTranslation(op.Handle)}
 			}
 			return []*call{updateTranslation(t, &res.Handle)}

@@ -3,7 +3,7 @@ package govppdriver
 import (
 	"sync"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // ConnectGate sits between a Driver and the VPP layer and holds the layer
@@ -19,20 +19,20 @@ import (
 // through unchanged.
 type ConnectGate struct {
 	*Driver
-	events    chan vppcfg.Event
+	events    chan driverapi.Event
 	connected chan struct{}
 	stop      chan struct{}
 	stopOnce  sync.Once
 }
 
-var _ vppcfg.Driver = (*ConnectGate)(nil)
+var _ driverapi.Driver = (*ConnectGate)(nil)
 
 // NewConnectGate puts a gate in front of d; it forwards d's events until
 // Close.
 func NewConnectGate(d *Driver) *ConnectGate {
 	g := &ConnectGate{
 		Driver:    d,
-		events:    make(chan vppcfg.Event, cap(d.Events())),
+		events:    make(chan driverapi.Event, cap(d.Events())),
 		connected: make(chan struct{}),
 		stop:      make(chan struct{}),
 	}
@@ -42,7 +42,7 @@ func NewConnectGate(d *Driver) *ConnectGate {
 
 // Events implements vppcfg.Driver: the driver's events minus the first
 // EventConnected.
-func (g *ConnectGate) Events() <-chan vppcfg.Event { return g.events }
+func (g *ConnectGate) Events() <-chan driverapi.Event { return g.events }
 
 // Connected is closed once the driver has connected for the first time.
 func (g *ConnectGate) Connected() <-chan struct{} { return g.connected }
@@ -55,7 +55,7 @@ func (g *ConnectGate) forward() {
 		case <-g.stop:
 			return
 		case ev := <-in:
-			if first && ev.Type == vppcfg.EventConnected {
+			if first && ev.Type == driverapi.EventConnected {
 				first = false
 				close(g.connected)
 				continue

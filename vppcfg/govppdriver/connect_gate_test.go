@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vppsvc/vppsvc/internal/leakcheck"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // TestConnectGate: the gate opens on the driver's first connection and
@@ -30,15 +30,15 @@ func TestConnectGate(t *testing.T) {
 	// The driver emits its first EventConnected before any interface
 	// event, so an event that leaks through would come first.
 	idx := v.AddInterface("tap10")
-	assert.Equal(t, vppcfg.Event{Type: vppcfg.EventInterfaceAdded, Interface: "tap10", SwIfIndex: idx}, nextGateEvent(t, g),
+	assert.Equal(t, driverapi.Event{Type: driverapi.EventInterfaceAdded, Interface: "tap10", SwIfIndex: idx}, nextGateEvent(t, g),
 		"the first EventConnected is swallowed")
 
 	v.Restart()
-	var seen []vppcfg.EventType
-	for len(seen) == 0 || seen[len(seen)-1] != vppcfg.EventConnected {
+	var seen []driverapi.EventType
+	for len(seen) == 0 || seen[len(seen)-1] != driverapi.EventConnected {
 		seen = append(seen, nextGateEvent(t, g).Type)
 	}
-	assert.Contains(t, seen, vppcfg.EventDisconnected, "the lost connection is passed through")
+	assert.Contains(t, seen, driverapi.EventDisconnected, "the lost connection is passed through")
 
 	g.Close()
 	g.Close() // idempotent
@@ -47,13 +47,13 @@ func TestConnectGate(t *testing.T) {
 	}
 }
 
-func nextGateEvent(t *testing.T, g *ConnectGate) vppcfg.Event {
+func nextGateEvent(t *testing.T, g *ConnectGate) driverapi.Event {
 	t.Helper()
 	select {
 	case ev := <-g.Events():
 		return ev
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event through the gate")
-		return vppcfg.Event{}
+		return driverapi.Event{}
 	}
 }

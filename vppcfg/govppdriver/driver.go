@@ -31,7 +31,7 @@ import (
 	"go.fd.io/govpp/binapi/memclnt"
 	"go.fd.io/govpp/core"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Options configure a Driver. Zero values take the defaults noted.
@@ -78,7 +78,7 @@ type Driver struct {
 	opts Options
 	log  logrus.FieldLogger
 
-	events chan vppcfg.Event
+	events chan driverapi.Event
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -94,7 +94,7 @@ type Driver struct {
 	caps atomic.Pointer[capabilities]
 
 	mu      sync.Mutex
-	stats   map[string]*vppcfg.CallStat
+	stats   map[string]*driverapi.CallStat
 	ifNames map[uint32]string
 	watch   api.Watcher
 }
@@ -116,7 +116,7 @@ func (d *Driver) connectionLost() {
 	d.connection.Swap(newConnectionLife(d.ctx)).lost()
 }
 
-var _ vppcfg.Driver = (*Driver)(nil)
+var _ driverapi.Driver = (*Driver)(nil)
 
 // New returns a driver over conn. events are govpp's connection events
 // (from core.AsyncConnect); every Connected among them is passed on as a
@@ -130,13 +130,13 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 		conn:    conn,
 		opts:    opts,
 		log:     opts.Logger.WithField("component", "govppdriver"),
-		events:  make(chan vppcfg.Event, 1024),
+		events:  make(chan driverapi.Event, 1024),
 		ctx:     ctx,
 		cancel:  cancel,
-		stats:   map[string]*vppcfg.CallStat{},
+		stats:   map[string]*driverapi.CallStat{},
 		ifNames: map[uint32]string{},
 	}
-	d.caps.Store(&capabilities{err: fmt.Errorf("%w: %w", vppcfg.ErrDrift, vppcfg.ErrNotConnected)})
+	d.caps.Store(&capabilities{err: fmt.Errorf("%w: %w", driverapi.ErrDrift, driverapi.ErrNotConnected)})
 	d.connection.Store(newConnectionLife(ctx))
 	d.wg.Add(1)
 	go d.watchConnection(events)
@@ -168,13 +168,13 @@ func (d *Driver) Close() {
 }
 
 // Events implements vppcfg.Driver.
-func (d *Driver) Events() <-chan vppcfg.Event { return d.events }
+func (d *Driver) Events() <-chan driverapi.Event { return d.events }
 
 // CallStats implements vppcfg.Driver.
-func (d *Driver) CallStats() []vppcfg.CallStat {
+func (d *Driver) CallStats() []driverapi.CallStat {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]vppcfg.CallStat, 0, len(d.stats))
+	out := make([]driverapi.CallStat, 0, len(d.stats))
 	for _, s := range d.stats {
 		out = append(out, *s)
 	}
@@ -186,7 +186,7 @@ func (d *Driver) count(msg string, failed bool) {
 	d.mu.Lock()
 	s := d.stats[msg]
 	if s == nil {
-		s = &vppcfg.CallStat{Msg: msg}
+		s = &driverapi.CallStat{Msg: msg}
 		d.stats[msg] = s
 	}
 	s.Calls++
@@ -216,10 +216,10 @@ func (d *Driver) withDeadline(ctx context.Context) (context.Context, context.Can
 
 // Apply implements vppcfg.Driver: it turns each op into its requests and
 // sends all of them through one pipeline.
-func (d *Driver) Apply(ctx context.Context, ops []vppcfg.Op) []vppcfg.OpResult {
+func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
-	res := make([]vppcfg.OpResult, len(ops))
+	res := make([]driverapi.OpResult, len(ops))
 	caps := d.caps.Load()
 	all := make([]*call, 0, len(ops)) // most ops are one call
 	for i := range ops {
@@ -244,7 +244,7 @@ func (d *Driver) Apply(ctx context.Context, ops []vppcfg.Op) []vppcfg.OpResult {
 
 // buildOp returns the requests of one op, built by the descriptor of the
 // op's kind; their done callbacks write the handle VPP returns into res.
-func (d *Driver) buildOp(caps *capabilities, op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error) {
+func (d *Driver) buildOp(caps *capabilities, op *driverapi.Op, res *driverapi.OpResult) ([]*call, error) {
 	if caps.err != nil {
 		return nil, caps.err
 	}
@@ -253,7 +253,7 @@ func (d *Driver) buildOp(caps *capabilities, op *vppcfg.Op, res *vppcfg.OpResult
 		return nil, unsupportedItem(op)
 	}
 	if !caps.has(kd.needs) {
-		return nil, fmt.Errorf("%s: %s: %w", op, kd.needs, vppcfg.ErrUnsupported)
+		return nil, fmt.Errorf("%s: %s: %w", op, kd.needs, driverapi.ErrUnsupported)
 	}
 	return kd.ops.build(op, res)
 }
@@ -284,12 +284,12 @@ func (d *Driver) watchConnection(events <-chan core.ConnectionEvent) {
 				d.connectionLost()
 				d.stopInterfaceEvents()
 				d.log.WithError(ev.Error).WithField("state", ev.State.String()).Warn("VPP connection lost")
-				d.emit(vppcfg.Event{Type: vppcfg.EventDisconnected})
+				d.emit(driverapi.Event{Type: driverapi.EventDisconnected})
 			case core.Failed:
 				d.isConnected.Store(false)
 				d.connectionLost()
 				d.log.WithError(ev.Error).Error("reconnecting to VPP failed for good; a new connection is needed")
-				d.emit(vppcfg.Event{Type: vppcfg.EventDisconnected})
+				d.emit(driverapi.Event{Type: driverapi.EventDisconnected})
 			}
 		}
 	}
@@ -308,7 +308,7 @@ func (d *Driver) onConnected() {
 	}
 	pid := d.vppProcessID()
 	d.log.WithField("vpp_pid", pid).Info("connected to VPP")
-	d.emit(vppcfg.Event{Type: vppcfg.EventConnected, VPPPID: pid})
+	d.emit(driverapi.Event{Type: driverapi.EventConnected, VPPPID: pid})
 }
 
 // vppProcessID asks VPP for its process ID (0 if it does not answer); see
@@ -326,8 +326,8 @@ func (d *Driver) vppProcessID() uint32 {
 
 // emit delivers an event; connection events wait for room, interface events
 // are dropped when nobody reads (the reconciler also polls interfaces).
-func (d *Driver) emit(ev vppcfg.Event) {
-	if ev.Type == vppcfg.EventInterfaceAdded || ev.Type == vppcfg.EventInterfaceDeleted {
+func (d *Driver) emit(ev driverapi.Event) {
+	if ev.Type == driverapi.EventInterfaceAdded || ev.Type == driverapi.EventInterfaceDeleted {
 		select {
 		case d.events <- ev:
 		default:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -83,11 +85,11 @@ func connectOn(t testing.TB, a adapter.VppAPI) *Driver {
 	d, err := Connect(a, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	waitEvent(t, d, vppcfg.EventConnected)
+	waitEvent(t, d, driverapi.EventConnected)
 	return d
 }
 
-func waitEvent(t testing.TB, d *Driver, typ vppcfg.EventType) vppcfg.Event {
+func waitEvent(t testing.TB, d *Driver, typ driverapi.EventType) driverapi.Event {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -102,14 +104,14 @@ func waitEvent(t testing.TB, d *Driver, typ vppcfg.EventType) vppcfg.Event {
 	}
 }
 
-func apply(t *testing.T, d *Driver, ops ...vppcfg.Op) []vppcfg.OpResult {
+func apply(t *testing.T, d *Driver, ops ...driverapi.Op) []driverapi.OpResult {
 	t.Helper()
 	res := d.Apply(context.Background(), ops)
 	require.Len(t, res, len(ops))
 	return res
 }
 
-func mustApply(t *testing.T, d *Driver, ops ...vppcfg.Op) []vppcfg.OpResult {
+func mustApply(t *testing.T, d *Driver, ops ...driverapi.Op) []driverapi.OpResult {
 	t.Helper()
 	res := apply(t, d, ops...)
 	for i, r := range res {
@@ -118,16 +120,16 @@ func mustApply(t *testing.T, d *Driver, ops ...vppcfg.Op) []vppcfg.OpResult {
 	return res
 }
 
-func create(it vppcfg.Item, tag string) vppcfg.Op {
-	op := vppcfg.Op{Type: vppcfg.OpCreate, Key: it.Key(), Item: it, Tag: tag}
+func create(it vppcfg.Item, tag string) driverapi.Op {
+	op := driverapi.Op{Type: driverapi.OpCreate, Key: it.Key(), Item: it, Tag: tag}
 	return op
 }
 
-func del(it vppcfg.Item) vppcfg.Op {
-	return vppcfg.Op{Type: vppcfg.OpDelete, Key: it.Key(), Item: it}
+func del(it vppcfg.Item) driverapi.Op {
+	return driverapi.Op{Type: driverapi.OpDelete, Key: it.Key(), Item: it}
 }
 
-func dump(t *testing.T, d *Driver) *vppcfg.State {
+func dump(t *testing.T, d *Driver) *driverapi.State {
 	t.Helper()
 	st, err := d.Dump(context.Background())
 	require.NoError(t, err)
@@ -135,28 +137,28 @@ func dump(t *testing.T, d *Driver) *vppcfg.State {
 }
 
 // find returns the dumped object with key k.
-func find(st *vppcfg.State, k vppcfg.Key) (vppcfg.Observed, bool) {
+func find(st *driverapi.State, k vppcfg.Key) (driverapi.Observed, bool) {
 	for _, o := range st.Objects {
 		if o.Item.Key() == k {
 			return o, true
 		}
 	}
-	return vppcfg.Observed{}, false
+	return driverapi.Observed{}, false
 }
 
 // findACL returns the dumped ACL with the given tag.
-func findACL(st *vppcfg.State, tag string) (vppcfg.Observed, bool) {
+func findACL(st *driverapi.State, tag string) (driverapi.Observed, bool) {
 	for _, o := range st.Objects {
 		if _, ok := o.Item.(*vppcfg.ACL); ok && o.Tag == tag {
 			return o, true
 		}
 	}
-	return vppcfg.Observed{}, false
+	return driverapi.Observed{}, false
 }
 
-func withIf(op vppcfg.Op, v interface {
+func withIf(op driverapi.Op, v interface {
 	InterfaceIndex(string) (uint32, bool)
-}, name string) vppcfg.Op {
+}, name string) driverapi.Op {
 	idx, _ := v.InterfaceIndex(name)
 	op.SwIfIndex = idx
 	return op
@@ -209,12 +211,17 @@ func TestItemRoundTrip(t *testing.T) {
 	assert.Equal(t, aclIndex, a.Handle)
 	assert.Equal(t, acl.Rules, a.Item.(*vppcfg.ACL).Rules)
 
-	// In-place updates: forwarding, ACL rules (same index), LB locals.
+	// In-place updates: forwarding, ACL rules (same index), LB locals (one
+	// step each, from the value before it).
+	added := *lb
+	added.Locals = append(slices.Clone(lb.Locals), vppcfg.NAT44LBLocal{Addr: ap("10.1.1.4:8080"), Probability: 1})
+	removed := added
+	removed.Locals = slices.Clone(added.Locals[1:])
 	mustApply(t, d,
-		vppcfg.Op{Type: vppcfg.OpUpdate, Key: global.Key(), Item: &vppcfg.NAT44Global{SessionLimit: 1000, Forwarding: true}, Old: global},
-		vppcfg.Op{Type: vppcfg.OpUpdate, Key: acl.Key(), Item: &vppcfg.ACL{Name: "a"}, Handle: aclIndex, Tag: "vppsvc:pol:a"},
-		vppcfg.Op{Type: vppcfg.OpAddLocal, Key: lb.Key(), Item: lb, Local: vppcfg.NAT44LBLocal{Addr: ap("10.1.1.4:8080"), Probability: 1}},
-		vppcfg.Op{Type: vppcfg.OpDelLocal, Key: lb.Key(), Item: lb, Local: lb.Locals[0]})
+		driverapi.Op{Type: driverapi.OpUpdate, Key: global.Key(), Item: &vppcfg.NAT44Global{SessionLimit: 1000, Forwarding: true}, Old: global},
+		driverapi.Op{Type: driverapi.OpUpdate, Key: acl.Key(), Item: &vppcfg.ACL{Name: "a"}, Handle: aclIndex, Tag: "vppsvc:pol:a"},
+		driverapi.Op{Type: driverapi.OpUpdate, Key: lb.Key(), Item: &added, Old: lb},
+		driverapi.Op{Type: driverapi.OpUpdate, Key: lb.Key(), Item: &removed, Old: &added})
 	st = dump(t, d)
 	g, _ = find(st, vppcfg.NAT44GlobalKey())
 	assert.True(t, g.Item.(*vppcfg.NAT44Global).Forwarding)
@@ -227,8 +234,8 @@ func TestItemRoundTrip(t *testing.T) {
 		o.Item.(*vppcfg.NAT44LBMapping).Locals)
 
 	// Deletes, twice: the second time VPP finds nothing, which is success.
-	dels := []vppcfg.Op{
-		{Type: vppcfg.OpDelete, Key: acl.Key(), Item: acl, Handle: aclIndex},
+	dels := []driverapi.Op{
+		{Type: driverapi.OpDelete, Key: acl.Key(), Item: acl, Handle: aclIndex},
 		del(lb), del(ident), del(addrOnly), del(static), withIf(del(out), v, "tap0"), withIf(del(in), v, "tap0"),
 		del(twice), del(pool),
 	}
@@ -266,21 +273,24 @@ func TestOutputInterfaceAndACLBindings(t *testing.T) {
 		create(&vppcfg.ACL{Name: "x"}, "vppsvc:p:x"), create(&vppcfg.ACL{Name: "y"}, "vppsvc:p:y"))
 	x, y := res[2].Handle, res[3].Handle
 	tap0, _ := v.InterfaceIndex("tap0")
-	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, Key: vppcfg.Key{Kind: vppcfg.KindACLBinding, Name: "tap0"},
-		SwIfIndex: tap0, ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}})
+	lists := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}
+	mustApply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: lists.Key(), SwIfIndex: tap0, Item: lists})
 	st := dump(t, d)
 	_, ok := find(st, outIf.Key())
 	assert.True(t, ok, "output-feature interface dumped through Nat44EdOutputInterfaceGet")
-	assert.Equal(t, vppcfg.InterfaceACLIndexes{Input: []uint32{y, x}, Output: []uint32{x}}, st.ACLLists["tap0"])
-	assert.NotContains(t, st.ACLLists, "eth0", "interfaces without ACLs are left out")
+	got, ok := find(st, lists.Key())
+	require.True(t, ok, "the ACL lists of tap0 are dumped")
+	assert.Equal(t, &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}, got.Item)
+	_, ok = find(st, (&vppcfg.ACLAssignment{Interface: "eth0"}).Key())
+	assert.False(t, ok, "interfaces without ACLs are left out")
 
 	// An ACL bound twice in one list: VPP answers +1.
-	res = apply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap0,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}})
+	twice := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}
+	res = apply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: twice.Key(), SwIfIndex: tap0, Item: twice})
 	assert.ErrorContains(t, res[0].Err, "repeated")
 	// Deleting a bound ACL is drift (the layer unbinds first).
-	res = apply(t, d, vppcfg.Op{Type: vppcfg.OpDelete, Key: vppcfg.ACLKey("x"), Item: &vppcfg.ACL{Name: "x"}, Handle: x})
-	assert.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
+	res = apply(t, d, driverapi.Op{Type: driverapi.OpDelete, Key: vppcfg.ACLKey("x"), Item: &vppcfg.ACL{Name: "x"}, Handle: x})
+	assert.ErrorIs(t, res[0].Err, driverapi.ErrDrift)
 }
 
 func TestErrorsAreBranched(t *testing.T) {
@@ -290,19 +300,19 @@ func TestErrorsAreBranched(t *testing.T) {
 	res := apply(t, d, create(m, "t"))
 	require.Error(t, res[0].Err, "NAT44 disabled")
 	assert.ErrorIs(t, res[0].Err, api.UNSUPPORTED)
-	assert.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
+	assert.ErrorIs(t, res[0].Err, driverapi.ErrDrift)
 	assert.ErrorContains(t, res[0].Err, "add NAT44 static mapping 1.1.1.1:80/tcp")
 
 	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""), create(m, "t"))
 	res = apply(t, d, create(m, "t"), create(&vppcfg.NAT44Global{}, ""))
 	assert.ErrorIs(t, res[0].Err, api.VALUE_EXIST)
-	assert.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
+	assert.ErrorIs(t, res[0].Err, driverapi.ErrDrift)
 	assert.ErrorIs(t, res[1].Err, api.FEATURE_ALREADY_ENABLED)
 
 	v.FailMessage("nat44_add_del_static_mapping_v2", int32(api.UNSPECIFIED))
 	res = apply(t, d, del(m))
 	assert.ErrorIs(t, res[0].Err, api.UNSPECIFIED)
-	assert.NotErrorIs(t, res[0].Err, vppcfg.ErrDrift, "a plain VPP error is retried, not resynced")
+	assert.NotErrorIs(t, res[0].Err, driverapi.ErrDrift, "a plain VPP error is retried, not resynced")
 	v.ClearFaults()
 
 	// A drop route's error names it (formatted only on failure).
@@ -313,7 +323,7 @@ func TestErrorsAreBranched(t *testing.T) {
 	v.ClearFaults()
 
 	// A pipeline keeps going after a failed request: only that op fails.
-	var ops []vppcfg.Op
+	var ops []driverapi.Op
 	for i := range 600 {
 		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
 			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
@@ -328,7 +338,7 @@ func TestErrorsAreBranched(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 604, v.Calls()["nat44_add_del_static_mapping_v2"])
-	var stat vppcfg.CallStat
+	var stat driverapi.CallStat
 	for _, s := range d.CallStats() {
 		if s.Msg == "nat44_add_del_static_mapping_v2" {
 			stat = s
@@ -345,14 +355,14 @@ func TestInterfaceEvents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, ifs, "tap0")
 	idx := v.AddInterface("tap10")
-	ev := waitEvent(t, d, vppcfg.EventInterfaceAdded)
-	assert.Equal(t, vppcfg.Event{Type: vppcfg.EventInterfaceAdded, Interface: "tap10", SwIfIndex: idx}, ev)
+	ev := waitEvent(t, d, driverapi.EventInterfaceAdded)
+	assert.Equal(t, driverapi.Event{Type: driverapi.EventInterfaceAdded, Interface: "tap10", SwIfIndex: idx}, ev)
 	v.AddInterface("tap1")
-	ev = waitEvent(t, d, vppcfg.EventInterfaceAdded)
+	ev = waitEvent(t, d, driverapi.EventInterfaceAdded)
 	assert.Equal(t, "tap1", ev.Interface, "exact names, not VPP's substring filter")
 	require.True(t, v.DeleteInterface("tap10"))
-	ev = waitEvent(t, d, vppcfg.EventInterfaceDeleted)
-	assert.Equal(t, vppcfg.Event{Type: vppcfg.EventInterfaceDeleted, Interface: "tap10", SwIfIndex: idx}, ev)
+	ev = waitEvent(t, d, driverapi.EventInterfaceDeleted)
+	assert.Equal(t, driverapi.Event{Type: driverapi.EventInterfaceDeleted, Interface: "tap10", SwIfIndex: idx}, ev)
 }
 
 func TestRestartIsReported(t *testing.T) {
@@ -360,10 +370,10 @@ func TestRestartIsReported(t *testing.T) {
 	d := connect(t, v, true)
 	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
 	v.Restart()
-	waitEvent(t, d, vppcfg.EventConnected)
+	waitEvent(t, d, driverapi.EventConnected)
 	assert.Empty(t, dump(t, d).Objects, "VPP restarted with NAT44 disabled")
 	v.AddInterface("tap5")
-	ev := waitEvent(t, d, vppcfg.EventInterfaceAdded)
+	ev := waitEvent(t, d, driverapi.EventInterfaceAdded)
 	assert.Equal(t, "tap5", ev.Interface, "interface events are subscribed again after a reconnect")
 }
 
@@ -404,11 +414,11 @@ func TestCNATMessages(t *testing.T) {
 		}
 		return out
 	}
-	upd := names(snatConfigCalls(vppcfg.OpUpdate, cur, old))
+	upd := names(snatConfigCalls(driverapi.OpUpdate, cur, old))
 	require.Len(t, upd, 2, "only the prefix diff: %v", upd)
 	assert.Contains(t, upd[0], "cnat_snat_policy_add_del_exclude_pfx &{IsAdd:1")
 	assert.Contains(t, upd[1], "cnat_snat_policy_add_del_exclude_pfx &{IsAdd:0")
-	assert.Len(t, snatConfigCalls(vppcfg.OpCreate, cur, nil), 4)
+	assert.Len(t, snatConfigCalls(driverapi.OpCreate, cur, nil), 4)
 	assert.NoError(t, addDelExcludePrefix(false, pfx("10.0.0.0/8")).check(api.VPPApiError(1)), "deleting an absent prefix answers +1")
 	assert.Error(t, addDelExcludePrefix(true, pfx("10.0.0.0/8")).check(api.VPPApiError(1)))
 	assert.NoError(t, delTranslation(3).check(api.NO_SUCH_ENTRY))
@@ -427,9 +437,9 @@ func withDesiredFields(t *vppcfg.CNATTranslation, d *vppcfg.CNATTranslation) *vp
 // cnatServed reports whether the fake answers cnat (a later task adds it).
 func cnatServed(t *testing.T, d *Driver) bool {
 	t.Helper()
-	res := d.Apply(context.Background(), []vppcfg.Op{{Type: vppcfg.OpDelete, Key: vppcfg.CNATTranslationKey(ap("10.96.255.255:1"), vppcfg.ProtoTCP),
+	res := d.Apply(context.Background(), []driverapi.Op{{Type: driverapi.OpDelete, Key: vppcfg.CNATTranslationKey(ap("10.96.255.255:1"), vppcfg.ProtoTCP),
 		Item: &vppcfg.CNATTranslation{VIP: ap("10.96.255.255:1"), Protocol: vppcfg.ProtoTCP}, Handle: 1 << 30}})
-	return !errors.Is(res[0].Err, vppcfg.ErrUnsupported)
+	return !errors.Is(res[0].Err, driverapi.ErrUnsupported)
 }
 
 func TestCNATRoundTrip(t *testing.T) {
@@ -444,13 +454,13 @@ func TestCNATRoundTrip(t *testing.T) {
 	id := res[0].Handle
 	upd := *tr
 	upd.Paths = []vppcfg.CNATPath{{Dst: ap("10.1.1.3:8080")}, {Dst: ap("10.1.1.4:8080")}}
-	res = mustApply(t, d, vppcfg.Op{Type: vppcfg.OpUpdate, Key: tr.Key(), Item: &upd, Old: tr, Handle: id})
+	res = mustApply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: tr.Key(), Item: &upd, Old: tr, Handle: id})
 	assert.Equal(t, id, res[0].Handle, "an update keeps the translation ID")
 	o, ok := find(dump(t, d), tr.Key())
 	require.True(t, ok)
 	assert.Equal(t, upd.String(), o.Item.String())
-	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpDelete, Key: tr.Key(), Item: tr, Handle: id},
-		vppcfg.Op{Type: vppcfg.OpDelete, Key: tr.Key(), Item: tr, Handle: id})
+	mustApply(t, d, driverapi.Op{Type: driverapi.OpDelete, Key: tr.Key(), Item: tr, Handle: id},
+		driverapi.Op{Type: driverapi.OpDelete, Key: tr.Key(), Item: tr, Handle: id})
 	_, ok = find(dump(t, d), tr.Key())
 	assert.False(t, ok)
 }
@@ -483,7 +493,7 @@ func TestFeatureEnableIsIdempotent(t *testing.T) {
 	v := newNode(t)
 	d := connectNode(t, v)
 	res := apply(t, d, withIf(create(f, ""), v, "tap0"))
-	if errors.Is(res[0].Err, vppcfg.ErrUnsupported) {
+	if errors.Is(res[0].Err, driverapi.ErrUnsupported) {
 		t.Skip("fakevpp does not serve feature_enable_disable")
 	}
 	require.NoError(t, res[0].Err)
@@ -569,16 +579,16 @@ func TestCallsEndWithTheConnection(t *testing.T) {
 	d, err := Connect(v, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	waitEvent(t, d, vppcfg.EventConnected)
+	waitEvent(t, d, driverapi.EventConnected)
 	v.LoseReplyNth(1)
 	start := time.Now()
 	res := apply(t, d, create(&vppcfg.NAT44Global{}, ""))
-	require.ErrorIs(t, res[0].Err, vppcfg.ErrDrift)
+	require.ErrorIs(t, res[0].Err, driverapi.ErrDrift)
 	assert.Less(t, time.Since(start), 10*time.Second, "the call waited for the reply timeout, not for the connection")
 }
 
 // itemStrings lists the items of a dump.
-func itemStrings(st *vppcfg.State) []string {
+func itemStrings(st *driverapi.State) []string {
 	out := make([]string, len(st.Objects))
 	for i, o := range st.Objects {
 		out[i] = fmt.Sprint(o.Item)

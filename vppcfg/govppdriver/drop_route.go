@@ -8,6 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/ip"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Without the route messages (a VPP or fake that lacks one) DropRoute items
@@ -17,7 +18,7 @@ func init() {
 		kind:     vppcfg.KindDropRoute,
 		needs:    capRoutes,
 		messages: []api.Message{&ip.IPRouteAddDel{}, &ip.IPRouteDump{}, &ip.IPTableDump{}},
-		ops: forItem(func(op *vppcfg.Op, dr *vppcfg.DropRoute, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, dr *vppcfg.DropRoute, _ *driverapi.OpResult) []*call {
 			return []*call{addDelDropRoute(adds(op), dr)}
 		}),
 		dump: dumpDropRoutes,

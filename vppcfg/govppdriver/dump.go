@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Dump implements vppcfg.Driver: it reads VPP's process ID and interfaces,
@@ -18,7 +19,7 @@ import (
 // whose dump needs a capability VPP lacks (features without cnat), is
 // reported unobservable; a kind whose own capability is missing is skipped,
 // since none of its objects can exist.
-func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
+func (d *Driver) Dump(ctx context.Context) (*driverapi.State, error) {
 	caps := d.caps.Load()
 	if caps.err != nil {
 		return nil, caps.err
@@ -34,10 +35,9 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 	for n, i := range ifaces {
 		names[i] = n
 	}
-	r := &dumpRun{d: d, ctx: ctx, names: names, st: &vppcfg.State{
+	r := &dumpRun{d: d, ctx: ctx, names: names, st: &driverapi.State{
 		VPPPID:       pid,
 		Interfaces:   ifaces,
-		ACLLists:     map[string]vppcfg.InterfaceACLIndexes{},
 		Unobservable: map[vppcfg.Kind]bool{},
 	}}
 	for kd := range registered() {
@@ -62,7 +62,7 @@ func (d *Driver) Dump(ctx context.Context) (*vppcfg.State, error) {
 type dumpRun struct {
 	d   *Driver
 	ctx context.Context
-	st  *vppcfg.State
+	st  *driverapi.State
 	// names are the interface names by sw_if_index.
 	names map[uint32]string
 	// kind is the kind being dumped; found counts the objects per kind.
@@ -72,7 +72,7 @@ type dumpRun struct {
 
 // add records one object of the kind being dumped.
 func (r *dumpRun) add(it vppcfg.Item, tag string, handle uint32) {
-	r.st.Objects = append(r.st.Objects, vppcfg.Observed{Item: it, Tag: tag, Handle: handle})
+	r.st.Objects = append(r.st.Objects, driverapi.Observed{Item: it, Tag: tag, Handle: handle})
 	r.found[r.kind]++
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -17,7 +18,7 @@ func init() {
 		// feature_is_enabled, which only the dump sends, is not required
 		// (VPP 25.10 has it); a VPP without it fails the dump.
 		messages: []api.Message{&feature.FeatureEnableDisable{}},
-		ops: forItem(func(op *vppcfg.Op, f *vppcfg.InterfaceFeature, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, f *vppcfg.InterfaceFeature, _ *driverapi.OpResult) []*call {
 			return featureCalls(adds(op), f, op.SwIfIndex)
 		}),
 		dump: dumpFeatures,

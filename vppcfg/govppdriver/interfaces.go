@@ -11,7 +11,7 @@ import (
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // Interfaces implements vppcfg.Driver: every interface by exact name (VPP's
@@ -111,7 +111,7 @@ func (d *Driver) interfaceEvents(w api.Watcher) {
 			name := d.ifNames[idx]
 			delete(d.ifNames, idx)
 			d.mu.Unlock()
-			d.emit(vppcfg.Event{Type: vppcfg.EventInterfaceDeleted, Interface: name, SwIfIndex: idx})
+			d.emit(driverapi.Event{Type: driverapi.EventInterfaceDeleted, Interface: name, SwIfIndex: idx})
 			continue
 		}
 		ctx, cancel := d.withDeadline(d.ctx)
@@ -129,7 +129,7 @@ func (d *Driver) interfaceEvents(w api.Watcher) {
 		}
 		d.mu.Unlock()
 		if found && !known {
-			d.emit(vppcfg.Event{Type: vppcfg.EventInterfaceAdded, Interface: name, SwIfIndex: idx})
+			d.emit(driverapi.Event{Type: driverapi.EventInterfaceAdded, Interface: name, SwIfIndex: idx})
 		}
 	}
 }

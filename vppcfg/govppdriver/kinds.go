@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/api"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // kindDriver is everything the driver knows about one item kind: the
@@ -40,24 +41,20 @@ type kindDriver struct {
 }
 
 // opBuilder turns one op into its requests. An op belongs to a kind by the
-// Go type of its item, or, for the op type that carries no item, by that
-// type.
+// Go type of its item.
 type opBuilder struct {
 	// item is the Go type of the kind's items.
 	item reflect.Type
-	// itemless is the op type that carries no item and acts on the kind
-	// (OpSetACLs for ACL bindings); zero for none.
-	itemless vppcfg.OpType
 	// build returns the requests; their done callbacks write the handle VPP
 	// returns into res.
-	build func(op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error)
+	build func(op *driverapi.Op, res *driverapi.OpResult) ([]*call, error)
 }
 
 // forItem builds the ops whose item is a T.
-func forItem[T vppcfg.Item](build func(op *vppcfg.Op, it T, res *vppcfg.OpResult) []*call) opBuilder {
+func forItem[T vppcfg.Item](build func(op *driverapi.Op, it T, res *driverapi.OpResult) []*call) opBuilder {
 	return opBuilder{
 		item: reflect.TypeFor[T](),
-		build: func(op *vppcfg.Op, res *vppcfg.OpResult) ([]*call, error) {
+		build: func(op *driverapi.Op, res *driverapi.OpResult) ([]*call, error) {
 			it, ok := op.Item.(T)
 			if !ok {
 				return nil, unsupportedItem(op)
@@ -67,24 +64,11 @@ func forItem[T vppcfg.Item](build func(op *vppcfg.Op, it T, res *vppcfg.OpResult
 	}
 }
 
-// withoutItem builds the ops of type t, which carry no item.
-func withoutItem(t vppcfg.OpType, build func(op *vppcfg.Op) *call) opBuilder {
-	return opBuilder{
-		itemless: t,
-		build: func(op *vppcfg.Op, _ *vppcfg.OpResult) ([]*call, error) {
-			if op.Type != t {
-				return nil, unsupportedItem(op)
-			}
-			return []*call{build(op)}, nil
-		},
-	}
-}
-
 // adds tells whether op creates or changes its object, rather than deleting it.
-func adds(op *vppcfg.Op) bool { return op.Type != vppcfg.OpDelete }
+func adds(op *driverapi.Op) bool { return op.Type != driverapi.OpDelete }
 
-func unsupportedItem(op *vppcfg.Op) error {
-	return fmt.Errorf("%s: item type %T: %w", op, op.Item, vppcfg.ErrUnsupported)
+func unsupportedItem(op *driverapi.Op) error {
+	return fmt.Errorf("%s: item type %T: %w", op, op.Item, driverapi.ErrUnsupported)
 }
 
 // kindDrivers holds the descriptor of every registered kind, indexed by
@@ -92,11 +76,8 @@ func unsupportedItem(op *vppcfg.Op) error {
 // range.
 var kindDrivers [math.MaxUint8 + 1]*kindDriver
 
-// kindOfItem and kindOfItemlessOp map an op to its kind (see opBuilder).
-var (
-	kindOfItem       = map[reflect.Type]vppcfg.Kind{}
-	kindOfItemlessOp [math.MaxUint8 + 1]vppcfg.Kind
-)
+// kindOfItem maps an op to its kind by its item's type (see opBuilder).
+var kindOfItem = map[reflect.Type]vppcfg.Kind{}
 
 // register adds the descriptor of one kind. It runs from the init function
 // of the kind's file; registering a kind twice is a programming error.
@@ -108,15 +89,12 @@ func register(kd *kindDriver) {
 	if kd.ops.item != nil {
 		kindOfItem[kd.ops.item] = kd.kind
 	}
-	if kd.ops.itemless != 0 {
-		kindOfItemlessOp[kd.ops.itemless] = kd.kind
-	}
 }
 
 // driverOf returns the descriptor of the kind op acts on, or nil.
-func driverOf(op *vppcfg.Op) *kindDriver {
+func driverOf(op *driverapi.Op) *kindDriver {
 	if op.Item == nil {
-		return kindDrivers[kindOfItemlessOp[op.Type]]
+		return nil
 	}
 	return kindDrivers[kindOfItem[reflect.TypeOf(op.Item)]]
 }

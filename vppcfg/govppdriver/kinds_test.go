@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // named tells whether k is one of vppcfg's Kind constants: only those have
@@ -30,7 +31,7 @@ func TestEveryKindHasADriver(t *testing.T) {
 		assert.Equal(t, k, kd.kind, "descriptor in the slot of %s", k)
 		assert.NotEmpty(t, kd.messages, "%s sends no message", k)
 		assert.NotNil(t, kd.ops.build, "%s builds no op", k)
-		assert.True(t, kd.ops.item != nil || kd.ops.itemless != 0, "no op belongs to %s", k)
+		assert.NotNil(t, kd.ops.item, "no op belongs to %s", k)
 		if kd.dumpIfFound != 0 {
 			assert.Less(t, kd.dumpIfFound, k, "%s's dump waits for a kind dumped after it", k)
 		}
@@ -55,21 +56,25 @@ func TestOpsSendOnlyListedMessages(t *testing.T) {
 		for _, m := range kd.messages {
 			listed[m.GetMessageName()] = true
 		}
-		var ops []vppcfg.Op
+		var ops []driverapi.Op
 		if kd.ops.item != nil {
-			for _, typ := range []vppcfg.OpType{vppcfg.OpCreate, vppcfg.OpDelete, vppcfg.OpUpdate, vppcfg.OpAddLocal, vppcfg.OpDelLocal} {
+			for _, typ := range []driverapi.OpType{driverapi.OpCreate, driverapi.OpDelete, driverapi.OpUpdate} {
 				it := reflect.New(kd.ops.item.Elem()).Interface().(vppcfg.Item)
-				ops = append(ops, vppcfg.Op{Type: typ, Key: it.Key(), Item: it, Old: it})
+				ops = append(ops, driverapi.Op{Type: typ, Key: it.Key(), Item: it, Old: it})
 			}
 		}
-		if kd.ops.itemless != 0 {
-			ops = append(ops, vppcfg.Op{Type: kd.ops.itemless, ACLs: &vppcfg.ACLAssignment{}})
+		if kd.kind == vppcfg.KindNAT44LBMapping {
+			// The update steps of one local each, both ways.
+			one := &vppcfg.NAT44LBMapping{Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:80")}}}
+			two := &vppcfg.NAT44LBMapping{Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:80")}, {Addr: ap("10.1.1.3:80")}}}
+			ops = append(ops, driverapi.Op{Type: driverapi.OpUpdate, Key: one.Key(), Item: two, Old: one},
+				driverapi.Op{Type: driverapi.OpUpdate, Key: one.Key(), Item: one, Old: two})
 		}
 		sent := 0
 		for i := range ops {
 			op := &ops[i]
 			require.Same(t, kd, driverOf(op), "%s is not looked up as %s", op, kd.kind)
-			calls, err := kd.ops.build(op, &vppcfg.OpResult{})
+			calls, err := kd.ops.build(op, &driverapi.OpResult{})
 			require.NoError(t, err, "%s", op)
 			for _, c := range calls {
 				sent++
@@ -86,16 +91,16 @@ func TestOpsSendOnlyListedMessages(t *testing.T) {
 func TestOpsOfNoKind(t *testing.T) {
 	d := &Driver{}
 	caps := &capabilities{cnat: true, routes: true}
-	for _, op := range []vppcfg.Op{
-		{Type: vppcfg.OpCreate, Item: &vppcfg.ACLBinding{Interface: "tap0", ACL: "a"}},
-		{Type: vppcfg.OpCreate},
+	for _, op := range []driverapi.Op{
+		{Type: driverapi.OpCreate, Item: &vppcfg.ACLBinding{Interface: "tap0", ACL: "a"}},
+		{Type: driverapi.OpCreate},
 	} {
-		calls, err := d.buildOp(caps, &op, &vppcfg.OpResult{})
+		calls, err := d.buildOp(caps, &op, &driverapi.OpResult{})
 		assert.Empty(t, calls)
-		assert.ErrorIs(t, err, vppcfg.ErrUnsupported, "%s", op)
+		assert.ErrorIs(t, err, driverapi.ErrUnsupported, "%s", op)
 	}
-	op := &vppcfg.Op{Type: vppcfg.OpCreate, Item: &vppcfg.CNATSnatInterface{Interface: "tap0"}}
-	_, err := d.buildOp(&capabilities{routes: true}, op, &vppcfg.OpResult{})
-	assert.ErrorIs(t, err, vppcfg.ErrUnsupported)
+	op := &driverapi.Op{Type: driverapi.OpCreate, Item: &vppcfg.CNATSnatInterface{Interface: "tap0"}}
+	_, err := d.buildOp(&capabilities{routes: true}, op, &driverapi.OpResult{})
+	assert.ErrorIs(t, err, driverapi.ErrUnsupported)
 	assert.Contains(t, err.Error(), "cnat plugin", "the missing capability is named")
 }

@@ -8,13 +8,14 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindNAT44Address,
 		messages: []api.Message{&nat44_ed.Nat44AddDelAddressRange{}, &nat44_ed.Nat44AddressDump{}},
-		ops: forItem(func(op *vppcfg.Op, a *vppcfg.NAT44Address, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, a *vppcfg.NAT44Address, _ *driverapi.OpResult) []*call {
 			return []*call{addDelAddress(adds(op), a)}
 		}),
 		dump:        dumpNAT44Addresses,

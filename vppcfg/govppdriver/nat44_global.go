@@ -7,6 +7,7 @@ import (
 	"go.fd.io/govpp/binapi/nat44_ed"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -14,7 +15,7 @@ func init() {
 		kind: vppcfg.KindNAT44Global,
 		messages: []api.Message{&nat44_ed.Nat44EdPluginEnableDisable{}, &nat44_ed.Nat44ShowRunningConfig{},
 			&nat44_ed.Nat44ForwardingEnableDisable{}, &nat44_ed.NatSetTimeouts{}},
-		ops: forItem(func(op *vppcfg.Op, g *vppcfg.NAT44Global, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, g *vppcfg.NAT44Global, _ *driverapi.OpResult) []*call {
 			return natGlobalCalls(op, g)
 		}),
 		dump: dumpNAT44Global,
@@ -25,15 +26,15 @@ func init() {
 // resets forwarding and timeouts, so they are sent after it; zero timeouts
 // are sent as VPP's defaults (VPP takes 0 literally: sessions would expire
 // at once). Disabling deletes every NAT44 object in VPP.
-func natGlobalCalls(op *vppcfg.Op, g *vppcfg.NAT44Global) []*call {
+func natGlobalCalls(op *driverapi.Op, g *vppcfg.NAT44Global) []*call {
 	switch op.Type {
-	case vppcfg.OpDelete:
+	case driverapi.OpDelete:
 		return []*call{{
 			req:   &nat44_ed.Nat44EdPluginEnableDisable{Enable: false},
 			reply: &nat44_ed.Nat44EdPluginEnableDisableReply{},
 			check: accept("disable NAT44", api.FEATURE_ALREADY_DISABLED),
 		}}
-	case vppcfg.OpUpdate:
+	case driverapi.OpUpdate:
 		old := op.Old.(*vppcfg.NAT44Global)
 		var calls []*call
 		if old.Forwarding != g.Forwarding {

@@ -8,13 +8,14 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindNAT44IdentityMapping,
 		messages: []api.Message{&nat44_ed.Nat44AddDelIdentityMapping{}, &nat44_ed.Nat44IdentityMappingDump{}},
-		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44IdentityMapping, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, m *vppcfg.NAT44IdentityMapping, _ *driverapi.OpResult) []*call {
 			return []*call{addDelIdentityMapping(adds(op), m, op.Tag)}
 		}),
 		dump:        dumpIdentityMappings,

@@ -11,6 +11,7 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 		kind: vppcfg.KindNAT44Interface,
 		messages: []api.Message{&nat44_ed.Nat44InterfaceAddDelFeature{}, &nat44_ed.Nat44InterfaceDump{},
 			&nat44_ed.Nat44EdAddDelOutputInterface{}, &nat44_ed.Nat44EdOutputInterfaceGet{}},
-		ops: forItem(func(op *vppcfg.Op, i *vppcfg.NAT44Interface, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, i *vppcfg.NAT44Interface, _ *driverapi.OpResult) []*call {
 			return []*call{addDelInterfaceRole(adds(op), i, op.SwIfIndex)}
 		}),
 		dump:        dumpNAT44Interfaces,

@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
@@ -16,16 +17,45 @@ func init() {
 		kind: vppcfg.KindNAT44LBMapping,
 		messages: []api.Message{&nat44_ed.Nat44AddDelLbStaticMapping{}, &nat44_ed.Nat44LbStaticMappingAddDelLocal{},
 			&nat44_ed.Nat44LbStaticMappingDump{}},
-		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44LBMapping, _ *vppcfg.OpResult) []*call {
-			switch op.Type {
-			case vppcfg.OpAddLocal, vppcfg.OpDelLocal:
-				return []*call{addDelLBLocal(op.Type == vppcfg.OpAddLocal, m, op.Local)}
+		ops: forItem(func(op *driverapi.Op, m *vppcfg.NAT44LBMapping, _ *driverapi.OpResult) []*call {
+			// The layer updates a mapping one local at a time.
+			if l, add, ok := localStep(op); ok {
+				return []*call{addDelLBLocal(add, m, l)}
 			}
 			return []*call{addDelLBMapping(adds(op), m, op.Tag)}
 		}),
 		dump:        dumpLBMappings,
 		dumpIfFound: vppcfg.KindNAT44Global,
 	})
+}
+
+// localStep is the one local an update of an LB mapping adds or removes:
+// the layer changes the locals one at a time, each update from the value
+// before it (Old) to the value after (Item). ok is false for any other op.
+func localStep(op *driverapi.Op) (l vppcfg.NAT44LBLocal, add, ok bool) {
+	o, ok1 := op.Old.(*vppcfg.NAT44LBMapping)
+	n, ok2 := op.Item.(*vppcfg.NAT44LBMapping)
+	if op.Type != driverapi.OpUpdate || !ok1 || !ok2 {
+		return vppcfg.NAT44LBLocal{}, false, false
+	}
+	// Both lists are in the layer's canonical order: the one local apart
+	// is where they stop lining up.
+	long, short, add := n.Locals, o.Locals, true
+	if len(o.Locals) == len(n.Locals)+1 {
+		long, short, add = o.Locals, n.Locals, false
+	} else if len(n.Locals) != len(o.Locals)+1 {
+		return vppcfg.NAT44LBLocal{}, false, false
+	}
+	i := 0
+	for i < len(short) && short[i] == long[i] {
+		i++
+	}
+	for j := i; j < len(short); j++ {
+		if short[j] != long[j+1] {
+			return vppcfg.NAT44LBLocal{}, false, false
+		}
+	}
+	return long[i], add, true
 }
 
 func lbFlags(m *vppcfg.NAT44LBMapping) nat_types.NatConfigFlags {

@@ -9,13 +9,14 @@ import (
 	"go.fd.io/govpp/binapi/nat_types"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindNAT44StaticMapping,
 		messages: []api.Message{&nat44_ed.Nat44AddDelStaticMappingV2{}, &nat44_ed.Nat44StaticMappingDump{}},
-		ops: forItem(func(op *vppcfg.Op, m *vppcfg.NAT44StaticMapping, _ *vppcfg.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, m *vppcfg.NAT44StaticMapping, _ *driverapi.OpResult) []*call {
 			return []*call{addDelStaticMapping(adds(op), m, op.Tag)}
 		}),
 		dump:        dumpStaticMappings,

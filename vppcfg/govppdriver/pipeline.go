@@ -11,7 +11,7 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/core"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // call is one request of a pipeline with what to do with its reply.
@@ -46,7 +46,7 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 	depth := d.opts.PipelineDepth
 	stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
 	if err != nil {
-		failAll(calls, fmt.Errorf("open API stream: %w (%w)", err, vppcfg.ErrDrift))
+		failAll(calls, fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift))
 		return
 	}
 	defer func() { _ = stream.Close() }()
@@ -57,7 +57,7 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 			if err := stream.SendMsg(c.req); err != nil {
 				// Nothing reached VPP for this call (unknown message, encode
 				// error or no connection); the others still go.
-				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, vppcfg.ErrDrift)
+				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
 				d.count(c.req.GetMessageName(), true)
 				continue
 			}
@@ -69,7 +69,7 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
 			}
 			if err != nil {
-				err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, vppcfg.ErrDrift)
+				err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
 				for _, rest := range sent[i:] {
 					rest.err = err
 					d.count(rest.req.GetMessageName(), true)
@@ -157,7 +157,7 @@ func check(what string, ok, drift []api.VPPApiError) func(error) error {
 				return nil
 			}
 			if slices.Contains(drift, ve) {
-				return fmt.Errorf("%s: %w (%w)", what, err, vppcfg.ErrDrift)
+				return fmt.Errorf("%s: %w (%w)", what, err, driverapi.ErrDrift)
 			}
 		}
 		return fmt.Errorf("%s: %w", what, markDrift(err))
@@ -171,14 +171,14 @@ func check(what string, ok, drift []api.VPPApiError) func(error) error {
 func markDrift(err error) error {
 	var ve api.VPPApiError
 	if !errors.As(err, &ve) {
-		return fmt.Errorf("%w (%w)", err, vppcfg.ErrDrift)
+		return fmt.Errorf("%w (%w)", err, driverapi.ErrDrift)
 	}
 	switch ve {
 	case api.UNIMPLEMENTED:
-		return fmt.Errorf("%w (%w)", err, vppcfg.ErrUnsupported)
+		return fmt.Errorf("%w (%w)", err, driverapi.ErrUnsupported)
 	case api.VALUE_EXIST, api.FEATURE_ALREADY_ENABLED, api.INVALID_SW_IF_INDEX,
 		api.UNSUPPORTED, api.ACL_IN_USE_INBOUND, api.ACL_IN_USE_OUTBOUND:
-		return fmt.Errorf("%w (%w)", err, vppcfg.ErrDrift)
+		return fmt.Errorf("%w (%w)", err, driverapi.ErrDrift)
 	}
 	return err
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
 // End-to-end tests of the layer: reconciler → driver → govpp core and codec
@@ -164,8 +165,8 @@ func addForeign(t *testing.T, v *fakevpp.VPP) {
 		create(&vppcfg.NAT44LBMapping{External: ap("10.97.0.1:53"), Protocol: vppcfg.ProtoUDP, Out2InOnly: true,
 			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.53:53"), Probability: 1}, {Addr: ap("10.1.1.54:53"), Probability: 1}}}, "calico:dns"),
 		create(&vppcfg.ACL{Name: "theirs", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit, Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")}}}, "calico:acl"))
-	mustApply(t, d, vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap0,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}})
+	theirs := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}
+	mustApply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: theirs.Key(), SwIfIndex: tap0, Item: theirs})
 }
 
 // section returns one section of a fakevpp dump ("acl interfaces").
@@ -381,7 +382,7 @@ func BenchmarkReconcileColdSync(b *testing.B) {
 					}
 					d, err := Connect(a, Options{Logger: quietLogger(), PipelineDepth: depth})
 					require.NoError(b, err)
-					waitEvent(b, d, vppcfg.EventConnected)
+					waitEvent(b, d, driverapi.EventConnected)
 					r := vppcfg.NewReconciler(d, reconcilerOptions())
 					require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 					ctx, cancel := context.WithCancel(context.Background())
@@ -409,7 +410,7 @@ func BenchmarkReconcileColdSync(b *testing.B) {
 // BenchmarkRecoveryAfterVPPRestart restarts the fake VPP under a layer
 // that holds the 20,000 LB mappings of BenchmarkReconcileColdSync, with a
 // socket's round trip, and measures the time until everything is applied
-// again, as a multiple of the cold sync (x-cold-sync): issue 19 asks for at
+// again, as a multiple of the cold sync (x-cold-sync): the target is at
 // most 1 (the real VPP's figures are TestChaosRecoveryAsFastAsColdSync's).
 // Detection (govpp's health check, 50 ms in these tests) is included.
 func BenchmarkRecoveryAfterVPPRestart(b *testing.B) {
@@ -418,7 +419,7 @@ func BenchmarkRecoveryAfterVPPRestart(b *testing.B) {
 	d, err := Connect(withLatency(v, 50*time.Microsecond), Options{Logger: quietLogger()})
 	require.NoError(b, err)
 	b.Cleanup(d.Close)
-	waitEvent(b, d, vppcfg.EventConnected)
+	waitEvent(b, d, driverapi.EventConnected)
 	r := vppcfg.NewReconciler(d, reconcilerOptions())
 	require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -481,7 +482,7 @@ func BenchmarkHitlessResync20k(b *testing.B) {
 	v := newFake()
 	d0, err := Connect(v, Options{Logger: quietLogger()})
 	require.NoError(b, err)
-	waitEvent(b, d0, vppcfg.EventConnected)
+	waitEvent(b, d0, driverapi.EventConnected)
 	r0 := vppcfg.NewReconciler(d0, reconcilerOptions())
 	require.NoError(b, r0.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	require.NoError(b, r0.Resync(context.Background()))
@@ -493,7 +494,7 @@ func BenchmarkHitlessResync20k(b *testing.B) {
 		v.ResetCalls()
 		d, err := Connect(v.NewAdapter(), Options{Logger: quietLogger()})
 		require.NoError(b, err)
-		waitEvent(b, d, vppcfg.EventConnected)
+		waitEvent(b, d, driverapi.EventConnected)
 		r := vppcfg.NewReconciler(d, reconcilerOptions())
 		require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 		b.StartTimer()
@@ -595,7 +596,7 @@ func TestLostReplyOfAnUntaggedCreate(t *testing.T) {
 	d, err := Connect(v, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: 300 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
-	waitEvent(t, d, vppcfg.EventConnected)
+	waitEvent(t, d, driverapi.EventConnected)
 	r := vppcfg.NewReconciler(d, reconcilerOptions())
 	c := r.Client("nat44")
 	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}).Commit(context.Background()))

@@ -1,8 +1,7 @@
 // Command benchtable turns the output of the scale benchmarks
 // (internal/benchmarks) into the tables of docs/performance.md: every
-// benchmark's medians, then the scale targets of issues 7 and 15 with what
-// was measured and whether each holds (issue 15's ratios against
-// kube-proxy come from `make bench-kubeproxy`, which `make bench` runs
+// benchmark's medians, then the project's scale targets with what was
+// measured and whether each holds (the ratios against kube-proxy come from `make bench-kubeproxy`, which `make bench` runs
 // next). `make bench` pipes the benchmarks through it; the
 // raw output is echoed first, so nothing is lost.
 //
@@ -44,7 +43,7 @@ var columns = []struct{ unit, title string }{
 	{"fake-B/service-port", "fake-B/service-port"},
 }
 
-// target is one of the scale targets of issues 7 and 15.
+// target is one of the project's scale targets.
 type target struct {
 	what   string
 	bench  string
@@ -62,7 +61,7 @@ var targets = []target{
 	{"Heap ≤ 1 KiB per service port (5,000 × 10)", "SteadyStateHeap/services=5000/endpoints=10", "heap-B/service-port", 1024, true},
 	{"Heap ≤ 1 KiB per service port (50,000 × 10)", "SteadyStateHeap/services=50000/endpoints=10", "heap-B/service-port", 1024, true},
 	{"Heap ≤ 1 KiB per service port (50,000 × 1)", "SteadyStateHeap/services=50000/endpoints=1", "heap-B/service-port", 1024, true},
-	// Issue 15's own, beside its ratios against kube-proxy.
+	// The targets set beside the ratios against kube-proxy.
 	{"Issue 15: heap ≤ 1.5 KiB per service port (5,000 × 10)", "SteadyStateHeap/services=5000/endpoints=10", "heap-B/service-port", 1536, true},
 	{"Issue 15: cold sync 50,000 × 1 ≤ 10 µs per service (≥ 100,000 services/s)", "ColdSync/services=50000/endpoints=1", "services/s", 100000, false},
 	{"Issue 15: endpoint change ≤ 25 µs control-plane CPU", "EndpointChange/services=10000/vpp=instant", "ns/op", 25e3, true},

@@ -1,6 +1,6 @@
 package realvpp
 
-// The chaos suite (issue 19): VPP killed, frozen or flooded under the
+// The chaos suite: VPP killed, frozen or flooded under the
 // running agent. Every case ends by comparing what VPP holds, read through
 // a second connection, with what the agent wants (checkState). The cases
 // that kill VPP need dataplane.RestartEnv, the command that brings it back;
@@ -26,6 +26,7 @@ import (
 	"github.com/vppsvc/vppsvc/internal/benchmarks"
 	rv "github.com/vppsvc/vppsvc/realvpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -298,7 +299,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	defer drv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var st *vppcfg.State
+	var st *driverapi.State
 	for {
 		if st, err = drv.Dump(ctx); err == nil || ctx.Err() != nil {
 			break
@@ -310,7 +311,12 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	}
 	observed := map[vppcfg.Key][]vppcfg.Item{}
 	aclName := map[uint32]string{}
+	var lists []*vppcfg.ACLAssignment
 	for _, o := range st.Objects {
+		if l, ok := o.Item.(*vppcfg.ACLAssignment); ok {
+			lists = append(lists, l)
+			continue
+		}
 		it := labelled(o)
 		observed[it.Key()] = append(observed[it.Key()], it)
 		if acl, ok := it.(*vppcfg.ACL); ok {
@@ -341,8 +347,9 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	for k := range observed {
 		problems = append(problems, "extra "+k.String())
 	}
-	for ifName, lists := range st.ACLLists {
-		for dir, idx := range map[string][]uint32{vppcfg.ACLInput.String(): lists.Input, vppcfg.ACLOutput.String(): lists.Output} {
+	for _, l := range lists {
+		ifName := l.Interface
+		for dir, idx := range map[string][]uint32{vppcfg.ACLInput.String(): l.InputIndexes, vppcfg.ACLOutput.String(): l.OutputIndexes} {
 			var got []string
 			for _, i := range idx {
 				got = append(got, aclName[i])
@@ -368,7 +375,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 
 // labelled is a dumped object with the label its tag carries, as the
 // reconciler reads it.
-func labelled(o vppcfg.Observed) vppcfg.Item {
+func labelled(o driverapi.Observed) vppcfg.Item {
 	_, label, ok := vppcfg.ParseTag(o.Tag)
 	if !ok {
 		return o.Item

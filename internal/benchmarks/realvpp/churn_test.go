@@ -44,7 +44,7 @@ const (
 	churnSample   = 10 * time.Second
 )
 
-// TestChaosChurn is issue 19's churn against a real VPP 25.10: from a
+// TestChaosChurn is the chaos suite's churn against a real VPP 25.10: from a
 // cold-synced cluster of 10,000 services × 2 endpoints (NAT44-ED LB
 // mappings), 100 changes a second through the product's agent for
 // VPPSVC_CHAOS_CHURN (skipped when unset), drawn by a seeded PRNG

@@ -23,7 +23,7 @@ func (s size) String() string {
 	return fmt.Sprintf("services=%d/endpoints=%d", s.services, s.endpoints)
 }
 
-// coldSizes are the states of issue 7's scale targets: 5,000 services × 10
+// coldSizes are the states of the scale targets (docs/performance.md): 5,000 services × 10
 // endpoints (LB mappings) and 50,000 × 1 (static mappings).
 var coldSizes = []size{{5000, 10}, {50000, 1}}
 

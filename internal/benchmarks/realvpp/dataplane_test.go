@@ -42,7 +42,7 @@ func (c packetCase) String() string {
 const rounds = 3
 
 // BenchmarkRealPacketCost measures the data plane's CPU cost per packet on
-// a real VPP (issue 18, item 4b): VPP's "show runtime" is cleared, a burst
+// a real VPP: VPP's "show runtime" is cleared, a burst
 // of 10,000 packets is sent through the packet generator from a local pod
 // (tap9, 10.1.1.9 / fd00:1:1::9) to ClusterIPs, and the clocks of every
 // graph node (Clocks × Vectors) are summed and divided by the packets

@@ -1,5 +1,5 @@
-// Package realvpp holds the benchmarks of vppsvc on a real VPP 25.10
-// (issue 18, items 4 and 4b): the control plane's cost in VPP (cold syncs
+// Package realvpp holds the benchmarks of vppsvc on a real VPP 25.10:
+// the control plane's cost in VPP (cold syncs
 // of kube-proxy-shaped clusters through the product's agent, an agent
 // restart over the programmed VPP, the per-item cost of NAT44-ED's two
 // mapping shapes) and the data plane's cost per packet (CPU clocks per

@@ -32,8 +32,8 @@ const (
 	heapServices = 50000
 )
 
-// TestChaosHeapExhausted is issue 19's "VPP's main heap too small for the
-// state" on a real VPP 25.10: VPP restarted with a 96 MB main heap, then a
+// TestChaosHeapExhausted is the chaos case "VPP's main heap too small
+// for the state" on a real VPP 25.10: VPP restarted with a 96 MB main heap, then a
 // cold sync of 50,000 services × 1 endpoint (one NAT44-ED static mapping
 // each) through the product's agent.
 //

@@ -13,7 +13,7 @@ import (
 // left, and its fake VPP and agents (with their processors and
 // reconcilers) are garbage-collected: nothing — a test cleanup, a timer, a
 // goroutine, a global — keeps them, so memory is bounded by one sequence
-// (issue 19: the property tests kept every sequence until the test ended).
+// (the property tests once kept every sequence until the test ended).
 // The sequence has VPP faults, so the retry timers of the processor and
 // the VPP layer have been armed.
 func TestStoppedAgentsAreCollected(t *testing.T) {

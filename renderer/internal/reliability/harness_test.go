@@ -1,4 +1,4 @@
-// Package reliability_test holds the end-to-end reliability tests of issue 7
+// Package reliability_test holds the end-to-end reliability tests
 // (docs/reliability.md): Kubernetes objects go through the processor, both
 // renderers (NAT44 for IPv4, cnat for IPv6), the VPP layer and govpp into a
 // fake VPP with faults and restarts, and the fake's Dump — every object VPP
@@ -125,8 +125,8 @@ func startAgent(tb testing.TB, v *fakevpp.VPP, first bool) *agent {
 // sequences in one test; every agent registers its stop with Cleanup (and
 // tracetest its layer's), and a cleanup keeps what it stops reachable, so
 // with the test's own Cleanup every sequence's agents, fakes and their
-// state would stay in memory until the test ends (issue 19: the kernel
-// killed the 10,000-sequence run at 24 GB). Everything else goes to the
+// state would stay in memory until the test ends (the kernel once killed
+// the 10,000-sequence run at 24 GB). Everything else goes to the
 // test.
 type scope struct {
 	testing.TB

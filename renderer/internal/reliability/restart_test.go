@@ -13,6 +13,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -76,20 +77,20 @@ func addForeign(t testing.TB, v *fakevpp.VPP) {
 	}
 	defer d.Close()
 	ap := netip.MustParseAddrPort
-	create := func(it vppcfg.Item, tag string) vppcfg.Op {
-		return vppcfg.Op{Type: vppcfg.OpCreate, Key: it.Key(), Item: it, Tag: tag}
+	create := func(it vppcfg.Item, tag string) driverapi.Op {
+		return driverapi.Op{Type: driverapi.OpCreate, Key: it.Key(), Item: it, Tag: tag}
 	}
-	ops := []vppcfg.Op{
+	ops := []driverapi.Op{
 		create(&vppcfg.NAT44Global{}, ""),
 		create(&vppcfg.NAT44StaticMapping{External: ap("1.1.1.1:25"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.25:25")}, ""),
 		create(&vppcfg.NAT44StaticMapping{External: ap("1.1.1.1:26"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.26:26")}, "calico:smtp"),
 		create(&vppcfg.ACL{Name: "theirs", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit,
 			Src: netip.MustParsePrefix("0.0.0.0/0"), Dst: netip.MustParsePrefix("0.0.0.0/0")}}}, "calico:acl"),
 	}
-	var res []vppcfg.OpResult
+	var res []driverapi.OpResult
 	waitFor(convergeTimeout, func() bool { // the driver connects in the background
 		res = d.Apply(context.Background(), ops)
-		return !errors.Is(res[0].Err, vppcfg.ErrNotConnected)
+		return !errors.Is(res[0].Err, driverapi.ErrNotConnected)
 	})
 	for i, r := range res {
 		if r.Err != nil {
@@ -97,9 +98,9 @@ func addForeign(t testing.TB, v *fakevpp.VPP) {
 		}
 	}
 	tap2, _ := v.InterfaceIndex("tap2")
-	bind := vppcfg.Op{Type: vppcfg.OpSetACLs, SwIfIndex: tap2,
-		ACLs: &vppcfg.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}}
-	if r := d.Apply(context.Background(), []vppcfg.Op{bind}); r[0].Err != nil {
+	lists := &vppcfg.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}
+	bind := driverapi.Op{Type: driverapi.OpUpdate, Key: lists.Key(), SwIfIndex: tap2, Item: lists}
+	if r := d.Apply(context.Background(), []driverapi.Op{bind}); r[0].Err != nil {
 		t.Fatalf("bind the foreign ACL: %v", r[0].Err)
 	}
 }

@@ -1,10 +1,8 @@
-package vppcfg
+package driverapi
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 )
 
 // Driver is the seam between the layer and VPP. The reconciler decides what
@@ -33,10 +31,10 @@ type Driver interface {
 type State struct {
 	// Interfaces maps every interface name to its sw_if_index.
 	Interfaces map[string]uint32
-	// Objects are the VPP objects of the managed kinds, as items.
+	// Objects are the VPP objects of the managed kinds, as items. A kind
+	// whose items VPP holds merged (ACL bindings: one list per interface)
+	// reports one object per merged list.
 	Objects []Observed
-	// ACLLists holds every interface's bound ACLs by VPP index, in VPP order.
-	ACLLists map[string]InterfaceACLIndexes
 	// Unobservable lists the kinds the dump cannot read back; desired items
 	// of these kinds are re-asserted after a (re)connect, so their create
 	// must be idempotent in the driver.
@@ -49,19 +47,14 @@ type State struct {
 // Observed is one object read from VPP.
 type Observed struct {
 	Item Item
-	// Tag is the VPP tag of kinds that carry one; the item's Label (or an
+	// Tag is the VPP tag of kinds that carry one; the item's label (or an
 	// ACL's Name) is filled in by the reconciler from the tag.
 	Tag string
 	// Handle is the index VPP assigned (ACL index, cnat translation ID).
 	Handle uint32
 }
 
-// InterfaceACLIndexes are the ACL indexes bound to one interface.
-type InterfaceACLIndexes struct {
-	Input, Output []uint32
-}
-
-// OpType is the kind of one VPP operation.
+// OpType is what one VPP operation does to its object.
 type OpType uint8
 
 const (
@@ -69,15 +62,12 @@ const (
 	OpCreate OpType = iota + 1
 	// OpDelete removes an object.
 	OpDelete
-	// OpUpdate changes an object in place (ACL rules, cnat paths, NAT44
-	// forwarding and timeouts, cnat SNAT settings).
+	// OpUpdate changes an object in place, from Old to Item. A kind whose
+	// VPP messages change one part at a time gets one update per part,
+	// each Old the Item of the one before (an LB mapping's locals); a kind
+	// VPP holds merged gets the whole merged value (an interface's ACL
+	// lists).
 	OpUpdate
-	// OpAddLocal adds one local to an existing NAT44 LB mapping.
-	OpAddLocal
-	// OpDelLocal removes one local from an existing NAT44 LB mapping.
-	OpDelLocal
-	// OpSetACLs replaces the ACL lists of one interface.
-	OpSetACLs
 )
 
 func (t OpType) String() string {
@@ -88,29 +78,21 @@ func (t OpType) String() string {
 		return "delete"
 	case OpUpdate:
 		return "update"
-	case OpAddLocal:
-		return "add-local"
-	case OpDelLocal:
-		return "del-local"
-	case OpSetACLs:
-		return "set-acls"
 	}
 	return "op?"
 }
 
-// Op is one operation on VPP, produced by the diff (planOps).
+// Op is one operation on VPP, planned by the reconciler.
 type Op struct {
 	Type OpType
-	// Key is the item the op acts on; for OpSetACLs it is the interface's
-	// binding key prefix (kind acl-binding, name = interface).
+	// Key is the item the op acts on (for a merged value, the key of the
+	// merge: the interface of an ACL list).
 	Key Key
-	// Item is the new value (create, update, add/del-local) or the value
-	// being removed (delete).
+	// Item is the new value (create, update) or the value being removed
+	// (delete).
 	Item Item
-	// Old is the previous value of an update.
+	// Old is the value an update changes.
 	Old Item
-	// Local is the local of an add/del-local op.
-	Local NAT44LBLocal
 	// Handle is the VPP index of the object (delete and update of ACLs and
 	// cnat translations), filled in by the reconciler.
 	Handle uint32
@@ -120,45 +102,17 @@ type Op struct {
 	// SwIfIndex is the resolved interface of interface-bound items, filled
 	// in by the reconciler.
 	SwIfIndex uint32
-	// ACLs is the complete ACL assignment of an OpSetACLs.
-	ACLs *ACLAssignment
-	// Owner is the owner that desired the item when the op was planned
-	// (the first, for shared items), filled in by the reconciler for its own
-	// bookkeeping; drivers ignore it. The desired state may change while
-	// the op is in flight, so the owner is not looked up when it returns.
-	Owner string
 }
 
-// ACLAssignment is the full ACL list of one interface. Foreign ACLs (not
-// created by this layer) keep their place in front of ours.
-type ACLAssignment struct {
-	Interface string
-	// Input and Output are our ACL names in evaluation order.
-	Input, Output []string
-	// Bindings are the binding keys this assignment adds or removes (for status).
-	Bindings []Key
-	// InputIndexes and OutputIndexes are the VPP indexes to send, foreign
-	// ones first; filled in by the reconciler right before Apply.
-	InputIndexes, OutputIndexes []uint32
-}
-
-// String renders an op for logs and table tests, for example
-// "add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080".
-func (o Op) String() string {
-	switch o.Type {
-	case OpAddLocal, OpDelLocal:
-		return fmt.Sprintf("%s %s %s", o.Type, o.Key, o.Local.Addr)
-	case OpSetACLs:
-		return fmt.Sprintf("%s %s in=[%s] out=[%s]", o.Type, o.ACLs.Interface,
-			strings.Join(o.ACLs.Input, ","), strings.Join(o.ACLs.Output, ","))
-	}
-	return fmt.Sprintf("%s %s", o.Type, o.Key)
-}
+// String renders an op for logs, for example
+// "create nat44-lb-mapping/10.96.0.10:80/tcp".
+func (o Op) String() string { return o.Type.String() + " " + o.Key.String() }
 
 // OpResult is the outcome of one op.
 type OpResult struct {
 	Err error
-	// Handle is the index VPP returned for a create (ACL index, cnat ID).
+	// Handle is the index VPP returned for a create (ACL index, cnat ID),
+	// or for an update that replaces the object (a cnat translation).
 	Handle uint32
 }
 
@@ -225,3 +179,7 @@ var (
 	// to VPP; the reconciler waits for the connection without alarm.
 	ErrNotConnected = errors.New("not connected to VPP yet")
 )
+
+// ErrIncompatible marks a VPP whose API does not match the driver's
+// bindings; the reconciler's Start gives up on it instead of retrying.
+var ErrIncompatible = errors.New("VPP API is incompatible")

@@ -1,0 +1,410 @@
+package vppcfg
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+)
+
+// ACL bindings are not applied one by one: VPP takes the whole ACL list of
+// an interface in one message, so the diff merges the bindings of every
+// owner into one list per interface and direction (an ACLAssignment), and
+// the dump's lists map back to bindings. This file is the binding kind's
+// merger (descriptor.go).
+
+// ACLAssignment is the full ACL lists of one interface, the value VPP takes
+// in one message: what the layer sends (an OpUpdate of the interface's
+// aclListKey) and what a dump reports for each interface with ACLs
+// (indexes only). Foreign ACLs (not created by this layer) keep their
+// place in front of ours.
+type ACLAssignment struct {
+	Interface string
+	// Input and Output are our ACL names in evaluation order.
+	Input, Output []string
+	// InputIndexes and OutputIndexes are the VPP indexes to send, foreign
+	// ones first; filled in by the reconciler right before Apply.
+	InputIndexes, OutputIndexes []uint32
+}
+
+// aclListKey is the key of an interface's merged ACL lists. No binding has
+// it: a binding's key names its ACL too.
+func aclListKey(ifName string) Key { return Key{Kind: KindACLBinding, Name: ifName} }
+
+func (a *ACLAssignment) Key() Key             { return aclListKey(a.Interface) }
+func (a *ACLAssignment) kind() Kind           { return KindACLBinding }
+func (a *ACLAssignment) Interfaces() []string { return []string{a.Interface} }
+func (a *ACLAssignment) Equal(o Item) bool {
+	other, ok := o.(*ACLAssignment)
+	return ok && a.Interface == other.Interface && slices.Equal(a.Input, other.Input) && slices.Equal(a.Output, other.Output) &&
+		slices.Equal(a.InputIndexes, other.InputIndexes) && slices.Equal(a.OutputIndexes, other.OutputIndexes)
+}
+func (a *ACLAssignment) String() string {
+	if len(a.Input)+len(a.Output) == 0 && len(a.InputIndexes)+len(a.OutputIndexes) > 0 {
+		return fmt.Sprintf("acl lists %s in=%v out=%v", a.Interface, a.InputIndexes, a.OutputIndexes)
+	}
+	return fmt.Sprintf("acl lists %s in=[%s] out=[%s]", a.Interface, strings.Join(a.Input, ","), strings.Join(a.Output, ","))
+}
+
+// aclIndexes are the ACL indexes bound to one interface.
+type aclIndexes struct {
+	Input, Output []uint32
+}
+
+// aclNameList holds the names of our ACLs bound to one interface, in VPP order.
+type aclNameList struct {
+	Input, Output []string
+}
+
+// bindingMerger is the binding kind's merger.
+var bindingMerger = &merger{plan: aclAssignments, prepare: resolveACLs, record: applyACLAssignment, observe: observeACLLists}
+
+// bindingWaitsFor holds back a binding whose ACL is neither applied nor
+// about to be created: VPP binds ACLs by index.
+func bindingWaitsFor(b *ACLBinding) (Key, string) {
+	return ACLKey(b.ACL), fmt.Sprintf("waiting for acl %q", b.ACL)
+}
+
+// bindingOpText renders a merged op as "set-acls <interface> in=[…] out=[…]".
+func bindingOpText(op driverapi.Op) string {
+	a, ok := op.Item.(*ACLAssignment)
+	if !ok {
+		return op.String()
+	}
+	return fmt.Sprintf("set-acls %s in=[%s] out=[%s]", a.Interface, strings.Join(a.Input, ","), strings.Join(a.Output, ","))
+}
+
+// aclAssignments merges the ACL bindings of every interface into one list
+// per direction, ordered by (Priority, ACL name). An interface losing
+// bindings gets the reduced list in the delete phase, before the ACLs are
+// deleted (VPP refuses to delete a bound ACL); additions and reordering are
+// set in the create phase, after new ACLs exist.
+func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []task) {
+	// Bindings kept for owners that have not resynced have no known
+	// priority (VPP does not store it): they keep their place in VPP's
+	// current list relative to the desired ones, so that an agent restart,
+	// where owners resync one after another, does not reorder the list.
+	type dirLists struct{ in, out, keptIn, keptOut []*ACLBinding }
+	want := map[string]*dirLists{}
+	touch := map[string]bool{}
+	addTo := func(b *ACLBinding, kept bool) {
+		l := want[b.Interface]
+		if l == nil {
+			l = &dirLists{}
+			want[b.Interface] = l
+		}
+		switch {
+		case b.Direction == ACLOutput && kept:
+			l.keptOut = append(l.keptOut, b)
+		case b.Direction == ACLOutput:
+			l.out = append(l.out, b)
+		case kept:
+			l.keptIn = append(l.keptIn, b)
+		default:
+			l.in = append(l.in, b)
+		}
+	}
+	add := func(b *ACLBinding) { addTo(b, false) }
+	in.eachBinding(func(k Key) {
+		d, desired := in.Desired[k].item.(*ACLBinding)
+		if desired {
+			touch[d.Interface] = true
+			if ready[k] {
+				add(d)
+			}
+		}
+		a, applied := in.Applied[k]
+		if !applied {
+			return
+		}
+		b, ok := a.Item.(*ACLBinding)
+		if !ok {
+			return
+		}
+		touch[b.Interface] = true
+		if desired {
+			if !ready[k] {
+				add(b) // waiting for nothing we change now: keep it where it is
+			}
+			return
+		}
+		if !prunable(a, in.Resynced) {
+			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
+			addTo(b, true)
+		}
+	})
+	for ifName := range in.ACLOrder {
+		touch[ifName] = true
+	}
+	for _, ifName := range sortedKeys(touch) {
+		if _, ok := in.Interfaces[ifName]; !ok {
+			continue
+		}
+		l := want[ifName]
+		if l == nil {
+			l = &dirLists{}
+		}
+		cur := in.ACLOrder[ifName]
+		finalIn := mergeKept(sortBindings(l.in), inOrder(l.keptIn, cur.Input), cur.Input)
+		finalOut := mergeKept(sortBindings(l.out), inOrder(l.keptOut, cur.Output), cur.Output)
+		if slices.Equal(cur.Input, finalIn) && slices.Equal(cur.Output, finalOut) {
+			continue
+		}
+		keys := func(dir ACLDirection, names []string) []Key {
+			var ks []Key
+			for _, n := range names {
+				ks = append(ks, ACLBindingKey(ifName, dir, n))
+			}
+			return ks
+		}
+		midIn, midOut := keepOnly(cur.Input, finalIn), keepOnly(cur.Output, finalOut)
+		removedIn, removedOut := without(cur.Input, finalIn), without(cur.Output, finalOut)
+		if len(removedIn)+len(removedOut) > 0 {
+			dels = append(dels, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
+				Item: &ACLAssignment{Interface: ifName, Input: midIn, Output: midOut}},
+				covers: append(keys(ACLInput, removedIn), keys(ACLOutput, removedOut)...),
+			})
+			if slices.Equal(midIn, finalIn) && slices.Equal(midOut, finalOut) {
+				continue
+			}
+		}
+		sets = append(sets, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
+			Item: &ACLAssignment{Interface: ifName, Input: finalIn, Output: finalOut}},
+			covers: append(keys(ACLInput, finalIn), keys(ACLOutput, finalOut)...),
+		})
+	}
+	return dels, sets
+}
+
+func sortBindings(bs []*ACLBinding) []string {
+	slices.SortFunc(bs, func(a, b *ACLBinding) int {
+		if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ACL, b.ACL)
+	})
+	names := make([]string, 0, len(bs))
+	seen := make(map[string]bool, len(bs))
+	for _, b := range bs {
+		if !seen[b.ACL] {
+			seen[b.ACL] = true
+			names = append(names, b.ACL)
+		}
+	}
+	return names
+}
+
+// positions maps each name of list to its index. The helpers below look
+// names up in it rather than scanning the list: an interface can carry a
+// hundred or more ACLs (the renderers' filter shards), and a resync merges
+// every interface's lists.
+func positions(list []string) map[string]int {
+	pos := make(map[string]int, len(list))
+	for i, n := range list {
+		if _, dup := pos[n]; !dup {
+			pos[n] = i
+		}
+	}
+	return pos
+}
+
+// at is n's index in the list pos was made from, or -1.
+func at(pos map[string]int, n string) int {
+	if i, ok := pos[n]; ok {
+		return i
+	}
+	return -1
+}
+
+// inOrder returns the names of bs in the order they have in cur.
+func inOrder(bs []*ACLBinding, cur []string) []string {
+	pos := positions(cur)
+	slices.SortStableFunc(bs, func(a, b *ACLBinding) int {
+		return cmp.Compare(at(pos, a.ACL), at(pos, b.ACL))
+	})
+	names := make([]string, 0, len(bs))
+	for _, b := range bs {
+		names = append(names, b.ACL)
+	}
+	return names
+}
+
+// mergeKept inserts the kept names (in cur's order) into the desired list:
+// each goes just before the first desired name that follows it in cur, or at
+// the end when none does. A list that VPP already holds thus stays as it is.
+func mergeKept(desired, kept, cur []string) []string {
+	out := slices.Clone(desired)
+	if len(kept) == 0 {
+		return out
+	}
+	pos := positions(cur)
+	for _, k := range kept {
+		where := len(out)
+		if p := at(pos, k); p >= 0 {
+			for i, n := range out {
+				if at(pos, n) > p {
+					where = i
+					break
+				}
+			}
+		}
+		out = slices.Insert(out, where, k)
+	}
+	return out
+}
+
+// keepOnly returns cur without the names missing from final, in cur's order.
+func keepOnly(cur, final []string) []string {
+	in := positions(final)
+	var out []string
+	for _, n := range cur {
+		if _, ok := in[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// without returns the names of cur missing from final.
+func without(cur, final []string) []string {
+	in := positions(final)
+	var out []string
+	for _, n := range cur {
+		if _, ok := in[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// resolveACLs maps ACL names to VPP indexes, foreign ACLs first. A name
+// whose ACL is not in VPP (its create failed) is left out, and its binding
+// fails, so that the other bindings of the interface still apply.
+func resolveACLs(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op {
+	a, ok := op.Item.(*ACLAssignment)
+	if !ok {
+		return op
+	}
+	c := *a
+	front := r.aclFront[a.Interface]
+	c.InputIndexes = slices.Clone(front.Input)
+	c.OutputIndexes = slices.Clone(front.Output)
+	c.Input, c.Output = nil, nil
+	resolve := func(dir ACLDirection, names []string, idx *[]uint32, out *[]string) {
+		for _, n := range names {
+			acl, ok := r.applied[ACLKey(n)]
+			if !ok {
+				k := ACLBindingKey(a.Interface, dir, n)
+				r.failKey(k, fmt.Errorf("acl %q is not in VPP", n), now)
+				continue
+			}
+			*idx = append(*idx, acl.Handle)
+			*out = append(*out, n)
+		}
+	}
+	resolve(ACLInput, a.Input, &c.InputIndexes, &c.Input)
+	resolve(ACLOutput, a.Output, &c.OutputIndexes, &c.Output)
+	op.Item = &c
+	return op
+}
+
+// applyACLAssignment rebuilds the applied bindings of one interface.
+func applyACLAssignment(r *Reconciler, op driverapi.Op) {
+	a, ok := op.Item.(*ACLAssignment)
+	if !ok {
+		return
+	}
+	prev := map[Key]appliedEntry{}
+	for k, ai := range r.applied {
+		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
+			prev[k] = ai
+			r.deleteApplied(k)
+		}
+	}
+	r.storeMu.RLock()
+	defer r.storeMu.RUnlock()
+	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
+		names := a.Input
+		if dir == ACLOutput {
+			names = a.Output
+		}
+		for _, n := range names {
+			k := ACLBindingKey(a.Interface, dir, n)
+			if d, owners, ok := r.store.get(k); ok {
+				r.setApplied(k, appliedEntry{Item: d, Owner: r.owners.of(owners[0])})
+			} else if p, ok := prev[k]; ok {
+				r.setApplied(k, p)
+			}
+		}
+	}
+	if len(a.Input)+len(a.Output) == 0 {
+		delete(r.aclOrder, a.Interface)
+	} else {
+		r.aclOrder[a.Interface] = aclNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
+	}
+}
+
+// observeACLLists maps the ACL lists a dump found on one interface back to
+// bindings: indexes of our ACLs (classified before) become applied
+// bindings in VPP order, the others stay in front as foreign.
+func observeACLLists(c *classified, o driverapi.Observed, desired desiredLookup) {
+	lists, ok := o.Item.(*ACLAssignment)
+	if !ok {
+		return
+	}
+	ifName := lists.Interface
+	var front aclIndexes
+	var ours aclNameList
+	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
+		idxs := lists.InputIndexes
+		if dir == ACLOutput {
+			idxs = lists.OutputIndexes
+		}
+		for _, idx := range idxs {
+			name, ok := c.names[KindACL][idx]
+			if !ok {
+				if dir == ACLInput {
+					front.Input = append(front.Input, idx)
+				} else {
+					front.Output = append(front.Output, idx)
+				}
+				continue
+			}
+			if dir == ACLInput {
+				ours.Input = append(ours.Input, name)
+			} else {
+				ours.Output = append(ours.Output, name)
+			}
+			c.addBinding(ifName, dir, name, desired)
+		}
+	}
+	if len(front.Input)+len(front.Output) > 0 {
+		c.aclFront[ifName] = front
+	}
+	if len(ours.Input)+len(ours.Output) > 0 {
+		c.aclOrder[ifName] = ours
+	}
+}
+
+// addBinding records one of our ACLs bound to an interface as an applied binding.
+func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
+	key := ACLBindingKey(ifName, dir, aclName)
+	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
+	e := appliedEntry{Item: b}
+	if d, owners, ok := desired.get(key); ok {
+		if db, ok := d.(*ACLBinding); ok {
+			b.Priority = db.Priority
+		}
+		e.Owner = c.owners.of(owners[0])
+	} else {
+		e.Orphan = true
+		if acl, ok := c.applied[ACLKey(aclName)]; ok {
+			e.Owner = acl.Owner
+		}
+	}
+	c.applied[key] = e
+}
