@@ -308,9 +308,24 @@ func simNodeStatus(i int, now time.Time) corev1.NodeStatus {
 // heartbeat rewrites each Node's status (new heartbeat times) every period,
 // spread evenly, as kubelets do, until ctx ends.
 func (s *simNodes) heartbeat(ctx context.Context, period time.Duration) {
-	tick := time.NewTicker(period / time.Duration(len(s.nodes)))
+	var wg sync.WaitGroup
+	for g := range min(simWorkers, len(s.nodes)) {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.heartbeatOf(ctx, period, g) }()
+	}
+	wg.Wait()
+}
+
+// heartbeatOf updates the nodes whose index is g modulo simWorkers.
+func (s *simNodes) heartbeatOf(ctx context.Context, period time.Duration, g int) {
+	var mine []int
+	for i := g; i < len(s.nodes); i += simWorkers {
+		mine = append(mine, i)
+	}
+	tick := time.NewTicker(period / time.Duration(len(mine)))
 	defer tick.Stop()
-	for i := 0; ; i = (i + 1) % len(s.nodes) {
+	for j := 0; ; j = (j + 1) % len(mine) {
+		i := mine[j]
 		select {
 		case <-ctx.Done():
 			return
@@ -356,6 +371,7 @@ type simWriter struct {
 	slices  []*discoveryv1.EndpointSlice
 	nextIP  uint32
 	nodes   int
+	per     int // endpoints per slice
 	written int
 }
 
@@ -369,7 +385,7 @@ func createSimServices(t *testing.T, ctx context.Context, ns string, cfg simConf
 	t.Helper()
 	per := max(cfg.endpoints/cfg.services, 1)
 	w := &simWriter{ns: ns, svcs: make([]model.ServiceID, cfg.services), slices: make([]*discoveryv1.EndpointSlice, cfg.services),
-		nextIP: uint32(cfg.services * per), nodes: cfg.agents}
+		nextIP: uint32(cfg.services * per), nodes: cfg.agents, per: per}
 	// Deleted in parallel before the harness's own cleanup, which deletes
 	// one by one within 30 s.
 	t.Cleanup(func() {
@@ -420,33 +436,58 @@ func (w *simWriter) endpoint(n uint32) discoveryv1.Endpoint {
 // churn replaces one endpoint per write (a pod replaced by a new one with
 // a new IP), rate writes per second for d, services in turn; each write is
 // a probe when probes is not nil. It returns the number of writes.
+//
+// simWorkers writers share the work, each owning the slices of its
+// residue, so that the rate does not hang on one write's latency.
 func (w *simWriter) churn(t *testing.T, ctx context.Context, rate int, d time.Duration, probes *probeBook) int {
 	t.Helper()
+	type change struct {
+		i, k int
+		ep   discoveryv1.Endpoint
+	}
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	queues := make([]chan change, simWorkers)
+	for q := range queues {
+		queues[q] = make(chan change, rate)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range queues[q] {
+				sl := w.slices[c.i].DeepCopy()
+				sl.Endpoints[c.k] = c.ep
+				updated, err := cluster.Client.DiscoveryV1().EndpointSlices(w.ns).Update(ctx, sl, metav1.UpdateOptions{})
+				if err != nil {
+					t.Errorf("churn: %v", err)
+					continue
+				}
+				w.slices[c.i] = updated
+				done.Add(1)
+			}
+		}()
+	}
 	tick := time.NewTicker(time.Second / time.Duration(rate))
 	defer tick.Stop()
-	end := time.Now().Add(d)
-	n := 0
-	for time.Now().Before(end) {
+	for end := time.Now().Add(d); time.Now().Before(end); {
 		<-tick.C
 		i := w.written % len(w.slices)
-		sl := w.slices[i].DeepCopy()
-		k := (w.written / len(w.slices)) % len(sl.Endpoints)
-		ep := w.endpoint(w.nextIP)
+		c := change{i: i, k: (w.written / len(w.slices)) % w.per, ep: w.endpoint(w.nextIP)}
 		w.nextIP++
-		sl.Endpoints[k] = ep
-		if probes != nil {
-			probes.add(w.svcs[i], netip.MustParseAddr(ep.Addresses[0]))
-		}
-		updated, err := cluster.Client.DiscoveryV1().EndpointSlices(w.ns).Update(ctx, sl, metav1.UpdateOptions{})
-		if err != nil {
-			t.Fatalf("churn: %v", err)
-		}
-		w.slices[i] = updated
 		w.written++
-		n++
+		if probes != nil {
+			probes.add(w.svcs[i], netip.MustParseAddr(c.ep.Addresses[0]))
+		}
+		queues[i%simWorkers] <- c
 	}
-	return n
+	for _, q := range queues {
+		close(q)
+	}
+	wg.Wait()
+	return int(done.Load())
 }
+
+// simWorkers is how many goroutines write the churn and the Node updates.
+const simWorkers = 8
 
 // parallel runs f(0..n-1) on 8 workers and fails the test on the first error.
 func parallel(t *testing.T, n int, f func(i int) error) {
