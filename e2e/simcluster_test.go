@@ -456,6 +456,9 @@ func (w *simWriter) churn(t *testing.T, ctx context.Context, rate int, d time.Du
 			for c := range queues[q] {
 				sl := w.slices[c.i].DeepCopy()
 				sl.Endpoints[c.k] = c.ep
+				if probes != nil { // timed from the write, not from the queue
+					probes.add(w.svcs[c.i], netip.MustParseAddr(c.ep.Addresses[0]))
+				}
 				updated, err := cluster.Client.DiscoveryV1().EndpointSlices(w.ns).Update(ctx, sl, metav1.UpdateOptions{})
 				if err != nil {
 					t.Errorf("churn: %v", err)
@@ -474,9 +477,6 @@ func (w *simWriter) churn(t *testing.T, ctx context.Context, rate int, d time.Du
 		c := change{i: i, k: (w.written / len(w.slices)) % w.per, ep: w.endpoint(w.nextIP)}
 		w.nextIP++
 		w.written++
-		if probes != nil {
-			probes.add(w.svcs[i], netip.MustParseAddr(c.ep.Addresses[0]))
-		}
 		queues[i%simWorkers] <- c
 	}
 	for _, q := range queues {
