@@ -58,6 +58,15 @@ test-lab:
 	@test -n "$$VPPSVC_LAB_VPP" || { echo "test-lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
 	cd e2e && $(GO) test -count=1 -p 1 -timeout 30m -v ./lab/labtest/
 
+.PHONY: sim-cluster
+## sim-cluster: the cluster-scale simulation (docs/scale.md): N agents
+## (VPPSVC_SIM_AGENTS, default 200) and as many kube-proxy informer sets
+## against one in-process API server, under endpoint churn and Node status
+## updates; prints per-agent bytes, events and cache next to kube-proxy's.
+## The VPPSVC_SIM_* variables of e2e/simcluster_test.go size it.
+sim-cluster:
+	cd e2e && VPPSVC_SIM=1 $(GO) test -count=1 -run '^TestSimCluster$$' -v -timeout 15m .
+
 .PHONY: test-e2e
 ## test-e2e: end-to-end tests against a real kube-apiserver and etcd, in process
 ## (module e2e/, docs/e2e.md). The first build compiles Kubernetes: 7 to 11 minutes.

@@ -33,8 +33,9 @@ type NodeContext struct {
 	// Zone is this node's topology.kubernetes.io/zone label; "" disables
 	// topology hints.
 	Zone string
-	// NodeIPs are the InternalIP and ExternalIP addresses of every node:
-	// endpoints on them are HostNetwork.
+	// NodeIPs are the InternalIP and ExternalIP addresses of the nodes the
+	// processor knows (this node only, unless the watcher watches every
+	// Node): endpoints on them are HostNetwork.
 	NodeIPs model.IPAddresses
 }
 

@@ -63,8 +63,10 @@ func parseNode(n *corev1.Node) (nodeInfo, []Problem) {
 	return info, probs
 }
 
-// nodeCache holds every node's addresses, reference-counted so that an IP
-// shared by two nodes stays a node IP until both are gone.
+// nodeCache holds the addresses of every node the processor is told about,
+// reference-counted so that an IP shared by two nodes stays a node IP until
+// both are gone. k8swatch tells it about this node only, as kube-proxy
+// watches only its own Node (k8swatch.Options.AllNodes: every node).
 type nodeCache struct {
 	self   string
 	nodes  map[string]nodeInfo

@@ -490,7 +490,8 @@ func (p *Processor) nodePortServices() []*model.ContivService {
 	return out
 }
 
-// NodeIPs returns the InternalIP and ExternalIP addresses of every node.
+// NodeIPs returns the InternalIP and ExternalIP addresses of every node the
+// processor knows: this node's only, unless it is fed every Node.
 func (p *Processor) NodeIPs() model.IPAddresses {
 	p.mu.Lock()
 	defer p.mu.Unlock()

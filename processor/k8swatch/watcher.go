@@ -1,14 +1,15 @@
 // Package k8swatch feeds a processor.Processor from the Kubernetes API: it
-// runs shared informers for Services, EndpointSlices and Nodes (and,
-// optionally, for the pods of this node), hands the processor one Resync of
-// everything once the caches have synced, and forwards every later change as
-// an incremental event.
+// runs shared informers for Services, EndpointSlices and this node's Node
+// (and, optionally, for the pods of this node), hands the processor one
+// Resync of everything once the caches have synced, and forwards every later
+// change as an incremental event.
 package k8swatch
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -27,9 +28,19 @@ import (
 
 // Options configures a Watcher.
 type Options struct {
-	// NodeName is this node. It is required when PodInterface is set: only
-	// pods scheduled to this node are watched.
+	// NodeName is this node. It is required unless AllNodes is set: only
+	// this node's Node object is watched, and only the pods scheduled to it.
 	NodeName string
+	// AllNodes watches every Node of the cluster instead of NodeName's
+	// only. The processor then marks an endpoint whose IP is any node's
+	// InternalIP or ExternalIP as host-network; without it only this
+	// node's addresses are known, so a host-network endpoint on another
+	// node counts as a pod. That flag matters only to the NAT44 renderer
+	// when its hostVRF differs from its podVRF. The price is every Node
+	// status update of the cluster at every agent, which kube-proxy never
+	// pays: keep it off unless such a deployment serves host-network pods
+	// of other nodes.
+	AllNodes bool
 	// PodInterface, when set, makes the watcher report the pods of this node
 	// as local pods. It returns the VPP interface of a pod, or ok=false for a
 	// pod the agent has not connected (host-network, not yet wired). When
@@ -57,6 +68,7 @@ type Watcher struct {
 	// handlers, so an event dropped here is already in the snapshot.
 	mu     sync.Mutex
 	synced bool
+	stores map[string]cache.Store
 }
 
 // New returns a Watcher that feeds p from client (any kubernetes.Interface,
@@ -77,10 +89,17 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if w.opts.PodInterface != nil && w.opts.NodeName == "" {
 		return errors.New("k8swatch: Options.NodeName is required to watch local pods")
 	}
+	if !w.opts.AllNodes && w.opts.NodeName == "" {
+		return errors.New("k8swatch: Options.NodeName is required to watch this node's Node (or set AllNodes)")
+	}
 	factory := informers.NewSharedInformerFactory(w.client, w.opts.ResyncPeriod)
 	services := factory.Core().V1().Services()
 	slices := factory.Discovery().V1().EndpointSlices()
-	nodes := factory.Core().V1().Nodes()
+	nodeFactory := nodeFactory(w.client, w.opts, w.opts.ResyncPeriod)
+	nodes := nodeFactory.Core().V1().Nodes()
+	if err := nodes.Informer().SetTransform(slimNode); err != nil {
+		return fmt.Errorf("k8swatch: node transform: %w", err)
+	}
 	handlers := []registration{
 		{services.Informer(), w.handler(w.updateService, w.p.DeleteService)},
 		{slices.Informer(), w.handler(w.updateSlice, w.p.DeleteEndpointSlice)},
@@ -98,19 +117,26 @@ func (w *Watcher) Run(ctx context.Context) error {
 			w.p.DeleteLocalPod(processor.PodID{Namespace: ns, Name: name})
 		})})
 	}
+	w.mu.Lock()
+	w.stores = map[string]cache.Store{"services": services.Informer().GetStore(),
+		"endpointslices": slices.Informer().GetStore(), "nodes": nodes.Informer().GetStore()}
+	if podFactory != nil {
+		w.stores["pods"] = podFactory.Core().V1().Pods().Informer().GetStore()
+	}
+	w.mu.Unlock()
 	for _, h := range handlers {
 		if _, err := h.informer.AddEventHandler(h.handler); err != nil {
 			return fmt.Errorf("k8swatch: adding event handler: %w", err)
 		}
 	}
 
-	factory.Start(ctx.Done())
-	defer factory.Shutdown()
-	factories := []informers.SharedInformerFactory{factory}
+	factories := []informers.SharedInformerFactory{factory, nodeFactory}
 	if podFactory != nil {
-		podFactory.Start(ctx.Done())
-		defer podFactory.Shutdown()
 		factories = append(factories, podFactory)
+	}
+	for _, f := range factories {
+		f.Start(ctx.Done())
+		defer f.Shutdown()
 	}
 	for _, f := range factories {
 		for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
@@ -134,6 +160,15 @@ func (w *Watcher) Run(ctx context.Context) error {
 
 	<-ctx.Done()
 	return nil
+}
+
+// Stores returns the informers' stores by resource ("services",
+// "endpointslices", "nodes", "pods") once Run has created them, nil before:
+// what the watcher keeps in memory, for measurements.
+func (w *Watcher) Stores() map[string]cache.Store {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.stores)
 }
 
 // snapshot reads everything from the synced listers.

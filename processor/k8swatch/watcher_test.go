@@ -15,7 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -148,6 +151,8 @@ func podInterface(p *corev1.Pod) (string, bool) {
 // startWatcher runs a watcher over client until the test ends, and waits
 // until the informers' watches are open: the fake clientset does not replay
 // changes made between a list and the start of a watch.
+// Its reactors apply the field selectors of lists and watches of Nodes as
+// the API server does (the fake clientset ignores field selectors).
 func startWatcher(t *testing.T, client *fake.Clientset, opts Options) (*processor.Processor, *logRenderer) {
 	t.Helper()
 	watches := make(chan string, 16)
@@ -156,8 +161,27 @@ func startWatcher(t *testing.T, client *fake.Clientset, opts Options) (*processo
 		if err != nil {
 			return false, nil, err
 		}
+		if sel := action.(k8stesting.WatchAction).GetWatchRestrictions().Fields; action.GetResource().Resource == "nodes" && sel != nil && !sel.Empty() {
+			w = watch.Filter(w, func(ev watch.Event) (watch.Event, bool) {
+				m, err := meta.Accessor(ev.Object)
+				return ev, err == nil && sel.Matches(fields.Set{metav1.ObjectNameField: m.GetName()})
+			})
+		}
 		watches <- action.GetResource().Resource
 		return true, w, nil
+	})
+	client.PrependReactor("list", "nodes", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		obj, err := client.Tracker().List(action.GetResource(), corev1.SchemeGroupVersion.WithKind("Node"), "")
+		if err != nil {
+			return true, nil, err
+		}
+		list := obj.(*corev1.NodeList)
+		if sel := action.(k8stesting.ListAction).GetListRestrictions().Fields; sel != nil {
+			list.Items = slices.DeleteFunc(list.Items, func(n corev1.Node) bool {
+				return !sel.Matches(fields.Set{metav1.ObjectNameField: n.Name})
+			})
+		}
+		return true, list, nil
 	})
 	p := processor.New(processor.Config{NodeName: "node-a", FrontendInterfaces: []string{"uplink0"}, Logger: quietLogger()})
 	r := &logRenderer{}
@@ -264,7 +288,7 @@ func serviceIDs(p *processor.Processor) []string {
 
 func TestWatcherWithoutPods(t *testing.T) {
 	client := fake.NewClientset(service("web", "10.96.0.10"), pod("local", "node-a", "10.244.1.1"))
-	_, r := startWatcher(t, client, Options{})
+	_, r := startWatcher(t, client, Options{NodeName: "node-a"})
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	assert.Equal(t, model.Interfaces{"uplink0"}, r.last.FrontendIfs, "pods are not watched without PodInterface")
@@ -272,8 +296,8 @@ func TestWatcherWithoutPods(t *testing.T) {
 
 func TestWatcherHandlesTombstones(t *testing.T) {
 	client := fake.NewClientset(service("web", "10.96.0.10"), node("node-a", "192.168.0.1"))
-	p, r := startWatcher(t, client, Options{})
-	w := New(client, p, Options{Logger: quietLogger()})
+	p, r := startWatcher(t, client, Options{NodeName: "node-a"})
+	w := New(client, p, Options{NodeName: "node-a", Logger: quietLogger()})
 	w.synced = true
 
 	svc := service("web", "10.96.0.10")
@@ -289,16 +313,24 @@ func TestWatcherHandlesTombstones(t *testing.T) {
 	assert.Empty(t, p.Services())
 }
 
-func TestWatcherRequiresNodeNameForPods(t *testing.T) {
-	p := processor.New(processor.Config{Logger: quietLogger()})
-	err := New(fake.NewClientset(), p, Options{PodInterface: podInterface}).Run(context.Background())
-	assert.ErrorContains(t, err, "NodeName")
+func TestWatcherRequiresNodeName(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"local pods":    {PodInterface: podInterface, AllNodes: true},
+		"own Node only": {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := processor.New(processor.Config{Logger: quietLogger()})
+			opts.Logger = quietLogger()
+			err := New(fake.NewClientset(), p, opts).Run(context.Background())
+			assert.ErrorContains(t, err, "NodeName")
+		})
+	}
 }
 
 func TestWatcherFailsWhenCancelledBeforeSync(t *testing.T) {
 	p := processor.New(processor.Config{Logger: quietLogger()})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := New(fake.NewClientset(), p, Options{Logger: quietLogger()}).Run(ctx)
+	err := New(fake.NewClientset(), p, Options{NodeName: "node-a", Logger: quietLogger()}).Run(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 }
