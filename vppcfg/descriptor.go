@@ -42,7 +42,7 @@ type descriptor struct {
 	excludes         func(it Item) []Key
 	cli              func(it Item) []string
 	printable        func(it Item, owner string) any
-	translation      func(it Item) (FrontendTranslation, bool)
+	translation      func(it Item) (frontendTranslation, bool)
 	untagged         func(it Item) untaggedTraits
 	waitsFor         func(it Item) (Key, string, bool)
 	opText           func(op driverapi.Op) string
@@ -167,16 +167,16 @@ type kindSpec[T Item] struct {
 	Excludes   func(v T) []Key
 	ExcludeWhy string
 	// CLI are the VPP CLI lines an operator would type to create v (see
-	// CLICommands). Default: a comment that the CLI has no equivalent.
+	// cliCommands). Default: a comment that the CLI has no equivalent.
 	CLI func(v T) []string
 	// Printable is v as `vppsvc render -o json` and `-o yaml` print it (see
-	// Printable): a struct of the item's fields under JSON names, enums by
+	// printableOf): a struct of the item's fields under JSON names, enums by
 	// name; owner, when known, completes the VPP tag. Default: v.String().
 	Printable func(v T, owner string) any
 	// Translation is the service frontend v translates and the backends it
 	// sends to, for the kinds that implement a frontend (see
-	// FrontendTranslationOf). Default: the kind implements none.
-	Translation func(v T) FrontendTranslation
+	// translationOf). Default: the kind implements none.
+	Translation func(v T) frontendTranslation
 	// Untagged is what an UntaggedClaim matches an object of the kind by:
 	// the IP family it serves, or the interface feature it is. Default:
 	// nothing, so no UntaggedClaim claims the kind.
@@ -201,7 +201,7 @@ var unknownKind = &descriptor{
 	excludes:         func(Item) []Key { return nil },
 	cli:              noCLI,
 	printable:        func(it Item, _ string) any { return it.String() },
-	translation:      func(Item) (FrontendTranslation, bool) { return FrontendTranslation{}, false },
+	translation:      func(Item) (frontendTranslation, bool) { return frontendTranslation{}, false },
 	untagged:         func(Item) untaggedTraits { return untaggedTraits{} },
 	waitsFor:         func(Item) (Key, string, bool) { return Key{}, "", false },
 }
@@ -391,11 +391,11 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.Translation; f != nil {
-		d.translation = func(it Item) (FrontendTranslation, bool) {
+		d.translation = func(it Item) (frontendTranslation, bool) {
 			if v, ok := it.(T); ok {
 				return f(v), true
 			}
-			return FrontendTranslation{}, false
+			return frontendTranslation{}, false
 		}
 	}
 	if f := s.Untagged; f != nil {

@@ -45,7 +45,7 @@ func TestDescriptorsCoverEveryKind(t *testing.T) {
 		assert.Equal(t, k, it.Key().Kind, "%T", it)
 		assert.Same(t, d, descriptorOf(it), "%T names its own kind", it)
 		assert.NoError(t, Validate(it))
-		assert.NotEmpty(t, CLICommands(it), "%T", it)
+		assert.NotEmpty(t, cliCommands(it), "%T", it)
 		assert.True(t, equalApplied(it, it), "%T", it)
 	}
 	assert.Equal(t, "kind-99", Kind(99).String())
@@ -142,10 +142,10 @@ func TestCLICommandsOfEveryKind(t *testing.T) {
 	}
 	var got []string
 	for _, it := range oneOfEachKind() {
-		got = append(got, CLICommands(it)...)
+		got = append(got, cliCommands(it)...)
 	}
 	assert.Equal(t, want, got)
-	assert.Nil(t, CLICommands(nil))
+	assert.Nil(t, cliCommands(nil))
 }
 
 // The render document's config of each kind (docs/cli.md, "The render JSON
@@ -170,14 +170,14 @@ func TestPrintableOfEveryKind(t *testing.T) {
 	}
 	var got []string
 	for _, it := range oneOfEachKind() {
-		data, err := json.Marshal(Printable(it, "nat44"))
+		data, err := json.Marshal(printableOf(it, "nat44"))
 		require.NoError(t, err)
 		got = append(got, string(data))
 	}
 	assert.Equal(t, want, got)
-	assert.Nil(t, Printable(nil, "nat44"))
+	assert.Nil(t, printableOf(nil, "nat44"))
 
-	data, err := json.Marshal(Printable(static("10.96.0.11:80", "10.1.1.1:80"), ""))
+	data, err := json.Marshal(printableOf(static("10.96.0.11:80", "10.1.1.1:80"), ""))
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), `"tag"`, "no owner, no tag")
 }
@@ -189,19 +189,19 @@ func TestPrintableMarksPlaceholderACLs(t *testing.T) {
 	for _, none := range []netip.Addr{netip.IPv4Unspecified(), netip.IPv6Unspecified()} {
 		p := netip.PrefixFrom(none, none.BitLen())
 		rule := ACLRule{Action: ACLPermit, Src: p, Dst: p, Protocol: ProtoTCP, SrcPorts: AnyPort, DstPorts: AnyPort}
-		got := Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "nat44").(printableACL)
+		got := printableOf(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "nat44").(printableACL)
 		assert.True(t, got.Placeholder, "%s", none)
 		assert.Empty(t, got.Rules)
-		assert.False(t, Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule, rule}}, "").(printableACL).Placeholder, "two rules")
+		assert.False(t, printableOf(&ACL{Name: "f-00", Rules: []ACLRule{rule, rule}}, "").(printableACL).Placeholder, "two rules")
 		rule.Protocol = ProtoUDP
-		assert.False(t, Printable(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "").(printableACL).Placeholder, "another rule")
+		assert.False(t, printableOf(&ACL{Name: "f-00", Rules: []ACLRule{rule}}, "").(printableACL).Placeholder, "another rule")
 	}
 }
 
 // The kinds that implement a service frontend say which, where they send
 // and how; the others implement none.
 func TestFrontendTranslationOfEveryKind(t *testing.T) {
-	want := map[Kind]FrontendTranslation{
+	want := map[Kind]frontendTranslation{
 		KindNAT44StaticMapping: {Frontend: ap("10.96.0.11:80"), Protocol: ProtoTCP, Backends: []netip.AddrPort{ap("10.1.1.1:80")},
 			Name: "static-mapping", Flags: []string{"out2in-only"}},
 		KindNAT44LBMapping: {Frontend: ap("10.96.0.10:80"), Protocol: ProtoTCP, Backends: []netip.AddrPort{ap("10.1.1.1:80"), ap("10.1.1.2:80")},
@@ -210,21 +210,21 @@ func TestFrontendTranslationOfEveryKind(t *testing.T) {
 			Name: "cnat-translation", Flags: []string{"exclusive"}},
 	}
 	for _, it := range oneOfEachKind() {
-		got, ok := FrontendTranslationOf(it)
+		got, ok := translationOf(it)
 		w, implements := want[it.Key().Kind]
 		assert.Equal(t, implements, ok, "%T", it)
 		assert.Equal(t, w, got, "%T", it)
 	}
-	_, ok := FrontendTranslationOf(nil)
+	_, ok := translationOf(nil)
 	assert.False(t, ok)
 
 	lbm := lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")
 	lbm.TwiceNAT, lbm.Affinity = TwiceNATSelf, 30
-	got, _ := FrontendTranslationOf(lbm)
+	got, _ := translationOf(lbm)
 	assert.Equal(t, []string{"self-twice-nat", "out2in-only", "affinity 30s"}, got.Flags)
 	ct := &CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, IsRealIP: true, LBType: CNATLBMaglev,
 		Paths: []CNATPath{{Src: ap("192.168.16.1:0"), Dst: ap("10.1.1.1:8080")}, {Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:8080")}}}
-	got, _ = FrontendTranslationOf(ct)
+	got, _ = translationOf(ct)
 	assert.Equal(t, []string{"interposed", "maglev", "snat 1/2"}, got.Flags)
 }
 

@@ -1,12 +1,16 @@
 package vppcfg
 
-import "net/netip"
+import (
+	"net/netip"
 
-// FrontendTranslation is what an item that implements a service frontend
+	"github.com/vppsvc/vppsvc/vppcfg/internal/presentation"
+)
+
+// frontendTranslation is what an item that implements a service frontend
 // (a NAT44 mapping, a cnat translation) does with the frontend's traffic:
 // the service view (`vppsvc render -o services`) groups items by it and
-// says where they send.
-type FrontendTranslation struct {
+// says where they send. vppcfg/present exports it as FrontendTranslation.
+type frontendTranslation struct {
 	// Frontend and Protocol are what clients reach.
 	Frontend netip.AddrPort
 	Protocol Protocol
@@ -20,11 +24,25 @@ type FrontendTranslation struct {
 	Flags []string
 }
 
-// FrontendTranslationOf returns the frontend translation of an item, and
-// false for kinds that implement no frontend.
-func FrontendTranslationOf(it Item) (FrontendTranslation, bool) {
+// translationOf returns the frontend translation of an item, and false
+// for kinds that implement no frontend.
+func translationOf(it Item) (frontendTranslation, bool) {
 	if it == nil {
-		return FrontendTranslation{}, false
+		return frontendTranslation{}, false
 	}
 	return descriptorOf(it).translation(it)
+}
+
+// The presentations are for the CLI, not for renderers: vppcfg/present reads
+// them through this bridge, so that they stay out of vppcfg's exports.
+func init() {
+	presentation.Register(presentation.Hooks{
+		CLI:       cliCommands,
+		Printable: printableOf,
+		Translation: func(it Item) (presentation.Translation, bool) {
+			t, ok := translationOf(it)
+			return presentation.Translation{Frontend: t.Frontend, Protocol: uint8(t.Protocol),
+				Backends: t.Backends, Name: t.Name, Flags: t.Flags}, ok
+		},
+	})
 }

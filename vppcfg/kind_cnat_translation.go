@@ -323,8 +323,8 @@ func flowHashNames(h CNATFlowHash) []string {
 // cnatFrontendTranslation: the VIP is the frontend, the paths' destinations
 // the backends; the flags say who owns the VIP, the LB type when it is not
 // the default, and how many paths source-NAT.
-func cnatFrontendTranslation(t *CNATTranslation) FrontendTranslation {
-	ft := FrontendTranslation{Frontend: t.VIP, Protocol: t.Protocol, Name: "cnat-translation", Flags: []string{vipKind(t)}}
+func cnatFrontendTranslation(t *CNATTranslation) frontendTranslation {
+	ft := frontendTranslation{Frontend: t.VIP, Protocol: t.Protocol, Name: "cnat-translation", Flags: []string{vipKind(t)}}
 	if t.LBType == CNATLBMaglev {
 		ft.Flags = append(ft.Flags, "maglev")
 	}

@@ -138,8 +138,8 @@ func init() {
 			return []string{b.String()}
 		},
 		Printable: lbMappingPrintable,
-		Translation: func(m *NAT44LBMapping) FrontendTranslation {
-			t := FrontendTranslation{Frontend: m.External, Protocol: m.Protocol, Name: "lb-mapping",
+		Translation: func(m *NAT44LBMapping) frontendTranslation {
+			t := frontendTranslation{Frontend: m.External, Protocol: m.Protocol, Name: "lb-mapping",
 				Flags: mappingFlags(m.TwiceNAT, m.Out2InOnly)}
 			for _, l := range m.Locals {
 				t.Backends = append(t.Backends, l.Addr)

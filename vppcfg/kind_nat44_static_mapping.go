@@ -98,8 +98,8 @@ func init() {
 				TwiceNAT: m.TwiceNAT.String(), TwiceNATAddress: printableAddr(m.TwiceNATAddr),
 				Label: m.Label, Tag: printableTag(owner, m.Label)}
 		},
-		Translation: func(m *NAT44StaticMapping) FrontendTranslation {
-			return FrontendTranslation{Frontend: m.External, Protocol: m.Protocol, Backends: []netip.AddrPort{m.Local},
+		Translation: func(m *NAT44StaticMapping) frontendTranslation {
+			return frontendTranslation{Frontend: m.External, Protocol: m.Protocol, Backends: []netip.AddrPort{m.Local},
 				Name: "static-mapping", Flags: mappingFlags(m.TwiceNAT, m.Out2InOnly)}
 		},
 	})

@@ -2,12 +2,13 @@ package vppcfg
 
 import "net/netip"
 
-// Printable returns the item as `vppsvc render -o json` and `-o yaml` print
-// it (docs/cli.md, "The render JSON contract"): a value that encoding/json
-// writes with the item's fields under lower-case names, enums and VRFs by
-// name; owner, when known, completes the VPP tag the item carries. Each
-// kind's descriptor writes its own; kinds without one print as String.
-func Printable(it Item, owner string) any {
+// printableOf returns the item as `vppsvc render -o json` and `-o yaml`
+// print it (docs/cli.md, "The render JSON contract"): a value that
+// encoding/json writes with the item's fields under lower-case names, enums
+// and VRFs by name; owner, when known, completes the VPP tag the item
+// carries. Each kind's descriptor writes its own; kinds without one print as
+// String. vppcfg/present exports it as Printable.
+func printableOf(it Item, owner string) any {
 	if it == nil {
 		return nil
 	}

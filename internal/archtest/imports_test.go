@@ -152,7 +152,7 @@ var rules = []rule{
 		allowed: func(ip string) bool {
 			rel, ok := local(ip)
 			return isStdlib(ip) || ip == "github.com/sirupsen/logrus" ||
-				ok && (under(rel, "internal/logx") || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal/kindname"))
+				ok && (under(rel, "internal/logx") || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal"))
 		},
 	},
 	{
@@ -162,6 +162,11 @@ var rules = []rule{
 			rel, ok := local(ip)
 			return isStdlib(ip) || ok && under(rel, "vppcfg/internal/kindname")
 		},
+	},
+	{
+		name:    "presentation is the CLI's: renderers never reach vppcfg/present",
+		applies: func(p string) bool { return under(p, "renderer") || under(p, "examples") || p == "vppcfg" },
+		allowed: func(ip string) bool { rel, ok := local(ip); return !ok || !under(rel, "vppcfg/present") },
 	},
 	{
 		name:    "fakevpp imports nothing of the project but itself, and of the world only govpp",
@@ -228,7 +233,7 @@ func TestRulesCanFail(t *testing.T) {
 	bad := graph{
 		"model":            {"github.com/sirupsen/logrus"},
 		".":                {module + "/processor"},
-		"renderer/nat44":   {module + "/processor", "go.fd.io/govpp/api"},
+		"renderer/nat44":   {module + "/processor", "go.fd.io/govpp/api", module + "/vppcfg/present"},
 		"processor":        {module + "/vppcfg"},
 		"vppcfg":           {"go.fd.io/govpp/api"},
 		"vppcfg/driverapi": {module + "/vppcfg"},

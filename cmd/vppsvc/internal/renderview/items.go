@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/present"
 )
 
 // Document is what `render -o json` and `-o yaml` print: every desired VPP
@@ -65,7 +66,7 @@ func BuildDocument(node string, items []vppcfg.Item, status func(vppcfg.Key) (It
 			owner = st.Owners[0]
 		}
 		doc.Items = append(doc.Items, Entry{Key: it.Key().String(), Kind: it.Key().Kind.String(),
-			Owners: nonNil(st.Owners), State: st.State, Reason: st.Reason, Config: vppcfg.Printable(it, owner)})
+			Owners: nonNil(st.Owners), State: st.State, Reason: st.Reason, Config: present.Printable(it, owner)})
 	}
 	return foldBindings(doc, bindings, get)
 }

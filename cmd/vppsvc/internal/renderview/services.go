@@ -14,6 +14,7 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/present"
 )
 
 // Input is what the service view is built from.
@@ -150,7 +151,7 @@ func newItemIndex(in Input) *itemIndex {
 
 // translationFrontend is the frontend a translation implements.
 func translationFrontend(it vppcfg.Item) (frontKey, bool) {
-	t, ok := vppcfg.FrontendTranslationOf(it)
+	t, ok := present.FrontendTranslationOf(it)
 	return frontKey{t.Frontend, t.Protocol}, ok
 }
 

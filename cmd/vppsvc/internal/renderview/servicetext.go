@@ -11,6 +11,7 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/present"
 )
 
 // GlossaryURL is where the terms the views print are explained.
@@ -164,7 +165,7 @@ func writeFrontend(b *strings.Builder, f Frontend, familyBackends int, policy mo
 
 // objectSummary names a translation, its flags and where it sends.
 func objectSummary(o Object, familyBackends int, policy model.TrafficPolicy) string {
-	t, ok := vppcfg.FrontendTranslationOf(o.Item)
+	t, ok := present.FrontendTranslationOf(o.Item)
 	name := t.Name
 	if !ok {
 		name = o.Item.Key().Kind.String()

@@ -1,6 +1,6 @@
 // Package vppcli writes VPP configuration items as the VPP CLI lines an
 // operator would type to get the same configuration. Each item's lines come
-// from its kind's descriptor (vppcfg.CLICommands); this package orders them,
+// from its kind's descriptor (present.CLICommands); this package orders them,
 // folds the ACL bindings of an interface into the one API call VPP takes,
 // and explains the renderers' placeholder ACLs.
 package vppcli
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/present"
 )
 
 // Lines returns the CLI lines for items, in creation order (kind, then key).
@@ -113,7 +114,7 @@ func compareItems(a, b vppcfg.Item) int {
 // lines are the CLI lines of one item, as its kind's descriptor writes
 // them; an empty filter shard's line is marked as the placeholder it is.
 func lines(it vppcfg.Item) []string {
-	out := vppcfg.CLICommands(it)
+	out := present.CLICommands(it)
 	if acl, ok := it.(*vppcfg.ACL); ok && acl.IsPlaceholder() && len(out) == 1 {
 		out[0] += "  # placeholder"
 	}
