@@ -272,7 +272,7 @@ func (l *Lab) buildMachine() error {
 	return nil
 }
 
-// ChildArgs are the arguments a re-run of the lab's program gets to act as
+// childArgs are the arguments a re-run of the lab's program gets to act as
 // node agent for node.
 func (l *Lab) childArgs(node string) []string {
 	return []string{"--node", node, "--nodes", strconv.Itoa(l.Opts.Nodes), "--prefix", l.Opts.Prefix,

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
@@ -129,5 +128,3 @@ func waitGone(t *testing.T, ns string, names ...string) {
 		return nil
 	})
 }
-
-var _ = corev1.IPv4Protocol
