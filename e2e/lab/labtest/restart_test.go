@@ -86,10 +86,10 @@ func TestAgentRestart(t *testing.T) {
 	w := writes(st)
 	// cnat's SNAT policy and the interfaces of its policy tables have no
 	// dump in VPP 25.10 (cnat.api has set and add_del messages only), so a
-	// restarted agent sets them again to the same values; it also sets the
-	// SNAT addresses again, which cnat_get_snat_addresses could read back
-	// (the driver does not yet). Idempotent: no translation, no session is
-	// touched (docs/renderer-ipv6.md, hairpinSNAT).
+	// restarted agent sets them again to the same values, and the SNAT
+	// addresses with them (cnat_get_snat_addresses could read those, but they
+	// are one item with the policy). Idempotent: no translation, no session
+	// is touched (docs/lab.md, finding 7).
 	for _, unread := range []string{"vppsvc:cnat_set_snat_addresses", "vppsvc:cnat_set_snat_policy", "vppsvc:cnat_snat_policy_add_del_if"} {
 		if n := w[unread]; n > 0 {
 			t.Logf("set again to the same value (not read back, see above): %s ×%d", unread, n)
