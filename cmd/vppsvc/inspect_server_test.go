@@ -157,7 +157,7 @@ func TestRunServesStatus(t *testing.T) {
 	// /v1/items filters by renderer and status.
 	body, err := inspectorGet(ctx, socket, "/v1/items?renderer=nat44&status=failed")
 	require.NoError(t, err)
-	var failed []inspectItem
+	var failed []agent.InspectItem
 	require.NoError(t, json.Unmarshal(body, &failed))
 	require.NotEmpty(t, failed)
 	for _, it := range failed {

@@ -31,7 +31,8 @@ func (l *Lab) PrintAccess(w io.Writer) {
 		fmt.Fprintf(w, "  a pod:            ip netns exec %s <command>   (pod in slot k: kubectl get pod -o wide shows its IP %s)\n",
 			n.PodNS(node.Index, 1)[:len(n.PodNS(node.Index, 1))-1]+"<k>", node.PodIPs(1)[0].String()[:len(node.PodIPs(1)[0].String())-2]+"<10+k>")
 		fmt.Fprintf(w, "  VPP CLI:          %s -s %s show nat44 static mappings\n", vppctl(l.Opts.VPPBinary), filepath.Join(dir, "vpp", "cli.sock"))
-		fmt.Fprintf(w, "  vppsvc's stats:   %s   (what it sent to VPP, converged or not)\n", filepath.Join(dir, "stats.json"))
+		fmt.Fprintf(w, "  vppsvc status:    go run ./cmd/vppsvc status --inspect-socket %s\n", nodeagent.InspectSocket(l.Opts.StateDir, node.Name))
+		fmt.Fprintf(w, "  vppsvc's writes:  %s   (what it sent to VPP, converged or not)\n", filepath.Join(dir, "stats.json"))
 		fmt.Fprintf(w, "  agent log:        %s\n", filepath.Join(dir, "agent.log"))
 	}
 	fmt.Fprintln(w, "\nCtrl-C tears everything down.")

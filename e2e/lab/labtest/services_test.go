@@ -2,7 +2,10 @@ package labtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"net/netip"
 	"testing"
 	"time"
@@ -10,7 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
+	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
 )
 
 // TestClusterIP: Kubernetes' "should serve a basic endpoint from pods" and
@@ -227,6 +232,44 @@ func TestGoneServiceAndPort(t *testing.T) {
 				}
 				return nil
 			})
+		})
+	}
+}
+
+// TestStatusPerNode: each node agent serves vppsvc's state inspector, the
+// API `vppsvc status` reads, with a service applied on both nodes.
+func TestStatusPerNode(t *testing.T) {
+	l := needLab(t)
+	ns := newNamespace(t)
+	createPods(t, ns, "st", 1, l.Nodes[0].Name)
+	createService(t, ns, webService("st", "st"))
+	for _, n := range l.Nodes {
+		sock := nodeagent.InspectSocket(l.Opts.StateDir, n.Name)
+		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}}}
+		eventually(t, 20*time.Second, n.Name+"'s inspector shows the service applied", func() error {
+			resp, err := c.Get("http://inspector/v1/services/" + ns + "/st")
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			var st agent.ServiceState
+			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+				return fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
+			}
+			applied := 0
+			for _, r := range st.Renderers {
+				for _, it := range r.Items {
+					if it.Status == "applied" {
+						applied++
+					}
+				}
+			}
+			if applied == 0 {
+				return fmt.Errorf("no applied item in %+v", st.Renderers)
+			}
+			return nil
 		})
 	}
 }

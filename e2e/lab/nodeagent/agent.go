@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -128,6 +129,9 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("vppsvc: %w", err)
 	}
 	go pods.run(ctx)
+	if err := n.serveInspector(ctx); err != nil {
+		return err
+	}
 	go n.watchVPP(ctx, pods)
 	go n.writeStats(ctx)
 	if err := os.WriteFile(ReadyFile(opts.StateDir, opts.Node.Name), []byte(time.Now().Format(time.RFC3339Nano)), 0o644); err != nil {
@@ -265,4 +269,28 @@ func (n *nodeAgent) watchVPP(ctx context.Context, pods *podController) {
 		n.log.WithField("took", time.Since(start).Round(time.Millisecond)).Info("node rebuilt in the restarted VPP")
 		_ = os.WriteFile(filepath.Join(Dir(n.opts.StateDir, n.opts.Node.Name), "vpp-rebuilt"), []byte(time.Now().Format(time.RFC3339Nano)), 0o644)
 	}
+}
+
+// InspectSocket is where node's agent serves vppsvc's state inspector, the
+// API `vppsvc status --inspect-socket` reads.
+func InspectSocket(stateDir, node string) string {
+	return filepath.Join(Dir(stateDir, node), "inspect.sock")
+}
+
+// serveInspector serves vppsvc's inspector on the node's socket until ctx
+// ends, as `vppsvc run --inspect-socket` does.
+func (n *nodeAgent) serveInspector(ctx context.Context) error {
+	path := InspectSocket(n.opts.StateDir, n.opts.Node.Name)
+	_ = os.Remove(path) // a killed agent's socket
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("inspector: %w", err)
+	}
+	srv := &http.Server{Handler: agent.InspectHandler(n.svc.Inspect, n.log), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	return nil
 }

@@ -115,12 +115,7 @@ func (v *VPP) Running() (pid int, ok bool) {
 // isOurs says whether pid is a live VPP started with this directory's
 // startup.conf.
 func (v *VPP) isOurs(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the command name's closing parenthesis.
-	if i := bytes.LastIndexByte(stat, ')'); i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X' {
+	if !running(pid) {
 		return false
 	}
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
@@ -128,6 +123,17 @@ func (v *VPP) isOurs(pid int) bool {
 		return false
 	}
 	return cmdlineRuns(cmdline, v.confPath())
+}
+
+// running says whether process pid exists and has not ended (a zombie
+// has ended); the state follows the command name's closing parenthesis.
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' && stat[i+2] != 'X'
 }
 
 // cmdlineRuns says whether a /proc cmdline (NUL-separated) is a VPP
@@ -235,8 +241,11 @@ func (v *VPP) Kill() error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("kill VPP (pid %d): %w", pid, err)
 	}
+	// Wait for the process itself to end, not for its command line to stop
+	// matching: an exiting process's cmdline reads empty before it becomes
+	// a zombie.
 	deadline := time.Now().Add(10 * time.Second)
-	for v.isOurs(pid) {
+	for running(pid) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("VPP (pid %d) still alive 10 s after SIGKILL", pid)
 		}

@@ -82,7 +82,17 @@ func TestKillStopsThisNodesVPP(t *testing.T) {
 	v := testVPP(t)
 	ours := startProcess(t, "sh", "-c", "sleep 30; true", "x", "-c", v.confPath())
 	writePid(t, v, ours.Process.Pid)
-	if pid, ok := v.Running(); !ok || pid != ours.Process.Pid {
+	// On a loaded machine the new process's /proc entries may briefly show
+	// the state before its exec: wait (bounded) until it is recognised.
+	var pid int
+	var ok bool
+	for range 100 {
+		if pid, ok = v.Running(); ok {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !ok || pid != ours.Process.Pid {
 		t.Fatalf("Running() = %d, %v; want %d", pid, ok, ours.Process.Pid)
 	}
 	if err := v.Kill(); err != nil {
