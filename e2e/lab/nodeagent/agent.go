@@ -181,18 +181,11 @@ func (n *nodeAgent) connectVPP(ctx context.Context) error {
 	return nil
 }
 
-// MAC is the address the agent gives VPP's interface of kind (0 uplink, 1
-// host link, 2 a pod) and slot on node: fixed, so that the pods' static
-// neighbour entries for their gateway stay right across VPP restarts.
-func MAC(node, kind, slot int) net.HardwareAddr {
-	return net.HardwareAddr{0x02, 0xfe, byte(node), byte(kind), byte(slot >> 8), byte(slot)}
-}
-
 // buildNode creates (or adopts) uplink0 and host0 with their addresses, and
 // the routes to the other nodes' pods.
 func (n *nodeAgent) buildNode(ctx context.Context) error {
 	vc, i, names := n.client(), n.opts.Node.Index, n.opts.Names
-	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface, MAC: MAC(i, 0, 0)}); err != nil {
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface}); err != nil {
 		return fmt.Errorf("uplink: %w", err)
 	}
 	for _, ip := range n.opts.Node.IPs() {
@@ -207,7 +200,7 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 	if err := vc.EnableIP6(ctx, topology.UplinkInterface); err != nil {
 		return err
 	}
-	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface, MAC: MAC(i, 1, 0)}); err != nil {
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface}); err != nil {
 		return fmt.Errorf("host link: %w", err)
 	}
 	for _, p := range n.opts.Node.VPPHostLinkPrefixes() {

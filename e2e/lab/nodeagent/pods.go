@@ -213,10 +213,13 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 	if err != nil {
 		return err
 	}
-	vppMAC := MAC(i, 2, st.slot)
-	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface, MAC: vppMAC}); err != nil {
+	// VPP's MAC on the pod's interface is stable (vppnode.HostMAC), so the
+	// pod's static gateway neighbour stays right across VPP restarts.
+	vppIf, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface})
+	if err != nil {
 		return err
 	}
+	vppMAC := vppIf.MAC
 	if err := vc.SetUnnumbered(ctx, st.iface, topology.HostInterface); err != nil {
 		return err
 	}
@@ -306,8 +309,9 @@ func httpPort(args []string) int {
 	return o.HTTPPort
 }
 
-func (c *podController) pidFile(pod *corev1.Pod) string {
-	return filepath.Join(Dir(c.n.opts.StateDir, c.n.opts.Node.Name), "pods", string(pod.UID)+".pid")
+// pidFile records the pid of the container of the pod with uid.
+func (c *podController) pidFile(uid types.UID) string {
+	return filepath.Join(Dir(c.n.opts.StateDir, c.n.opts.Node.Name), "pods", string(uid)+".pid")
 }
 
 // startContainer runs the pod's netexec in its namespace unless the process
@@ -315,7 +319,7 @@ func (c *podController) pidFile(pod *corev1.Pod) string {
 // until it serves.
 func (c *podController) startContainer(ctx context.Context, pod *corev1.Pod, ns string) error {
 	args := containerArgs(pod)
-	pidFile := c.pidFile(pod)
+	pidFile := c.pidFile(pod.UID)
 	if !alive(pidFile) {
 		if err := os.MkdirAll(filepath.Dir(pidFile), 0o755); err != nil {
 			return err
@@ -449,7 +453,7 @@ func (c *podController) teardown(ctx context.Context, key string) error {
 	}
 	ns, name, _ := strings.Cut(key, "/")
 	c.n.svc.Processor.DeleteLocalPod(processor.PodID{Namespace: ns, Name: name})
-	pidFile := filepath.Join(Dir(c.n.opts.StateDir, c.n.opts.Node.Name), "pods", string(st.uid)+".pid")
+	pidFile := c.pidFile(st.uid)
 	if b, err := os.ReadFile(pidFile); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && alive(pidFile) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
