@@ -252,8 +252,17 @@ func (v *VPP) Kill() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	v.log.WithField("pid", pid).Info("VPP killed")
+	// Only the killed VPP's record and shared memory: a node agent that
+	// noticed the kill may have started the next VPP already, and removing
+	// its pid record would orphan it (no teardown would find it).
+	if b, err := os.ReadFile(v.pidPath()); err == nil && strings.TrimSpace(string(b)) != strconv.Itoa(pid) {
+		return nil
+	}
 	v.removeSharedMemory()
-	return os.Remove(v.pidPath())
+	if err := os.Remove(v.pidPath()); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
 }
 
 // removeSharedMemory removes the shared-memory files a killed VPP leaves
