@@ -55,7 +55,7 @@ func TestDescriptorsCoverEveryKind(t *testing.T) {
 func TestValidateRejectsWhatCommitRejects(t *testing.T) {
 	assert.ErrorIs(t, Validate(nil), ErrInvalid)
 	assert.ErrorIs(t, Validate(struct{ Item }{&ACL{Name: "x"}}), ErrInvalid, "a type of another package")
-	assert.ErrorContains(t, Validate(lb("10.96.0.10:80", "10.1.1.1:80")), "nat44-lb-mapping/10.96.0.10:80/tcp: Locals")
+	assert.ErrorContains(t, Validate(lb("10.96.0.10:80")), "nat44-lb-mapping/10.96.0.10:80/tcp: Locals")
 }
 
 func TestExternalKeySharedByMappingKinds(t *testing.T) {
@@ -105,7 +105,7 @@ func TestValidateSet(t *testing.T) {
 		{"identity and LB mapping", "r", []Item{idIn(1), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrConflict, "same external"},
 		{"a key put twice: the last counts", "r", []Item{lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.3:80"),
 			static("10.96.0.11:80", "10.1.1.1:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, nil, ""},
-		{"an invalid put, even when put again", "r", []Item{lb("10.96.0.10:80", "10.1.1.1:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrInvalid, "Locals"},
+		{"an invalid put, even when put again", "r", []Item{lb("10.96.0.10:80"), lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")}, ErrInvalid, "Locals"},
 		{"invalid item", "r", []Item{&ACL{}}, ErrInvalid, "Name"},
 		{"nil item", "r", []Item{nil}, ErrInvalid, "nil"},
 		{"owner name with a colon", "a:b", []Item{&NAT44Global{}}, ErrInvalid, "owner"},

@@ -66,7 +66,7 @@ var global = &NAT44Global{}
 func items(its ...Item) map[Key]Item {
 	m := map[Key]Item{}
 	for _, it := range its {
-		m[it.Key()] = it
+		m[it.Key()] = canonical(it) // as the store keeps desired items
 	}
 	return m
 }

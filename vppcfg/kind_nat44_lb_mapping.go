@@ -24,14 +24,17 @@ func (l NAT44LBLocal) String() string {
 	return fmt.Sprintf("%s:%d@vrf%d", l.Addr, l.Probability, l.VRF)
 }
 
-// NAT44LBMapping balances an external address:port over several locals. The
+// NAT44LBMapping balances an external address:port over its locals. The
 // reconciler changes the local set in place, one local at a time, so that
-// sessions to unchanged locals survive.
+// sessions to unchanged locals survive — also across one local and several,
+// which is why one backend is an LB mapping too and not a static mapping
+// (see LBPlaceholder).
 type NAT44LBMapping struct {
 	External netip.AddrPort
 	Protocol Protocol
-	// Locals must hold at least two entries (VPP rejects fewer); keep them
-	// sorted with SortLBLocals so that equal sets compare equal.
+	// Locals holds at least one entry; the layer pads a single one with
+	// LBPlaceholder, because VPP needs two. Keep them sorted with
+	// SortLBLocals so that equal sets compare equal.
 	Locals []NAT44LBLocal
 	// Affinity is the sticky time in seconds for a client IP; 0 disables it.
 	Affinity   uint32
@@ -70,6 +73,42 @@ func (m *NAT44LBMapping) String() string {
 	return b.String()
 }
 
+// LBPlaceholder is the local the layer adds beside a mapping's only one,
+// because VPP refuses an LB mapping of fewer than two locals
+// (nat44_ed_add_lb_static_mapping) and a local delete that would leave
+// fewer than two. Its address is unspecified and its probability 0, so it
+// is never drawn (VPP draws 1 + random % the sum and takes the first
+// running sum at or above it), and no session ever uses it: adding or
+// removing it touches no session, while VPP deletes every LB session of a
+// removed real local. So one backend and several differ by local steps
+// alone, and the surviving backend keeps its connections — which a static
+// mapping (a different kind of mapping, so a delete and an add) could not,
+// and which a backend listed twice could not either (VPP refuses to add a
+// local equal to one it has, and removing one copy deletes the sessions of
+// both). Its port is the frontend's, its VRF the real local's.
+func LBPlaceholder(m *NAT44LBMapping) NAT44LBLocal {
+	vrf := uint32(0)
+	if len(m.Locals) > 0 {
+		vrf = m.Locals[0].VRF
+	}
+	return NAT44LBLocal{Addr: netip.AddrPortFrom(netip.IPv4Unspecified(), m.External.Port()), VRF: vrf}
+}
+
+// canonicalLB sorts the locals and pads a single one with LBPlaceholder,
+// copying v only when it changes.
+func canonicalLB(v *NAT44LBMapping) *NAT44LBMapping {
+	if len(v.Locals) != 1 && slices.IsSortedFunc(v.Locals, compareLocals) {
+		return v
+	}
+	c := *v
+	c.Locals = slices.Clone(v.Locals)
+	if len(c.Locals) == 1 {
+		c.Locals = append(c.Locals, LBPlaceholder(v))
+	}
+	SortLBLocals(c.Locals)
+	return &c
+}
+
 // SortLBLocals puts locals in canonical order (address, port, VRF).
 func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals) }
 
@@ -80,16 +119,8 @@ func SortLBLocals(locals []NAT44LBLocal) { slices.SortFunc(locals, compareLocals
 func init() {
 	register(kindSpec[*NAT44LBMapping]{
 		Kind: KindNAT44LBMapping, Name: "nat44-lb-mapping", Gate: KindNAT44Global,
-		Validate: validateLB,
-		Canonical: func(v *NAT44LBMapping) *NAT44LBMapping {
-			if slices.IsSortedFunc(v.Locals, compareLocals) {
-				return v
-			}
-			c := *v
-			c.Locals = slices.Clone(v.Locals)
-			SortLBLocals(c.Locals)
-			return &c
-		},
+		Validate:  validateLB,
+		Canonical: canonicalLB,
 		NeedsRecreate: func(o, n *NAT44LBMapping) bool {
 			if o.Affinity != n.Affinity || o.Out2InOnly != n.Out2InOnly || o.TwiceNAT != n.TwiceNAT || o.Label != n.Label {
 				return true
@@ -142,7 +173,9 @@ func init() {
 			t := frontendTranslation{Frontend: m.External, Protocol: m.Protocol, Name: "lb-mapping",
 				Flags: mappingFlags(m.TwiceNAT, m.Out2InOnly)}
 			for _, l := range m.Locals {
-				t.Backends = append(t.Backends, l.Addr)
+				if l.Probability != 0 { // never drawn: not a backend
+					t.Backends = append(t.Backends, l.Addr)
+				}
 			}
 			if m.Affinity != 0 {
 				t.Flags = append(t.Flags, fmt.Sprintf("affinity %ds", m.Affinity))
@@ -187,13 +220,16 @@ func validateLB(k Key, v *NAT44LBMapping) error {
 	if err := natProto(k, v.Protocol); err != nil {
 		return err
 	}
-	if len(v.Locals) < 2 {
-		return invalid(k, "Locals", "%d local(s); an LB mapping needs at least 2 (use a static mapping for one)", len(v.Locals))
+	if len(v.Locals) == 0 {
+		return invalid(k, "Locals", "no local; an LB mapping needs at least one")
 	}
 	total := 0
 	for i, l := range v.Locals {
 		if a := l.Addr.Addr(); !a.IsValid() || !a.Is4() {
 			return ip4(k, fmt.Sprintf("Locals[%d].Addr", i), a)
+		}
+		if l.Addr.Addr().IsUnspecified() && l.Probability != 0 {
+			return invalid(k, fmt.Sprintf("Locals[%d].Addr", i), "%s with probability %d: only the placeholder (probability 0) may be unspecified", l.Addr, l.Probability)
 		}
 		total += int(l.Probability)
 	}
@@ -259,8 +295,24 @@ func updateLocals(k Key, o, n *NAT44LBMapping) []driverapi.Op {
 // to the gone endpoint, or to whichever later reuses the slot, until the
 // affinity times out (three hours by default). Deleting the mapping
 // flushes its records; clients are balanced and pinned afresh.
+//
+// A local of probability 0 is never drawn, so no record points at it: the
+// placeholder leaves without a re-create.
 func losesAffinityTarget(o *NAT44LBMapping, removed []NAT44LBLocal, changed [][2]NAT44LBLocal) bool {
-	return o.Affinity != 0 && len(removed)+len(changed) > 0
+	if o.Affinity == 0 {
+		return false
+	}
+	for _, l := range removed {
+		if l.Probability != 0 {
+			return true
+		}
+	}
+	for _, c := range changed {
+		if c[0].Probability != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // applyLocalStep applies the local an update step from o to n adds or

@@ -66,6 +66,47 @@ func TestDiff(t *testing.T) {
 			},
 		},
 		{
+			name:    "LB of one local is padded with the placeholder: no op when VPP holds both",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080")),
+			applied: applied(global, lb("10.96.0.10:80", "0.0.0.0:80@0", "10.1.1.1:8080")),
+			want:    []string{},
+		},
+		{
+			name:    "LB one local to two: the new local in, then the placeholder out",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			applied: applied(global, lb("10.96.0.10:80", "0.0.0.0:80@0", "10.1.1.1:8080")),
+			want: []string{
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 0.0.0.0:80",
+			},
+		},
+		{
+			name:    "LB two locals to one: the placeholder in, then the gone local out",
+			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080")),
+			applied: applied(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")),
+			want: []string{
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 0.0.0.0:80",
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+			},
+		},
+		{
+			name: "LB with affinity, one local to two: in place (no record points at the placeholder)",
+			desired: items(global, func() Item {
+				m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
+				m.Affinity = 10
+				return m
+			}()),
+			applied: applied(global, func() Item {
+				m := lb("10.96.0.10:80", "0.0.0.0:80@0", "10.1.1.1:8080")
+				m.Affinity = 10
+				return m
+			}()),
+			want: []string{
+				"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.2:8080",
+				"del-local nat44-lb-mapping/10.96.0.10:80/tcp 0.0.0.0:80",
+			},
+		},
+		{
 			name:    "LB weight change with 3 locals is del+add of that local",
 			desired: items(global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080@50", "10.1.1.3:8080")),
 			applied: applied(global, lbABC),

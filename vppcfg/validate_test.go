@@ -15,7 +15,8 @@ func TestValidation(t *testing.T) {
 		item  Item
 		field string
 	}{
-		{"LB with one local", lb("10.96.0.10:80", "10.1.1.1:80"), "Locals"},
+		{"LB without locals", lb("10.96.0.10:80"), "Locals"},
+		{"LB unspecified local drawn", lb("10.96.0.10:80", "0.0.0.0:80", "10.1.1.1:80"), "Locals[0].Addr"},
 		{"LB all-zero weights", lb("10.96.0.10:80", "10.1.1.1:80@0", "10.1.1.2:80@0"), "all probabilities are 0"},
 		{"LB weights past VPP's 8-bit sum", lb("10.96.0.10:80", "10.1.1.1:80@200", "10.1.1.2:80@56"), "sum to 256, over 255"},
 		{"LB duplicate local", lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.1:80@5"), "Locals[1]"},

@@ -74,8 +74,8 @@ func TestBadFieldsAreSkippedWithWarnings(t *testing.T) {
 	require.NoError(t, err)
 	stdout, stderr, code := runMain(t, string(cluster), "render", "-f", "-", "-o", "vppcli")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "nat44 add static mapping tcp local 10.1.0.5 8080 external 10.96.0.10 80")
-	assert.Contains(t, stdout, "nat44 add static mapping tcp local 10.1.0.6 8080 external 10.96.0.11 80")
+	assert.Contains(t, stdout, "external 10.96.0.10:80 local 0.0.0.0:80 vrf 0 probability 0 local 10.1.0.5:8080 vrf 0")
+	assert.Contains(t, stdout, "external 10.96.0.11:80 local 0.0.0.0:80 vrf 0 probability 0 local 10.1.0.6:8080 vrf 0")
 	for _, want := range []string{
 		`field="status.addresses[].address"`,
 		`field="spec.ports[].port"`,

@@ -240,7 +240,7 @@ spec:
   session affinity  none
   port http 80/TCP, node port 30080
     ClusterIP    10.96.0.10:80/TCP          nat44 lb-mapping self-twice-nat,out2in-only → 2 backends
-    NodePort     192.168.16.1:30080/TCP     nat44 static-mapping out2in-only → 10.1.1.2:8080 (Local)
+    NodePort     192.168.16.1:30080/TCP     nat44 lb-mapping out2in-only → 10.1.1.2:8080 (Local)
                                             nat44 cnat-translation interposed → 10.96.0.10:80
                                               (internal clients)
     backends

@@ -4,8 +4,8 @@
 // For every IPv4 frontend of a service port (each ClusterIP, external IP and
 // LoadBalancer ingress IP with the port, and every node IP with the node
 // port) of a service with an IPv4 ClusterIP, the renderer puts one
-// out2in-only NAT mapping: a static mapping when one endpoint may serve the
-// frontend, a load-balancing mapping when several may. Frontends that no
+// out2in-only load-balancing NAT mapping, whatever the number of endpoints
+// (one endpoint too, so that scaling keeps open connections). Frontends that no
 // endpoint may serve, and LoadBalancer frontends restricted by
 // loadBalancerSourceRanges, are filtered by rules in one of a fixed number
 // of filter ACLs (shards) bound on the frontend interfaces. Node-wide items
@@ -19,7 +19,7 @@
 // docs/renderer-nat44.md describes the VPP objects, an example with the
 // equivalent VPP CLI, and the design decisions (filter shards, dropping
 // instead of rejecting, session affinity on backend removal, the
-// one-backend static mapping, SCTP).
+// one-backend mapping, terminating endpoints, SCTP).
 package nat44
 
 // Name is the renderer's name in logs and the prefix of the ACL names it owns.

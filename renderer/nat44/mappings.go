@@ -41,43 +41,26 @@ func twiceNATMode(svc *model.ContivService, kind renderer.FrontendKind) vppcfg.T
 // frontend need not be a pool address (VPP requires that of an LB mapping
 // otherwise).
 //
-// VPP rejects an LB mapping with fewer than two locals, so a single backend
-// is a plain static mapping. Session affinity only matters for a choice, so
-// the static mapping has none.
+// Every mapping is a load-balancing one, one backend included (the layer
+// pads it: vppcfg.LBPlaceholder). A static mapping would be a different
+// VPP object, so scaling between one backend and two would delete it and
+// every open connection with it; an LB mapping changes one local at a time
+// and keeps the sessions of the backends that stay. It also leaves the
+// frontend out of the outside interfaces' FIBs, where a static mapping
+// registers it as a local address (a frontend's unknown port then reaches
+// its drop route instead of VPP's host stack), and adds at a flat cost.
 func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model.ServiceBackend, cfg *Config) vppcfg.Item {
-	twice := twiceNATMode(svc, fe.Kind)
-	label := renderer.ServiceLabel(svc.ID)
-	switch len(backends) {
-	case 0:
+	if len(backends) == 0 {
 		return nil
-	case 1:
-		b := backends[0]
-		m := &vppcfg.NAT44StaticMapping{
-			External:   fe.Addr,
-			Protocol:   fe.Protocol,
-			Local:      b.AddrPort(),
-			VRF:        backendVRF(b, cfg),
-			Out2InOnly: true,
-			TwiceNAT:   twice,
-			Label:      label,
-		}
-		if twice != vppcfg.TwiceNATOff {
-			m.TwiceNATAddr = cfg.TwiceNATAddress
-		}
-		return m
 	}
 	locals, _ := lbLocals(backends, cfg) // those left out: warnLBCapacity
-	if len(locals) == 1 {
-		// Duplicates collapsed to one endpoint.
-		return mappingFor(svc, fe, backends[:1], cfg)
-	}
 	return &vppcfg.NAT44LBMapping{
 		External:   fe.Addr,
 		Protocol:   fe.Protocol,
 		Locals:     locals,
 		Affinity:   svc.SessionAffinityTimeout,
 		Out2InOnly: true,
-		TwiceNAT:   twice,
-		Label:      label,
+		TwiceNAT:   twiceNATMode(svc, fe.Kind),
+		Label:      renderer.ServiceLabel(svc.ID),
 	}
 }

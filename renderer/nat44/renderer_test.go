@@ -134,7 +134,6 @@ func TestResyncPutsNodeItems(t *testing.T) {
 func TestServiceLifecycle(t *testing.T) {
 	r, c, _ := newTestRenderer(t)
 	lbKey := vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp)
-	smKey := vppcfg.NAT44MappingKey(vppcfg.KindNAT44StaticMapping, ap("10.96.0.10:80"), tcp)
 	shard := shardKey(r.cfg, "web")
 
 	v1 := service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080")))
@@ -155,16 +154,16 @@ func TestServiceLifecycle(t *testing.T) {
 		mustCommits(t, c)
 		v1 = v2
 	})
-	t.Run("one backend left: the LB mapping becomes a static mapping", func(t *testing.T) {
+	t.Run("one backend left: the same LB mapping, one local", func(t *testing.T) {
 		v2 := service("web", "10.96.0.10", withBackends("", be("10.1.2.3:8080")))
 		must(t, r.UpdateService(v1, v2))
-		mustCommits(t, c, "txn put="+keyList(smKey)+" del="+keyList(lbKey))
+		mustCommits(t, c, "txn put="+keyList(lbKey)+" del=[]")
 		v1 = v2
 	})
 	t.Run("no backend: a drop rule; the first filtered service brings every filter shard and binding", func(t *testing.T) {
 		v2 := service("web", "10.96.0.10")
 		must(t, r.UpdateService(v1, v2))
-		mustCommits(t, c, "txn put="+keyList(filterKeys(r.cfg)...)+" del="+keyList(smKey))
+		mustCommits(t, c, "txn put="+keyList(filterKeys(r.cfg)...)+" del="+keyList(lbKey))
 		if acl := findItem(c.Items(), shard).(*vppcfg.ACL); !slices.Equal(acl.Rules, []vppcfg.ACLRule{deny("10.96.0.10", tcp, 80)}) {
 			t.Fatalf("the service's shard holds %s", acl)
 		}
@@ -325,11 +324,11 @@ func TestConflictingFrontendsSmallestIDWins(t *testing.T) {
 	a := service("a", "10.96.0.1", shared, withBackends("", be("10.1.2.1:8080")))
 	b := service("b", "10.96.0.2", shared, withBackends("", be("10.1.2.2:8080")))
 	r, c, hook := newTestRenderer(t, b)
-	ext := vppcfg.NAT44MappingKey(vppcfg.KindNAT44StaticMapping, ap("203.0.113.10:80"), tcp)
+	ext := vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("203.0.113.10:80"), tcp)
 	holder := func() string {
 		for _, it := range c.Items() {
 			if it.Key() == ext {
-				return it.(*vppcfg.NAT44StaticMapping).Label
+				return it.(*vppcfg.NAT44LBMapping).Label
 			}
 		}
 		return ""

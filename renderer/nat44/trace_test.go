@@ -511,6 +511,56 @@ func TestTraceScaleKeepsSessionsToUnchangedBackends(t *testing.T) {
 	}
 }
 
+// TestTraceOneToTwoToOneKeepsSessions: a service scaled from one endpoint
+// to two and back keeps every open connection to the endpoint that stays
+// (one endpoint is an LB mapping too, padded with a never-drawn
+// placeholder, so the scale is local steps, not a new mapping); the
+// connections of an endpoint that leaves end. The one-endpoint ClusterIP's
+// other ports reach its drop route, on the real VPP too: no static mapping
+// registers the ClusterIP as a local address.
+func TestTraceOneToTwoToOneKeepsSessions(t *testing.T) {
+	e := newEnv(t, cluster{
+		services: []*corev1.Service{k8sService("web", "10.96.0.10")},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("web", remote("10.1.2.2"))},
+	})
+	first := netip.MustParseAddrPort("10.1.2.2:8080")
+	var conns []fakevpp.Trace
+	for _, cl := range allClients {
+		conns = append(conns, e.Check(cl, protoTCP, "10.96.0.10:80", reaches(false, first.String())))
+	}
+	e.Check(localPod, protoTCP, "10.96.0.10:443", tracetest.DroppedBecause("matches drop route 10.96.0.10/32"))
+	// next sends a data segment of connection i.
+	next := func(i int) fakevpp.Trace {
+		return e.Node.Trace(fakevpp.Packet{Ingress: allClients[i].Ingress, Protocol: protoTCP, Src: conns[i].In.Src, Dst: conns[i].In.Dst, TCPFlags: 0x10})
+	}
+	stillOn := func(when string, to netip.AddrPort) {
+		t.Helper()
+		for i, cl := range allClients {
+			if tr := next(i); tr.Verdict != fakevpp.Forward || tr.Out.Dst != to || !tr.ReplyOK {
+				t.Fatalf("%s, %s's connection: %s to %s (replyOK=%t), want %s\n%s", when, cl.Name, tr.Verdict, tr.Out.Dst, tr.ReplyOK, to, strings.Join(tr.Steps, "\n"))
+			}
+		}
+	}
+
+	e.agent.proc.UpdateEndpointSlice(k8sSlice("web", remote("10.1.2.2"), remote("10.1.2.3")))
+	stillOn("after 1 → 2", first)
+	e.Check(remotePod, protoTCP, "10.96.0.10:80", reaches(false, "10.1.2.2:8080", "10.1.2.3:8080"))
+
+	e.agent.proc.UpdateEndpointSlice(k8sSlice("web", remote("10.1.2.2")))
+	stillOn("after 2 → 1", first)
+
+	// 1 → 2, then the first endpoint leaves: its connections end, new ones
+	// reach the second.
+	e.agent.proc.UpdateEndpointSlice(k8sSlice("web", remote("10.1.2.2"), remote("10.1.2.3")))
+	e.agent.proc.UpdateEndpointSlice(k8sSlice("web", remote("10.1.2.3")))
+	for i, cl := range allClients {
+		if tr := next(i); tr.Verdict == fakevpp.Forward && tr.Out.Dst == first {
+			t.Fatalf("%s's connection still reaches the removed endpoint %s", cl.Name, first)
+		}
+	}
+	e.Check(external, protoTCP, "10.96.0.10:80", reaches(false, "10.1.2.3:8080"))
+}
+
 func TestTraceDeleteLeavesNoTrace(t *testing.T) {
 	web := k8sService("web", "10.96.0.10", loadBalancer(30087, "198.51.100.10"), func(s *corev1.Service) {
 		s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24"}

@@ -29,15 +29,13 @@ func shortCircuit(ext, clusterIP string) *vppcfg.CNATTranslation {
 	return &vppcfg.CNATTranslation{VIP: ap(ext), Protocol: vppcfg.ProtoTCP, IsRealIP: true, Paths: []vppcfg.CNATPath{{Dst: ap(clusterIP)}}}
 }
 
-func staticMap(name, ext string, proto vppcfg.Protocol, local string, vrf uint32, twice vppcfg.TwiceNATMode) *vppcfg.NAT44StaticMapping {
-	m := &vppcfg.NAT44StaticMapping{
-		External: ap(ext), Protocol: proto, Local: ap(local), VRF: vrf,
+// single is the mapping of a frontend with one backend: an LB mapping of
+// one local (the layer pads it with vppcfg.LBPlaceholder).
+func single(name, ext string, proto vppcfg.Protocol, local vppcfg.NAT44LBLocal, twice vppcfg.TwiceNATMode) *vppcfg.NAT44LBMapping {
+	return &vppcfg.NAT44LBMapping{
+		External: ap(ext), Protocol: proto, Locals: []vppcfg.NAT44LBLocal{local},
 		Out2InOnly: true, TwiceNAT: twice, Label: "default/" + name,
 	}
-	if twice != vppcfg.TwiceNATOff {
-		m.TwiceNATAddr = nodeIP
-	}
-	return m
 }
 
 func rule(action vppcfg.ACLAction, src, dst string, proto vppcfg.Protocol, dport uint16) vppcfg.ACLRule {
@@ -95,9 +93,9 @@ func TestRenderService(t *testing.T) {
 			},
 		},
 		{
-			name: "one backend: static mapping with the twice-NAT address",
+			name: "one backend: an LB mapping of one local",
 			svc:  service("one", "10.96.0.11", withBackends("", be("10.1.2.2:8080"))),
-			want: []vppcfg.Item{staticMap("one", "10.96.0.11:80", tcp, "10.1.2.2:8080", 0, self)},
+			want: []vppcfg.Item{single("one", "10.96.0.11:80", tcp, loc("10.1.2.2:8080", 6), self)},
 		},
 		{
 			name: "host-network backends live in the host VRF",
@@ -126,9 +124,9 @@ func TestRenderService(t *testing.T) {
 			name: "external IP and LoadBalancer IP, twice-NAT for Cluster policy",
 			svc:  service("ext", "10.96.0.15", externalIP, lbIP, withBackends("", be("10.1.2.2:8080"))),
 			want: []vppcfg.Item{
-				staticMap("ext", "10.96.0.15:80", tcp, "10.1.2.2:8080", 0, self),
-				staticMap("ext", "198.51.100.10:80", tcp, "10.1.2.2:8080", 0, twice),
-				staticMap("ext", "203.0.113.10:80", tcp, "10.1.2.2:8080", 0, twice),
+				single("ext", "10.96.0.15:80", tcp, loc("10.1.2.2:8080", 6), self),
+				single("ext", "198.51.100.10:80", tcp, loc("10.1.2.2:8080", 6), twice),
+				single("ext", "203.0.113.10:80", tcp, loc("10.1.2.2:8080", 6), twice),
 			},
 		},
 		{
@@ -163,7 +161,7 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "internalTrafficPolicy Local: ClusterIP uses local endpoints only",
 			svc:  service("itp", "10.96.0.18", itpLocal, withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080"))),
-			want: []vppcfg.Item{staticMap("itp", "10.96.0.18:80", tcp, "10.1.1.2:8080", 0, self)},
+			want: []vppcfg.Item{single("itp", "10.96.0.18:80", tcp, loc("10.1.1.2:8080", 9), self)},
 		},
 		{
 			name:  "internalTrafficPolicy Local without local endpoints: ClusterIP dropped",
@@ -173,15 +171,15 @@ func TestRenderService(t *testing.T) {
 		{
 			name: "ready endpoints are preferred over terminating ones",
 			svc:  service("term-mixed", "10.96.0.20", withBackends("", be("10.1.1.2:8080", "local", "term"), be("10.1.2.2:8080"))),
-			want: []vppcfg.Item{staticMap("term-mixed", "10.96.0.20:80", tcp, "10.1.2.2:8080", 0, self)},
+			want: []vppcfg.Item{single("term-mixed", "10.96.0.20:80", tcp, loc("10.1.2.2:8080", 6), self)},
 		},
 		{
 			name: "Local policy falls back to local terminating endpoints while remote ones are ready (KEP-1669)",
 			svc:  service("term-local", "10.96.0.33", nodePortSvc, etpLocal, withBackends("", be("10.1.1.2:8080", "local", "term"), be("10.1.2.2:8080"))),
 			want: []vppcfg.Item{
-				staticMap("term-local", "10.96.0.33:80", tcp, "10.1.2.2:8080", 0, self),
-				staticMap("term-local", "192.168.16.1:30080", tcp, "10.1.1.2:8080", 0, noTwice),
-				staticMap("term-local", "192.168.16.2:30080", tcp, "10.1.1.2:8080", 0, noTwice),
+				single("term-local", "10.96.0.33:80", tcp, loc("10.1.2.2:8080", 6), self),
+				single("term-local", "192.168.16.1:30080", tcp, loc("10.1.1.2:8080", 9), noTwice),
+				single("term-local", "192.168.16.2:30080", tcp, loc("10.1.1.2:8080", 9), noTwice),
 				shortCircuit("192.168.16.1:30080", "10.96.0.33:80"),
 				shortCircuit("192.168.16.2:30080", "10.96.0.33:80"),
 			},
@@ -192,10 +190,10 @@ func TestRenderService(t *testing.T) {
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24")}
 			}),
 			want: []vppcfg.Item{
-				staticMap("etp-ranges", "10.96.0.34:80", tcp, "10.1.1.2:8080", 0, self),
-				staticMap("etp-ranges", "192.168.16.1:30080", tcp, "10.1.1.2:8080", 0, noTwice),
-				staticMap("etp-ranges", "192.168.16.2:30080", tcp, "10.1.1.2:8080", 0, noTwice),
-				staticMap("etp-ranges", "198.51.100.10:80", tcp, "10.1.1.2:8080", 0, noTwice),
+				single("etp-ranges", "10.96.0.34:80", tcp, loc("10.1.1.2:8080", 9), self),
+				single("etp-ranges", "192.168.16.1:30080", tcp, loc("10.1.1.2:8080", 9), noTwice),
+				single("etp-ranges", "192.168.16.2:30080", tcp, loc("10.1.1.2:8080", 9), noTwice),
+				single("etp-ranges", "198.51.100.10:80", tcp, loc("10.1.1.2:8080", 9), noTwice),
 				shortCircuit("192.168.16.1:30080", "10.96.0.34:80"),
 				shortCircuit("192.168.16.2:30080", "10.96.0.34:80"),
 			},
@@ -225,9 +223,9 @@ func TestRenderService(t *testing.T) {
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("100.64.2.0/24"), pfx("2001:db8::/32")}
 			}),
 			want: []vppcfg.Item{
-				staticMap("ranges", "10.96.0.23:80", tcp, "10.1.2.2:8080", 0, self),
-				staticMap("ranges", "198.51.100.10:80", tcp, "10.1.2.2:8080", 0, twice),
-				staticMap("ranges", "203.0.113.10:80", tcp, "10.1.2.2:8080", 0, twice),
+				single("ranges", "10.96.0.23:80", tcp, loc("10.1.2.2:8080", 6), self),
+				single("ranges", "198.51.100.10:80", tcp, loc("10.1.2.2:8080", 6), twice),
+				single("ranges", "203.0.113.10:80", tcp, loc("10.1.2.2:8080", 6), twice),
 			},
 			rules: []vppcfg.ACLRule{
 				rule(vppcfg.ACLPermit, "100.64.1.0/24", "198.51.100.10", tcp, 80),
@@ -241,8 +239,8 @@ func TestRenderService(t *testing.T) {
 				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("2001:db8::/32")}
 			}),
 			want: []vppcfg.Item{
-				staticMap("ranges6", "10.96.0.24:80", tcp, "10.1.2.2:8080", 0, self),
-				staticMap("ranges6", "198.51.100.10:80", tcp, "10.1.2.2:8080", 0, twice),
+				single("ranges6", "10.96.0.24:80", tcp, loc("10.1.2.2:8080", 6), self),
+				single("ranges6", "198.51.100.10:80", tcp, loc("10.1.2.2:8080", 6), twice),
 			},
 		},
 		{
@@ -262,9 +260,9 @@ func TestRenderService(t *testing.T) {
 				s.SetBackends("https", []model.ServiceBackend{be("10.1.1.2:8443", "local")})
 			}),
 			want: []vppcfg.Item{
-				staticMap("multi", "10.96.0.26:443", tcp, "10.1.1.2:8443", 0, self),
-				staticMap("multi", "192.168.16.1:30443", tcp, "10.1.1.2:8443", 0, twice),
-				staticMap("multi", "192.168.16.2:30443", tcp, "10.1.1.2:8443", 0, twice),
+				single("multi", "10.96.0.26:443", tcp, loc("10.1.1.2:8443", 9), self),
+				single("multi", "192.168.16.1:30443", tcp, loc("10.1.1.2:8443", 9), twice),
+				single("multi", "192.168.16.2:30443", tcp, loc("10.1.1.2:8443", 9), twice),
 				lbMap("multi", "10.96.0.26:80", tcp, self, 0, loc("10.1.1.2:8080", localProb), loc("10.1.2.2:8081", remoteProb)),
 			},
 		},
@@ -283,7 +281,7 @@ func TestRenderService(t *testing.T) {
 			name: "SCTP ports are skipped, other ports rendered",
 			svc: service("sctp", "10.96.0.28", withPort("sig", model.ProtocolSCTP, 3868, 0),
 				withBackends("", be("10.1.2.2:8080")), withBackends("sig", be("10.1.2.2:3868"))),
-			want: []vppcfg.Item{staticMap("sctp", "10.96.0.28:80", tcp, "10.1.2.2:8080", 0, self)},
+			want: []vppcfg.Item{single("sctp", "10.96.0.28:80", tcp, loc("10.1.2.2:8080", 6), self)},
 		},
 		{
 			name: "dual-stack: only the IPv4 half is rendered",
@@ -321,14 +319,14 @@ func TestRenderService(t *testing.T) {
 				s.LoadBalancerIPs = ips("198.51.100.31")
 			}),
 			want: []vppcfg.Item{
-				staticMap("same", "10.96.0.31:80", tcp, "10.1.2.2:8080", 0, self),
-				staticMap("same", "198.51.100.31:80", tcp, "10.1.2.2:8080", 0, twice),
+				single("same", "10.96.0.31:80", tcp, loc("10.1.2.2:8080", 6), self),
+				single("same", "198.51.100.31:80", tcp, loc("10.1.2.2:8080", 6), twice),
 			},
 		},
 		{
 			name: "duplicate backends collapse",
 			svc:  service("dup", "10.96.0.32", withBackends("", be("10.1.2.2:8080"), be("10.1.2.2:8080"))),
-			want: []vppcfg.Item{staticMap("dup", "10.96.0.32:80", tcp, "10.1.2.2:8080", 0, self)},
+			want: []vppcfg.Item{single("dup", "10.96.0.32:80", tcp, loc("10.1.2.2:8080", 6), self)},
 		},
 	}
 	for _, tt := range tests {

@@ -90,8 +90,7 @@ func commitStrings(commits []Commit) []string {
 func TestCheckVPPFindsBrokenStates(t *testing.T) {
 	ap := netip.MustParseAddrPort
 	pfx := netip.MustParsePrefix
-	lb := &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP,
-		Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.2.2:80"), Probability: 1}}}
+	lb := &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP}
 	static := &vppcfg.NAT44StaticMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.2.2:80")}
 	filter := &vppcfg.ACL{Name: "r-filter-00", Rules: []vppcfg.ACLRule{{Src: pfx("0.0.0.0/0"), Dst: pfx("::/0")}}}
 	tests := []struct {
@@ -99,8 +98,8 @@ func TestCheckVPPFindsBrokenStates(t *testing.T) {
 		items []vppcfg.Item
 		want  []string
 	}{
-		{"LB mapping with one local, sharing its external key, without the plugin",
-			[]vppcfg.Item{lb, static}, []string{"an LB mapping needs at least 2", "share the VPP external key", "without nat44-global"}},
+		{"LB mapping without locals, sharing its external key, without the plugin",
+			[]vppcfg.Item{lb, static}, []string{"an LB mapping needs at least one", "share the VPP external key", "without nat44-global"}},
 		{"LB mapping with a zero weight", []vppcfg.Item{&vppcfg.NAT44Global{}, &vppcfg.NAT44LBMapping{External: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP,
 			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.2.2:80"), Probability: 1}, {Addr: ap("10.1.2.3:80")}}}}, []string{"local 10.1.2.3:80 has probability 0"}},
 		{"cnat translation without paths",

@@ -49,7 +49,7 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 		// The renderers' own conventions, beyond what the layer requires.
 		if lb, ok := it.(*vppcfg.NAT44LBMapping); ok {
 			for _, l := range lb.Locals {
-				if l.Probability == 0 {
+				if l.Probability == 0 && l != vppcfg.LBPlaceholder(lb) {
 					fail("%s: local %s has probability 0", k, l.Addr)
 				}
 			}

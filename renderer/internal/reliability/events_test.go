@@ -127,7 +127,7 @@ func TestIdentityRaces(t *testing.T) {
 		name  string
 		steps []step
 	}{
-		{"create of NAT44 static mappings deleted while failing", inFlight("nat44_add_del_static_mapping_v2", 0, 1)},
+		{"create of a NAT44 LB mapping of one local deleted while failing", inFlight("nat44_add_del_lb_static_mapping", 0, 1)},
 		{"create of NAT44 LB mapping deleted while failing", inFlight("nat44_add_del_lb_static_mapping", 2, 2)},
 		{"create of cnat translations deleted while failing", inFlight("cnat_translation_update", 2, 2)},
 		{"filter ACL change undone while failing", inFlight("acl_add_replace", 3, 2)},

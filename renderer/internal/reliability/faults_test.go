@@ -62,7 +62,7 @@ func TestFaultsConverge(t *testing.T) {
 			v.FailRandom(0.1, seed, retvals[seed%int64(len(retvals))])
 		}})
 	}
-	for i, msg := range []string{"nat44_add_del_lb_static_mapping", "nat44_add_del_static_mapping_v2",
+	for i, msg := range []string{"nat44_add_del_lb_static_mapping", "nat44_lb_static_mapping_add_del_local",
 		"cnat_translation_update", "acl_add_replace", "acl_interface_set_acl_list", "nat44_interface_add_del_feature"} {
 		runs = append(runs, run{name: "every " + msg, seed: int64(1000 + i), msg: msg, fault: func(v *fakevpp.VPP) {
 			v.FailMessage(msg, int32(api.UNSPECIFIED))

@@ -33,7 +33,7 @@ func TestServicesAttributeItemsByServiceKeys(t *testing.T) {
 		Ports: []model.NamedPort{{Name: "http", ServicePort: model.ServicePort{Protocol: model.ProtocolTCP, Port: 80, NodePort: 30080},
 			Backends: []model.ServiceBackend{be("10.1.1.2:8080", true), be("10.1.2.2:8080", false)}}}}
 	lb := &vppcfg.NAT44LBMapping{External: ap("10.96.0.10:80"), Protocol: vppcfg.ProtoTCP, Label: "default/web",
-		Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:8080")}, {Addr: ap("10.1.2.2:8080")}}}
+		Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.2:8080"), Probability: 1}, {Addr: ap("10.1.2.2:8080"), Probability: 1}}}
 	np := &vppcfg.NAT44StaticMapping{External: ap("192.168.16.1:30080"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.2:8080")}
 	stray := &vppcfg.NAT44IdentityMapping{Addr: ip("192.168.16.1"), Port: 30080, Protocol: vppcfg.ProtoTCP}
 	shard := &vppcfg.ACL{Name: "nat44-filter-03", Rules: []vppcfg.ACLRule{
