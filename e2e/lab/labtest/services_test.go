@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
 )
@@ -148,6 +149,17 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 				extIP = ext6
 			}
 			allowed, refused := fromExternal(externalClient(f)), fromExternal(refusedClient(f))
+			if f == corev1.IPv6Protocol {
+				t.Run("client VPP has not resolved yet", func(t *testing.T) {
+					t.Skip("VPP 25.10 never answers an on-link IPv6 client whose first packet reaches a cnat VIP: " +
+						"the session learns a cnat client (/128) for the source (cnat_session_create), and neighbour " +
+						"discovery's on-link check (ip6_src_lookup_for_packet, vnet/ip6-nd/ip6_nd.c) then finds that " +
+						"entry instead of an adjacency and drops the client's advertisement (docs/lab.md, finding 10)")
+				})
+				// So, as with a client behind a router, VPP resolves the
+				// refused source before its first packet to a VIP.
+				resolvedByVPP(t, refusedClient(f), nodeIP(l.Nodes[0], f))
+			}
 			reachAll(t, allowed, netexec.ProtoHTTP, hostPort(lbIP(svc, f), 80), names(backends))
 			reachAll(t, allowed, netexec.ProtoUDP, hostPort(lbIP(svc, f), 90), names(backends))
 			unreachable(t, refused, hostPort(lbIP(svc, f), 80))
@@ -272,4 +284,19 @@ func TestStatusPerNode(t *testing.T) {
 			return nil
 		})
 	}
+}
+
+// resolvedByVPP has the external client ping a node's VPP from src (VPP
+// answers, so it resolves src), a few tries of a second each.
+func resolvedByVPP(t *testing.T, src, node netip.Addr) {
+	t.Helper()
+	var out []byte
+	var err error
+	for range 5 {
+		out, err = host.Command(theLab.Names.ExternalNS(), "ping", "-c", "1", "-W", "1", "-I", src.String(), node.String()).CombinedOutput()
+		if err == nil {
+			return
+		}
+	}
+	t.Fatalf("ping %s from %s: %v\n%s", node, src, err, out)
 }
