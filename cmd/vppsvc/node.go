@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/vppsvc/vppsvc/agent"
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/healthcheck"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
 )
 
@@ -98,7 +98,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 
 	// /healthz and /metrics answer from the start: while the agent waits for
 	// the API server, /healthz says so (503 with the reason).
-	proxyHealth := &health.ProxyHealth{Timeout: cfg.HealthzTimeout, InterfaceGrace: cfg.InterfaceGrace, Log: log.WithField("component", "health")}
+	proxyHealth := &healthcheck.ProxyHealth{Timeout: cfg.HealthzTimeout, InterfaceGrace: cfg.InterfaceGrace, Log: log.WithField("component", "health")}
 	proxyHealth.Start()
 	reg := newMetricsRegistry()
 	srv := newAgentHTTP(deps.HTTP, deps.Metrics, reg, proxyHealth, log)
@@ -139,7 +139,7 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 		addFakeHost(deps.Fake, plan)
 	}
 
-	servers := &health.ServiceServers{Listen: deps.ListenHealthCheck, Log: log.WithField("component", "healthcheck"), ProxyHealthy: proxyHealth.ServiceProxyHealthy}
+	servers := &healthcheck.ServiceServers{Listen: deps.ListenHealthCheck, Log: log.WithField("component", "healthcheck"), ProxyHealthy: proxyHealth.ServiceProxyHealthy}
 	poll := cfg.SyncPoll
 	if poll <= 0 {
 		poll = time.Second

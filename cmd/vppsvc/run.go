@@ -22,9 +22,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/healthcheck"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCommand) }
@@ -182,7 +182,7 @@ type agentHTTP struct {
 	listeners []net.Listener
 }
 
-func newAgentHTTP(healthz, metrics net.Listener, reg *prometheus.Registry, h *health.ProxyHealth, log logrus.FieldLogger) *agentHTTP {
+func newAgentHTTP(healthz, metrics net.Listener, reg *prometheus.Registry, h *healthcheck.ProxyHealth, log logrus.FieldLogger) *agentHTTP {
 	hmux := http.NewServeMux()
 	hmux.Handle("/healthz", h)
 	hmux.Handle("/livez", h.Livez())

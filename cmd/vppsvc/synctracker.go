@@ -9,7 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/agent"
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
+	"github.com/vppsvc/vppsvc/healthcheck"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 )
@@ -38,8 +38,8 @@ import (
 // CNI, not for vppsvc); every poll hands their count to ProxyHealth, which
 // fails /healthz once they have waited longer than its grace period.
 type syncTracker struct {
-	health  *health.ProxyHealth
-	servers *health.ServiceServers
+	health  *healthcheck.ProxyHealth
+	servers *healthcheck.ServiceServers
 	metrics *kubeProxyMetrics
 	log     logrus.FieldLogger
 	poll    time.Duration
@@ -71,7 +71,7 @@ type syncTracker struct {
 	wake    chan struct{}
 }
 
-func newSyncTracker(h *health.ProxyHealth, servers *health.ServiceServers, poll time.Duration, log logrus.FieldLogger) *syncTracker {
+func newSyncTracker(h *healthcheck.ProxyHealth, servers *healthcheck.ServiceServers, poll time.Duration, log logrus.FieldLogger) *syncTracker {
 	if h.Log == nil {
 		h.Log = log
 	}

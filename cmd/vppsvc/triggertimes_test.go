@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/health"
+	"github.com/vppsvc/vppsvc/healthcheck"
 	"github.com/vppsvc/vppsvc/processor"
 )
 
@@ -20,7 +20,7 @@ func TestTriggerTimes(t *testing.T) {
 	sim, err := simulate(context.Background(), &clusterFlags{}, nil, quietLogger())
 	require.NoError(t, err)
 	t.Cleanup(sim.close)
-	tr := newSyncTracker(&health.ProxyHealth{Timeout: time.Minute}, &health.ServiceServers{}, time.Second, quietLogger())
+	tr := newSyncTracker(&healthcheck.ProxyHealth{Timeout: time.Minute}, &healthcheck.ServiceServers{}, time.Second, quietLogger())
 	tr.agent = sim.agent
 	at := func(d time.Duration) map[string]string {
 		return map[string]string{corev1.EndpointsLastChangeTriggerTime: tr.started.Add(d).UTC().Format(time.RFC3339Nano)}

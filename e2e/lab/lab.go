@@ -260,10 +260,18 @@ func (l *Lab) buildMachine() error {
 				return err
 			}
 		}
-		for _, r := range []host.Route{
+		routes := []host.Route{
 			{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: vppHost[0].Addr(), Dev: "eth0"},
 			{Dst: netip.MustParsePrefix("::/0"), Via: vppHost[1].Addr(), Dev: "eth0"},
-		} {
+		}
+		// The node's IPs live on VPP's uplink; what VPP punts to them (a
+		// health-check port, say) it redirects here (the node agent's punt
+		// redirect), so the kernel takes them as its own, without choosing
+		// them as a source.
+		for _, ip := range node.IPs() {
+			routes = append(routes, host.Route{Dst: netip.PrefixFrom(ip, ip.BitLen()), Dev: "eth0", Local: true})
+		}
+		for _, r := range routes {
 			if err := lx.AddRoute(hns, r); err != nil {
 				return err
 			}

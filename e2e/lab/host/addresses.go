@@ -45,10 +45,17 @@ type Route struct {
 	// OnLink takes Via as reachable on Dev even outside Dev's subnets
 	// (a pod's default route via its node's address).
 	OnLink bool
+	// Local makes Dst the namespace's own (a route of type local): its
+	// kernel accepts packets to it without any interface holding the
+	// address, so it is never chosen as a source.
+	Local bool
 }
 
 func (r Route) String() string {
 	s := r.Dst.String()
+	if r.Local {
+		s = "local " + s
+	}
 	if r.Via.IsValid() {
 		s += " via " + r.Via.String()
 	}
@@ -72,6 +79,9 @@ func routeArgs(r Route) ([]string, error) {
 		dst = "default"
 	}
 	args := []string{dst}
+	if r.Local {
+		args = []string{"local", dst}
+	}
 	if r.Via.IsValid() {
 		args = append(args, "via", r.Via.String())
 	}
@@ -103,7 +113,11 @@ func routeMissing(ns string, r Route, l *Lab) bool {
 	if err != nil {
 		return false
 	}
-	out, err := l.ip(context.Background(), nsArgs(ns, append([]string{family(r.Dst.Addr()), "route", "show"}, args[0])...)...)
+	show, dst := []string{family(r.Dst.Addr()), "route", "show"}, args[0]
+	if r.Local {
+		show, dst = append(show, "table", "local"), args[1]
+	}
+	out, err := l.ip(context.Background(), nsArgs(ns, append(show, dst)...)...)
 	return err == nil && len(out) == 0
 }
 

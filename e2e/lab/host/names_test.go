@@ -114,6 +114,7 @@ func TestRouteArgs(t *testing.T) {
 		{Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: netip.MustParseAddr("10.1.0.1"), Dev: "eth0", OnLink: true}, "default via 10.1.0.1 dev eth0 onlink"},
 		{Route{Dst: netip.MustParsePrefix("::/0"), Via: netip.MustParseAddr("fd00::1"), Dev: "eth0"}, "default via fd00::1 dev eth0"},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.1/32"), Dev: "eth0"}, "10.1.0.1/32 dev eth0"},
+		{Route{Dst: netip.MustParsePrefix("192.168.77.11/32"), Dev: "eth0", Local: true}, "local 192.168.77.11/32 dev eth0"},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.7/24"), Dev: "eth0"}, "10.1.0.0/24 dev eth0"},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.0/24"), Via: netip.MustParseAddr("fd00::1"), Dev: "eth0"}, ""},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.0/24")}, ""},

@@ -17,6 +17,7 @@ import (
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 )
 
 // TestClusterIP: Kubernetes' "should serve a basic endpoint from pods" and
@@ -97,8 +98,9 @@ func TestNodePort(t *testing.T) {
 	cluster := webService("np", "np")
 	cluster.Spec.Type = corev1.ServiceTypeNodePort
 	cluster = createService(t, ns, cluster)
+	// A LoadBalancer, so that it gets a healthCheckNodePort.
 	local := webService("local", "local")
-	local.Spec.Type = corev1.ServiceTypeNodePort
+	local.Spec.Type = corev1.ServiceTypeLoadBalancer
 	local.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 	local = createService(t, ns, local)
 
@@ -125,7 +127,47 @@ func TestNodePort(t *testing.T) {
 			}
 			unreachable(t, ext, hostPort(nodeIP(b, f), local.Spec.Ports[0].NodePort))
 		})
+		t.Run(famName(f)+"/healthCheckNodePort", func(t *testing.T) {
+			// What a cloud load balancer asks each node: 200 and the local
+			// endpoint count where one is, 503 where none is.
+			ext := fromExternal(externalClient(f))
+			for _, tc := range []struct {
+				node  topology.Node
+				code  int
+				count int
+			}{{a, http.StatusOK, 1}, {b, http.StatusServiceUnavailable, 0}} {
+				url := "http://" + hostPort(nodeIP(tc.node, f), local.Spec.HealthCheckNodePort) + "/healthz"
+				eventually(t, 10*time.Second, "health check of "+tc.node.Name, func() error {
+					code, count, err := healthCheck(ext, url)
+					if err != nil {
+						return err
+					}
+					if code != tc.code || count != tc.count {
+						return fmt.Errorf("%s: %d with %d local endpoints, want %d with %d", url, code, count, tc.code, tc.count)
+					}
+					return nil
+				})
+			}
+		})
 	}
+}
+
+// healthCheck asks a healthCheckNodePort server at url, dialing with dial,
+// for its status code and local endpoint count.
+func healthCheck(dial netexec.DialFunc, url string) (code, localEndpoints int, err error) {
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: dial, DisableKeepAlives: true}}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		LocalEndpoints int `json:"localEndpoints"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", url, err)
+	}
+	return resp.StatusCode, body.LocalEndpoints, nil
 }
 
 // TestLoadBalancerAndExternalIPs: LoadBalancer IPs (from the lab's

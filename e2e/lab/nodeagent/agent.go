@@ -134,6 +134,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	go n.watchVPP(ctx, pods)
 	go n.writeStats(ctx)
+	go n.serveHealthChecks(ctx)
 	if err := os.WriteFile(ReadyFile(opts.StateDir, opts.Node.Name), []byte(time.Now().Format(time.RFC3339Nano)), 0o644); err != nil {
 		return err
 	}
@@ -210,6 +211,14 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 	}
 	if err := vc.EnableIP6(ctx, topology.HostInterface); err != nil {
 		return err
+	}
+	// Traffic to the node's IPs that VPP punts (no VPP feature takes it,
+	// such as a health-check port) goes to the node's kernel, as a VPP CNI
+	// hands the node's own traffic to the host.
+	for _, hostIP := range n.opts.Node.HostIPs() {
+		if err := vc.AddPuntRedirect(ctx, topology.UplinkInterface, topology.HostInterface, hostIP); err != nil {
+			return err
+		}
 	}
 	for _, other := range n.opts.Nodes {
 		if other.Index == i {

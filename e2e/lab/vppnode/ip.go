@@ -286,3 +286,34 @@ func (c *Client) AddNeighbour(ctx context.Context, name string, ipAddr netip.Add
 	}
 	return nil
 }
+
+// AddPuntRedirect sends what VPP punts from interface rx (traffic to its
+// own addresses that no VPP feature takes, such as TCP to a port of the
+// node IP) to next hop nh through interface tx, as a VPP CNI hands the
+// node's own traffic to the host; unless VPP has that redirect already.
+func (c *Client) AddPuntRedirect(ctx context.Context, rx, tx string, nh netip.Addr) error {
+	rxi, err := c.index(ctx, rx)
+	if err != nil {
+		return err
+	}
+	txi, err := c.index(ctx, tx)
+	if err != nil {
+		return err
+	}
+	ds, err := recvAll[*ip.IPPuntRedirectDetails](ip.NewServiceClient(c.conn).IPPuntRedirectDump(ctx, &ip.IPPuntRedirectDump{SwIfIndex: rxi, IsIPv6: nh.Is6()}))
+	if err != nil {
+		return fmt.Errorf("ip_punt_redirect_dump: %w", err)
+	}
+	for _, d := range ds {
+		if d.Punt.RxSwIfIndex == rxi && d.Punt.TxSwIfIndex == txi && fromAddress(d.Punt.Nh) == nh {
+			return nil
+		}
+	}
+	_, err = ip.NewServiceClient(c.conn).IPPuntRedirect(ctx, &ip.IPPuntRedirect{IsAdd: true,
+		Punt: ip.PuntRedirect{RxSwIfIndex: rxi, TxSwIfIndex: txi, Nh: address(nh)}})
+	c.changed("ip_punt_redirect")
+	if err != nil {
+		return fmt.Errorf("punt redirect %s → %s via %s: %w", rx, tx, nh, err)
+	}
+	return nil
+}

@@ -1,4 +1,4 @@
-package health
+package healthcheck
 
 import (
 	"encoding/json"
@@ -163,7 +163,29 @@ func be(ip string, local, terminating bool) model.ServiceBackend {
 
 func TestLocalReadyEndpointsCountsDistinctReadyLocalIPs(t *testing.T) {
 	svc := localService(32000, be("10.1.1.2", true, false), be("10.1.1.3", true, true), be("10.1.2.2", false, false))
-	assert.Equal(t, 1, LocalReadyEndpoints(svc), "one local ready pod serving two ports counts once; terminating and remote do not count")
+	v4, v6 := LocalReadyEndpoints(svc)
+	assert.Equal(t, [2]int{1, 0}, [2]int{v4, v6}, "one local ready pod serving two ports counts once; terminating and remote do not count")
+	// A dual-stack pod is one endpoint in each family, as kube-proxy's
+	// per-family proxiers count it (found in the lab: it answered 2).
+	dual := localService(32000, be("10.1.1.2", true, false), be("fd00:244:1::2", true, false), be("fd00:244:1::3", true, true))
+	v4, v6 = LocalReadyEndpoints(dual)
+	assert.Equal(t, [2]int{1, 1}, [2]int{v4, v6})
+}
+
+// A probe to an IPv6 address is answered with the IPv6 count.
+func TestServiceServersAnswerPerFamily(t *testing.T) {
+	ln6, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skip("no IPv6 loopback: ", err)
+	}
+	s := &ServiceServers{Listen: func(uint16) (net.Listener, error) { return ln6, nil }}
+	defer s.Close()
+	s.Sync([]*model.ContivService{localService(32000, be("10.1.1.2", true, false), be("10.1.1.3", true, false), be("fd00:244:1::2", true, false))})
+	addr, ok := s.Addr(32000)
+	require.True(t, ok)
+	code, body := get(t, addr)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Equal(t, 1.0, body["localEndpoints"])
 }
 
 func get(t *testing.T, addr net.Addr) (int, map[string]any) {

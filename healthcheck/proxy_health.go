@@ -1,8 +1,8 @@
-// Package health serves the agent's health signals the way kube-proxy does:
+// Package healthcheck serves a service proxy's health signals the way kube-proxy does:
 // /healthz and /livez for the agent itself, and one health-check server per
 // healthCheckNodePort so that cloud load balancers send externalTrafficPolicy
 // Local traffic only to nodes with local endpoints.
-package health
+package healthcheck
 
 import (
 	"encoding/json"

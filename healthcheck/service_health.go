@@ -1,4 +1,4 @@
-package health
+package healthcheck
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -38,7 +39,8 @@ type serviceServer struct {
 	id model.ServiceID
 	// localEndpoints is read by the HTTP handler without s.mu, so that Sync
 	// can shut a server down while holding s.mu without waiting on a handler.
-	localEndpoints atomic.Int64
+	// localEndpoints counts IPv4 ([0]) and IPv6 ([1]) endpoints apart.
+	localEndpoints [2]atomic.Int64
 	srv            *http.Server
 	addr           net.Addr
 }
@@ -67,7 +69,7 @@ func (s *ServiceServers) Sync(services []*model.ContivService) {
 	}
 	for port, svc := range want {
 		if srv, ok := s.servers[port]; ok {
-			srv.localEndpoints.Store(int64(LocalReadyEndpoints(svc)))
+			srv.store(svc)
 			continue
 		}
 		srv, err := s.start(port, svc)
@@ -106,11 +108,11 @@ func (s *ServiceServers) start(port uint16, svc *model.ContivService) (*serviceS
 		return nil, err
 	}
 	srv := &serviceServer{id: svc.ID, addr: ln.Addr()}
-	srv.localEndpoints.Store(int64(LocalReadyEndpoints(svc)))
+	srv.store(svc)
 	srv.srv = &http.Server{
 		ReadHeaderTimeout: 5 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			s.answer(w, srv.id, int(srv.localEndpoints.Load()))
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.answer(w, srv.id, int(srv.localEndpoints[familyOf(r)].Load()))
 		}),
 	}
 	go func() {
@@ -148,18 +150,42 @@ func (s *ServiceServers) log() logrus.FieldLogger {
 	return logrus.StandardLogger()
 }
 
-// LocalReadyEndpoints counts the distinct IPs of the service's local backends
-// that are ready (not terminating), across all ports, as kube-proxy does: a
-// pod serving two ports is one endpoint, and a node with only terminating
-// endpoints must fail the check so that load balancers drain it.
-func LocalReadyEndpoints(svc *model.ContivService) int {
-	ips := map[string]struct{}{}
+func (srv *serviceServer) store(svc *model.ContivService) {
+	v4, v6 := LocalReadyEndpoints(svc)
+	srv.localEndpoints[0].Store(int64(v4))
+	srv.localEndpoints[1].Store(int64(v6))
+}
+
+// familyOf is 1 for a request that reached the server on an IPv6 address,
+// 0 otherwise.
+func familyOf(r *http.Request) int {
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr); ok && a.IP.To4() == nil && a.IP.To16() != nil {
+		return 1
+	}
+	return 0
+}
+
+// LocalReadyEndpoints counts, per IP family, the distinct IPs of the
+// service's local backends that are ready (not terminating), across all
+// ports, as kube-proxy does: a pod serving two ports is one endpoint, and a
+// node with only terminating endpoints must fail the check so that load
+// balancers drain it. kube-proxy answers each family from its own proxier,
+// so a dual-stack pod counts once in each family, not twice: a probe to an
+// IPv4 node address gets v4, one to an IPv6 address v6.
+func LocalReadyEndpoints(svc *model.ContivService) (v4, v6 int) {
+	ips := map[netip.Addr]bool{}
 	for _, p := range svc.Ports {
 		for _, b := range p.Backends {
-			if b.Local && !b.Terminating {
-				ips[b.IP.String()] = struct{}{}
+			if !b.Local || b.Terminating || ips[b.IP] {
+				continue
+			}
+			ips[b.IP] = true
+			if b.IP.Unmap().Is4() {
+				v4++
+			} else {
+				v6++
 			}
 		}
 	}
-	return len(ips)
+	return v4, v6
 }
