@@ -95,15 +95,19 @@ func TestFigures(t *testing.T) {
 			t.Logf("FIGURE %s one TCP stream: ClusterIP %.2f Gbit/s, direct %.2f Gbit/s, ratio %.2f", famName(f), got[0]/1e9, got[1]/1e9, got[0]/got[1])
 		})
 	}
-	t.Run("programming-latency", func(t *testing.T) { programmingLatency(t, ns, dial, b) })
+	for _, f := range families {
+		t.Run(famName(f)+"/programming-latency", func(t *testing.T) { programmingLatency(t, ns, dial, b, f) })
+	}
 }
 
 // programmingLatency writes 100 changes to the API server — 50 new
 // Services over a running pod, 50 endpoint changes (a pod joining a
 // service by its label) — and times each until the first connection from
-// a client pod that sees it, polling every 5 ms, each bounded to 30 s.
-func programmingLatency(t *testing.T, ns string, dial netexec.DialFunc, node string) {
-	pods := createPods(t, ns, "prog", 1, node)
+// a client pod that sees it through family f, polling every 5 ms, each
+// bounded to 30 s.
+func programmingLatency(t *testing.T, ns string, dial netexec.DialFunc, node string, f corev1.IPFamily) {
+	fam := famName(f)[2:] // "v4", "v6"
+	pods := createPods(t, ns, "prog-"+fam, 1, node)
 	var lat []time.Duration
 	probe := func(addr, want string) time.Duration {
 		start := time.Now()
@@ -120,34 +124,34 @@ func programmingLatency(t *testing.T, ns string, dial netexec.DialFunc, node str
 		return 0
 	}
 	for i := range 50 {
-		svc := webService(fmt.Sprintf("prog-%d", i), "prog")
+		svc := webService(fmt.Sprintf("prog-%s-%d", fam, i), "prog-"+fam)
 		start := time.Now()
 		got, err := client().CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		probe(hostPort(svcIP(got, corev1.IPv4Protocol), 80), pods[0].Name)
+		probe(hostPort(svcIP(got, f), 80), pods[0].Name)
 		lat = append(lat, time.Since(start))
 	}
-	// Endpoint changes: a service over label app=late; pod late-i gets the
-	// label and must answer.
-	late := createService(t, ns, webService("late", "late"))
+	// Endpoint changes: a service over label app=late-<fam>; pod
+	// late-<fam>-i gets the label and must answer.
+	late := createService(t, ns, webService("late-"+fam, "late-"+fam))
 	for i := range 50 {
-		name := fmt.Sprintf("late-%d", i)
+		name := fmt.Sprintf("late-%s-%d", fam, i)
 		createPod(t, ns, podSpec{name: name, node: node, app: "waiting"})
 		waitRunning(t, ns, name)
 		if i > 0 {
-			_ = client().CoreV1().Pods(ns).Delete(context.Background(), fmt.Sprintf("late-%d", i-1), deleteNow())
+			_ = client().CoreV1().Pods(ns).Delete(context.Background(), fmt.Sprintf("late-%s-%d", fam, i-1), deleteNow())
 		}
 		start := time.Now()
-		patch := []byte(`{"metadata":{"labels":{"app":"late"}}}`)
+		patch := []byte(`{"metadata":{"labels":{"app":"late-` + fam + `"}}}`)
 		if _, err := client().CoreV1().Pods(ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		probe(hostPort(svcIP(late, corev1.IPv4Protocol), 80), name)
+		probe(hostPort(svcIP(late, f), 80), name)
 		lat = append(lat, time.Since(start))
 	}
 	slices.Sort(lat)
-	t.Logf("FIGURE network programming latency over %d changes: p50 %s, p99 %s, max %s",
-		len(lat), netexec.Percentile(lat, 50).Round(time.Millisecond), netexec.Percentile(lat, 99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	t.Logf("FIGURE %s network programming latency over %d changes: p50 %s, p99 %s, max %s",
+		famName(f), len(lat), netexec.Percentile(lat, 50).Round(time.Millisecond), netexec.Percentile(lat, 99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 }
