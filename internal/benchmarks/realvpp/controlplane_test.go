@@ -24,7 +24,7 @@ func (s size) String() string {
 }
 
 // coldSizes are the states of the scale targets (docs/performance.md): 5,000 services × 10
-// endpoints (LB mappings) and 50,000 × 1 (static mappings).
+// endpoints and 50,000 × 1 (LB mappings, one local each beside the placeholder).
 var coldSizes = []size{{5000, 10}, {50000, 1}}
 
 // coldSync programs the generated cluster of sz into an empty real VPP
