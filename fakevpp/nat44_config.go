@@ -136,6 +136,8 @@ func init() {
 			handle(natLbStaticMappingDump),
 			handle(natDelSession),
 			handle(natUserDump),
+			handle(natUserSessionDump),
+			handle(natUserSessionV2Dump),
 			handle(natUserSessionV3Dump),
 		),
 		input:            []node{{name: "nat44-ed", order: orderNAT44In, run: natInputNode}},
