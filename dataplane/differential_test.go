@@ -140,7 +140,12 @@ func (d *diffCase) ifName(sw uint32) string {
 	if n, ok := d.names[sw]; ok {
 		return n
 	}
-	d.names = map[uint32]string{}
+	// Names already known stay: a case that deletes an interface marks
+	// its index (see forgetInterface) so that what VPP still reports on
+	// it renders stably.
+	if d.names == nil {
+		d.names = map[uint32]string{}
+	}
 	ifs, err := dumpAll[*interfaces.SwInterfaceDetails](d, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)})
 	if err != nil {
 		d.t.Fatalf("sw_interface_dump: %v", err)
@@ -153,6 +158,18 @@ func (d *diffCase) ifName(sw uint32) string {
 	}
 	return fmt.Sprintf("sw%d?", sw)
 }
+
+// forgetInterface records that the interface at sw was deleted: the index
+// renders as "<name> (deleted)" until an interface is created there again
+// (call learnInterface then).
+func (d *diffCase) forgetInterface(sw uint32) {
+	name := d.ifName(sw)
+	d.names[sw] = name + " (deleted)"
+}
+
+// learnInterface drops what the case knew of index sw, so that the next
+// rendering asks VPP (an interface created at a reused index).
+func (d *diffCase) learnInterface(sw uint32) { delete(d.names, sw) }
 
 // dumpAll sends a dump request on the case's connection and returns its
 // details.
