@@ -160,6 +160,7 @@ func (v *VPP) lockTable(vrf uint32) { v.tables[vrf]++ }
 func (v *VPP) unlockTable(vrf uint32) {
 	if v.tables[vrf] <= 1 && vrf != 0 {
 		delete(v.tables, vrf)
+		delete(v.fibs().names, tableKey{vrf, false})
 		return
 	}
 	if vrf != 0 {

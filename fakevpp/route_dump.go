@@ -1,6 +1,7 @@
 package fakevpp
 
 import (
+	"fmt"
 	"net/netip"
 	"sort"
 
@@ -21,10 +22,22 @@ func ipTableDump(c *call, _ *ip.IPTableDump) []api.Message {
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		for _, id := range ids {
-			out = append(out, &ip.IPTableDetails{Table: ip.IPTable{TableID: id, IsIP6: ip6}})
+			out = append(out, &ip.IPTableDetails{Table: ip.IPTable{TableID: id, IsIP6: ip6, Name: c.v.tableName(id, ip6)}})
 		}
 	}
 	return out
+}
+
+// tableName is a table's name: the one it was created with, else VPP's
+// default "ipv4-VRF:<id>" / "ipv6-VRF:<id>" (fib_table.c).
+func (v *VPP) tableName(id uint32, ip6 bool) string {
+	if n, ok := v.fibs().names[tableKey{id, ip6}]; ok {
+		return n
+	}
+	if ip6 {
+		return fmt.Sprintf("ipv6-VRF:%d", id)
+	}
+	return fmt.Sprintf("ipv4-VRF:%d", id)
 }
 
 // ipRouteDump lists the routes of one table (ip_route_dump) that the API or

@@ -34,8 +34,11 @@ const fibPlugin = "fib"
 type fibState struct {
 	tables6 map[uint32]int
 	api     map[tableKey]bool
-	routes  map[routeKey]*tableRoute
-	nbrs    map[nbrKey]bool
+	// names are the names tables were created with through the API
+	// (ip_table_add_del's name); others are named by tableName.
+	names  map[tableKey]string
+	routes map[routeKey]*tableRoute
+	nbrs   map[nbrKey]bool
 	// cur is the FIB index the traced packet's buffer carries per family
 	// (0 IPv4, 1 IPv6): set from the ingress interface, changed by NAT44-ED.
 	cur [2]uint32
@@ -84,7 +87,7 @@ func init() {
 		name:  fibPlugin,
 		order: 2,
 		newState: func(*VPP) any {
-			return &fibState{tables6: map[uint32]int{0: 1}, api: map[tableKey]bool{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
+			return &fibState{tables6: map[uint32]int{0: 1}, api: map[tableKey]bool{}, names: map[tableKey]string{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
 		},
 		handlers: handlers(
 			handle(ipTableAddDel),
@@ -152,6 +155,7 @@ func (v *VPP) unlockTableFam(id uint32, ip6 bool) {
 		v.unlockTable(id)
 	} else if l := v.fibs().tables6; l[id] <= 1 && id != 0 {
 		delete(l, id)
+		delete(v.fibs().names, tableKey{id, true})
 	} else if id != 0 {
 		l[id]--
 	}
@@ -169,13 +173,18 @@ func (v *VPP) unlockTableFam(id uint32, ip6 bool) {
 func (v *VPP) AddTable(id uint32, ip6 bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.addTable(id, ip6)
+	v.addTable(id, ip6, "")
 }
 
-func (v *VPP) addTable(id uint32, ip6 bool) {
+func (v *VPP) addTable(id uint32, ip6 bool, name string) {
 	k := tableKey{id, ip6}
 	if id == 0 || v.fibs().api[k] {
 		return
+	}
+	if !v.tableExistsFam(id, ip6) && name != "" {
+		// fib_table_find_or_create_and_lock_w_name: a table keeps the
+		// name it was created with.
+		v.fibs().names[k] = name
 	}
 	v.fibs().api[k] = true
 	v.lockTableFam(id, ip6)
@@ -331,7 +340,7 @@ func fibDump(v *VPP, w *dumpWriter) {
 // unknown table answers 0.
 func ipTableAddDel(c *call, req *ip.IPTableAddDel) []api.Message {
 	if req.IsAdd {
-		c.v.addTable(req.Table.TableID, req.Table.IsIP6)
+		c.v.addTable(req.Table.TableID, req.Table.IsIP6, req.Table.Name)
 	} else {
 		c.v.delTable(req.Table.TableID, req.Table.IsIP6)
 	}
