@@ -89,20 +89,6 @@ func (n *natState) reset(v *VPP) {
 
 func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }
 
-// lockTable creates (if needed) and locks a FIB table on NAT's behalf.
-func (n *natState) lockTable(v *VPP, vrf uint32) {
-	v.lockTable(vrf)
-	n.tableLocks[vrf]++
-}
-
-func (n *natState) unlockTable(v *VPP, vrf uint32) {
-	if n.tableLocks[vrf] == 0 {
-		return
-	}
-	n.tableLocks[vrf]--
-	v.unlockTable(vrf)
-}
-
 func init() {
 	registerPlugin(&plugin{
 		name:     natPlugin,

@@ -1,7 +1,6 @@
 package fakevpp
 
 import (
-	"fmt"
 	"net/netip"
 	"sort"
 
@@ -26,18 +25,6 @@ func ipTableDump(c *call, _ *ip.IPTableDump) []api.Message {
 		}
 	}
 	return out
-}
-
-// tableName is a table's name: the one it was created with, else VPP's
-// default "ipv4-VRF:<id>" / "ipv6-VRF:<id>" (fib_table.c).
-func (v *VPP) tableName(id uint32, ip6 bool) string {
-	if n, ok := v.fibs().names[tableKey{id, ip6}]; ok {
-		return n
-	}
-	if ip6 {
-		return fmt.Sprintf("ipv6-VRF:%d", id)
-	}
-	return fmt.Sprintf("ipv4-VRF:%d", id)
 }
 
 // ipRouteDump lists the routes of one table (ip_route_dump) that the API or
