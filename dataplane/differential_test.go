@@ -25,6 +25,7 @@ import (
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/memclnt"
+	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/core"
 
 	"github.com/vppsvc/vppsvc/dataplane"
@@ -140,7 +141,12 @@ func (d *diffCase) ifName(sw uint32) string {
 	if n, ok := d.names[sw]; ok {
 		return n
 	}
-	d.names = map[uint32]string{}
+	// Names already known stay: a case that deletes an interface marks
+	// its index (see forgetInterface) so that what VPP still reports on
+	// it renders stably.
+	if d.names == nil {
+		d.names = map[uint32]string{}
+	}
 	ifs, err := dumpAll[*interfaces.SwInterfaceDetails](d, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)})
 	if err != nil {
 		d.t.Fatalf("sw_interface_dump: %v", err)
@@ -153,6 +159,18 @@ func (d *diffCase) ifName(sw uint32) string {
 	}
 	return fmt.Sprintf("sw%d?", sw)
 }
+
+// forgetInterface records that the interface at sw was deleted: the index
+// renders as "<name> (deleted)" until an interface is created there again
+// (call learnInterface then).
+func (d *diffCase) forgetInterface(sw uint32) {
+	name := d.ifName(sw)
+	d.names[sw] = name + " (deleted)"
+}
+
+// learnInterface drops what the case knew of index sw, so that the next
+// rendering asks VPP (an interface created at a reused index).
+func (d *diffCase) learnInterface(sw uint32) { delete(d.names, sw) }
 
 // dumpAll sends a dump request on the case's connection and returns its
 // details.
@@ -270,12 +288,54 @@ func isAddressLike(v reflect.Value) bool {
 	return false
 }
 
+// A golden starts with its provenance: the VPP build it was recorded on
+// (show_version's version and build date) and the API messages the case
+// sent, one line each. The body that follows is what the case recorded.
+// -update writes both from the real VPP; every run checks that its data
+// plane sent the same messages, and TestGoldenProvenance that every
+// message fakevpp serves has a case and every golden its header.
+const (
+	provRecorded = "# recorded on VPP "
+	provMessages = "# messages:"
+)
+
+// provenance is a golden's header.
+type provenance struct {
+	version, built string
+	messages       []string
+}
+
+func (p provenance) String() string {
+	return fmt.Sprintf("%s%s built %s\n%s %s\n", provRecorded, p.version, p.built, provMessages, strings.Join(p.messages, " "))
+}
+
+// splitGolden separates a golden's header from its body; ok is false when
+// the header is missing or malformed.
+func splitGolden(text string) (p provenance, body string, ok bool) {
+	first, rest, _ := strings.Cut(text, "\n")
+	second, body, _ := strings.Cut(rest, "\n")
+	vb, found := strings.CutPrefix(first, provRecorded)
+	if !found {
+		return p, text, false
+	}
+	p.version, p.built, found = strings.Cut(vb, " built ")
+	if !found || p.version == "" {
+		return p, text, false
+	}
+	msgs, found := strings.CutPrefix(second, provMessages)
+	if !found {
+		return p, text, false
+	}
+	p.messages = strings.Fields(msgs)
+	return p, body, true
+}
+
 // runDifferential runs one case (see the file comment).
 func runDifferential(t *testing.T, name string, fn func(d *diffCase)) {
 	t.Helper()
 	t.Run(name, func(t *testing.T) {
 		golden := filepath.Join("testdata", "differential", name+".golden")
-		var real string
+		var real caseRun
 		if dataplane.OnRealVPP() {
 			start := time.Now()
 			real = runOn(t, dataplane.ForTest(t, 1), fn)
@@ -294,31 +354,49 @@ func runDifferential(t *testing.T, name string, fn func(d *diffCase)) {
 			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(golden, []byte(real), 0o644); err != nil {
+			if err := os.WriteFile(golden, []byte(real.prov.String()+real.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		want, err := os.ReadFile(golden)
+		raw, err := os.ReadFile(golden)
 		if err != nil {
 			t.Fatalf("%v (record it from a real VPP with -update)", err)
 		}
+		prov, want, ok := splitGolden(string(raw))
+		if !ok {
+			t.Fatalf("%s has no provenance header (%q, %q): record it from a real VPP with -update", golden, provRecorded, provMessages)
+		}
+		sent := func(who string, r caseRun) {
+			if !slices.Equal(r.prov.messages, prov.messages) {
+				t.Errorf("%s sent %v; %s records %v", who, r.prov.messages, golden, prov.messages)
+			}
+		}
+		sent("fakevpp", fake)
 		if dataplane.OnRealVPP() {
-			if d := diffText(string(want), real); d != "" {
+			sent("the real VPP's case", real)
+			if d := diffText(want, real.text); d != "" {
 				t.Errorf("real VPP differs from %s (-golden +real):\n%s", golden, d)
 			}
-			if d := diffText(real, fake); d != "" {
+			if d := diffText(real.text, fake.text); d != "" {
 				t.Errorf("fakevpp differs from the real VPP (-real +fake):\n%s", d)
 			}
 			return
 		}
-		if d := diffText(string(want), fake); d != "" {
+		if d := diffText(want, fake.text); d != "" {
 			t.Errorf("fakevpp differs from the real VPP's %s (-real +fake):\n%s", golden, d)
 		}
 	})
 }
 
+// caseRun is what a case recorded on one data plane, with the messages it
+// sent and, on a real VPP, the build it ran on.
+type caseRun struct {
+	text string
+	prov provenance
+}
+
 // runOn runs fn on n and returns what it recorded.
-func runOn(t *testing.T, n dataplane.Node, fn func(d *diffCase)) string {
+func runOn(t *testing.T, n dataplane.Node, fn func(d *diffCase)) caseRun {
 	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -327,10 +405,29 @@ func runOn(t *testing.T, n dataplane.Node, fn func(d *diffCase)) string {
 		t.Fatal(err)
 	}
 	defer conn.Disconnect()
+	n.ResetCalls()
 	d := &diffCase{t: t, Node: n, Conn: conn, Ctx: c}
 	fn(d)
-	return d.out.String()
+	r := caseRun{text: d.out.String()}
+	for m, k := range n.Calls() {
+		if k > 0 && m != controlPing {
+			r.prov.messages = append(r.prov.messages, m)
+		}
+	}
+	slices.Sort(r.prov.messages)
+	if n.Real() && !t.Failed() {
+		v, err := vpe.NewServiceClient(conn).ShowVersion(c, &vpe.ShowVersion{})
+		if err != nil {
+			t.Fatalf("show_version: %v", err)
+		}
+		r.prov.version, r.prov.built = v.Version, v.BuildDate
+	}
+	return r
 }
+
+// controlPing is the message every dump stream ends with; govpp sends it
+// on its own, so it is no case's.
+var controlPing = (&memclnt.ControlPing{}).GetMessageName()
 
 // diffText is a line diff of a and b ("" when equal): the lines of each
 // that the other lacks, in order, around their longest common subsequence.

@@ -150,26 +150,3 @@ func (v *VPP) reachesTable0(fib uint32, dst netip.Addr) bool {
 	}
 	return false
 }
-
-// lockTable creates FIB table vrf if needed and takes a reference on it, as
-// fib_table_find_or_create_and_lock does for NAT VRFs.
-func (v *VPP) lockTable(vrf uint32) { v.tables[vrf]++ }
-
-// unlockTable drops a reference; the table disappears with the last one
-// (table 0 is never removed).
-func (v *VPP) unlockTable(vrf uint32) {
-	if v.tables[vrf] <= 1 && vrf != 0 {
-		delete(v.tables, vrf)
-		return
-	}
-	if vrf != 0 {
-		v.tables[vrf]--
-	}
-}
-
-// tableExists tells whether FIB table vrf exists. The fake uses the VRF ID as
-// the FIB index.
-func (v *VPP) tableExists(vrf uint32) bool {
-	_, ok := v.tables[vrf]
-	return ok
-}

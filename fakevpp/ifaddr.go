@@ -50,10 +50,15 @@ func (v *VPP) DelAddress(name string, p netip.Prefix) int32 {
 func (v *VPP) addDelAddress(ifc *iface, p netip.Prefix, add bool) int32 {
 	i := slices.IndexFunc(ifc.addrs, func(q netip.Prefix) bool { return q.Addr() == p.Addr() })
 	switch {
-	case add && i >= 0 && ifc.addrs[i].Bits() != p.Bits():
-		return int32(api.ADDRESS_IN_USE)
-	case add && i >= 0:
-		return 0
+	case add && v.addressConflicts(ifc, p):
+		// ip4/ip6_add_del_interface_address_internal: an address
+		// overlapping one of any interface in the same table (the same
+		// address again included) is refused: -105 ADDRESS_IN_USE for
+		// IPv4, -127 DUPLICATE_IF_ADDRESS for IPv6.
+		if p.Addr().Is4() {
+			return int32(api.ADDRESS_IN_USE)
+		}
+		return int32(api.DUPLICATE_IF_ADDRESS)
 	case add:
 		ifc.addrs = append(ifc.addrs, p)
 		if p.Addr().Is6() {
@@ -73,6 +78,37 @@ func (v *VPP) addDelAddress(ifc *iface, p netip.Prefix, add bool) int32 {
 	v.cnat().InterfaceAddressChanged(ifc.index, p.Addr(), add)
 	v.cnatViolations()
 	return 0
+}
+
+// addressConflicts is the overlap check of an address add: p conflicts
+// with an own address x/len of any interface in the same table of the
+// family when either contains the other, except for another address of
+// the same length on the same interface (an interface may hold several
+// addresses of one subnet). Unnumbered interfaces' borrowed addresses do
+// not count.
+func (v *VPP) addressConflicts(ifc *iface, p netip.Prefix) bool {
+	fam := famIdx(p.Addr().Is6())
+	conflict := false
+	v.ifaces.each(func(_ uint32, o *iface) bool {
+		if o.table[fam] != ifc.table[fam] {
+			return true
+		}
+		for _, x := range o.addrs {
+			if x.Addr().Is6() != p.Addr().Is6() {
+				continue
+			}
+			if !x.Masked().Contains(p.Addr()) && !p.Masked().Contains(x.Addr()) {
+				continue
+			}
+			if o == ifc && x.Bits() == p.Bits() && x.Addr() != p.Addr() {
+				continue
+			}
+			conflict = true
+			return false
+		}
+		return true
+	})
+	return conflict
 }
 
 func swInterfaceAddDelAddress(c *call, req *interfaces.SwInterfaceAddDelAddress) []api.Message {

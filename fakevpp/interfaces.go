@@ -31,6 +31,13 @@ type iface struct {
 	unnumberedTo uint32
 	startupDonor string
 	ip6Link      int
+
+	// adminDown: set down by sw_interface_set_flags, or a loopback not yet
+	// set up (VPP creates loopbacks admin down; their link follows the
+	// admin state). loopback: created by create_loopback(_instance), with
+	// its instance number and MAC (loopback.go).
+	adminDown bool
+	loopback  *loopbackDev
 }
 
 // firstAddr returns the interface's own first address of a family (see
@@ -55,7 +62,7 @@ func (i *iface) hasAddr(a netip.Addr) bool {
 }
 
 func (i *iface) flags() interface_types.IfStatusFlags {
-	if i.index == 0 {
+	if i.index == 0 || i.adminDown {
 		return 0
 	}
 	return interface_types.IF_STATUS_API_FLAG_ADMIN_UP | interface_types.IF_STATUS_API_FLAG_LINK_UP
@@ -66,6 +73,8 @@ func (i *iface) devType() string {
 	switch {
 	case i.index == 0:
 		return "local"
+	case i.loopback != nil:
+		return "Loopback"
 	case strings.HasPrefix(i.name, "tap"):
 		return "virtio"
 	case strings.HasPrefix(i.name, "memif"):
@@ -93,14 +102,20 @@ func (v *VPP) ifaceNamed(name string) *iface {
 func (v *VPP) createInterface(name string, addrs []netip.Prefix, startup bool) *iface {
 	ifc := &iface{name: name, addrs: append([]netip.Prefix(nil), addrs...), startup: startup}
 	ifc.ip6Link = countIP6Addrs(ifc)
+	v.addIface(ifc)
+	return ifc
+}
+
+// addIface gives ifc the next pool index and lets the plugins resolve what
+// waited for it.
+func (v *VPP) addIface(ifc *iface) {
 	ifc.index = v.ifaces.add(ifc)
-	v.ifaceByName[name] = ifc.index
+	v.ifaceByName[ifc.name] = ifc.index
 	for _, p := range pipeline().plugins {
 		if p.interfaceAdded != nil {
 			p.interfaceAdded(v, ifc)
 		}
 	}
-	return ifc
 }
 
 // AddInterface creates an interface (admin and link up) with its own
@@ -133,20 +148,27 @@ func (v *VPP) DeleteInterface(name string) bool {
 	if ifc == nil || ifc.index == 0 {
 		return false
 	}
+	v.deleteInterface(ifc)
+	return true
+}
+
+// deleteInterface runs the plugins' delete callbacks (VPP's
+// VNET_SW_INTERFACE_ADD_DEL_FUNCTIONs), drops the routes through the
+// interface, frees its index and announces the deletion.
+func (v *VPP) deleteInterface(ifc *iface) {
 	for _, p := range pipeline().plugins {
 		if p.interfaceDeleted != nil {
 			p.interfaceDeleted(v, ifc)
 		}
 	}
 	for dst, r := range v.routes {
-		if r.ifName == name {
+		if r.ifName == ifc.name {
 			delete(v.routes, dst)
 		}
 	}
 	v.ifaces.del(ifc.index)
-	delete(v.ifaceByName, name)
+	delete(v.ifaceByName, ifc.name)
 	v.interfaceEvent(ifc.index, 0, true)
-	return true
 }
 
 // InterfaceIndex returns the sw_if_index of an interface.
@@ -185,11 +207,16 @@ func (v *VPP) interfaceEvent(sw uint32, flags interface_types.IfStatusFlags, del
 
 func init() {
 	registerPlugin(&plugin{
-		name:  "interface",
-		order: 1,
+		name:     ifPlugin,
+		order:    1,
+		newState: func(*VPP) any { return &ifState{loopInstances: map[uint32]bool{}} },
 		handlers: handlers(
 			handle(swInterfaceDump),
 			handle(wantInterfaceEvents),
+			handle(swInterfaceSetFlags),
+			handle(createLoopback),
+			handle(createLoopbackInstance),
+			handle(deleteLoopback),
 		),
 	})
 }
@@ -229,7 +256,7 @@ func (i *iface) details() *interfaces.SwInterfaceDetails {
 		L2Address:        i.mac(),
 		Flags:            i.flags(),
 		Type:             interface_types.IF_API_TYPE_HARDWARE,
-		LinkDuplex:       interface_types.LINK_DUPLEX_API_FULL,
+		LinkDuplex:       i.duplex(),
 		LinkMtu:          uint16(mtu),
 		Mtu:              []uint32{mtu, 0, 0, 0}, // L3; the IPv4, IPv6 and MPLS MTUs are 0 until set
 		InterfaceName:    i.name,
@@ -237,10 +264,21 @@ func (i *iface) details() *interfaces.SwInterfaceDetails {
 	}
 }
 
+// duplex: a loopback reports none (its simulated device sets no duplex).
+func (i *iface) duplex() interface_types.LinkDuplex {
+	if i.loopback != nil {
+		return interface_types.LINK_DUPLEX_API_UNKNOWN
+	}
+	return interface_types.LINK_DUPLEX_API_FULL
+}
+
 // mac derives a stable locally administered MAC from the index.
 func (i *iface) mac() ethernet_types.MacAddress {
 	if i.index == 0 {
 		return ethernet_types.MacAddress{}
+	}
+	if i.loopback != nil {
+		return i.loopback.mac
 	}
 	return ethernet_types.MacAddress{0x02, 0xfe, 0, 0, byte(i.index >> 8), byte(i.index)}
 }

@@ -89,20 +89,6 @@ func (n *natState) reset(v *VPP) {
 
 func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }
 
-// lockTable creates (if needed) and locks a FIB table on NAT's behalf.
-func (n *natState) lockTable(v *VPP, vrf uint32) {
-	v.lockTable(vrf)
-	n.tableLocks[vrf]++
-}
-
-func (n *natState) unlockTable(v *VPP, vrf uint32) {
-	if n.tableLocks[vrf] == 0 {
-		return
-	}
-	n.tableLocks[vrf]--
-	v.unlockTable(vrf)
-}
-
 func init() {
 	registerPlugin(&plugin{
 		name:     natPlugin,
@@ -136,6 +122,8 @@ func init() {
 			handle(natLbStaticMappingDump),
 			handle(natDelSession),
 			handle(natUserDump),
+			handle(natUserSessionDump),
+			handle(natUserSessionV2Dump),
 			handle(natUserSessionV3Dump),
 		),
 		input:            []node{{name: "nat44-ed", order: orderNAT44In, run: natInputNode}},
@@ -459,48 +447,63 @@ func natAddressRange(c *call, req *nat44_ed.Nat44AddDelAddressRange) []api.Messa
 		return reply(r)
 	}
 	twice := req.Flags&nat_types.NAT_IS_TWICE_NAT != 0
-	list := &n.addrs
-	if twice {
-		list = &n.twiceAddrs
-	}
 	first, last := ip4(req.FirstIPAddress), ip4(req.LastIPAddress)
 	for a := first; a.IsValid() && a.Compare(last) <= 0; a = a.Next() {
-		i := indexAddr(*list, a)
 		if req.IsAdd {
-			if i >= 0 {
-				r.Retval = int32(api.VALUE_EXIST)
-				break
-			}
-			if req.VrfID != anyVRF {
-				n.lockTable(v, req.VrfID)
-			}
-			*list = append(*list, natAddr{addr: a, vrf: req.VrfID})
-			continue
+			r.Retval = n.addPoolAddr(v, a, req.VrfID, twice)
+		} else {
+			r.Retval = n.delPoolAddr(v, a, twice)
 		}
-		if i < 0 {
-			r.Retval = int32(api.NO_SUCH_ENTRY)
-			break
-		}
-		// Dynamic sessions using the address go, for both pools
-		// (nat44_ed_del_address sweeps them whichever pool it is).
-		n.sessions.each(func(_ uint32, s *session) bool {
-			if s.flags&sfStatic == 0 && s.out.Addr() == a {
-				n.deleteSession(v, s)
-			}
-			return true
-		})
-		if (*list)[i].vrf != anyVRF {
-			n.unlockTable(v, (*list)[i].vrf)
-		}
-		// vec_del1: the last element moves into the freed slot.
-		l := *list
-		l[i] = l[len(l)-1]
-		*list = l[:len(l)-1]
-		if a == last {
+		if r.Retval != 0 || a == last {
 			break
 		}
 	}
 	return reply(r)
+}
+
+// addPoolAddr is nat44_ed_add_address.
+func (n *natState) addPoolAddr(v *VPP, a netip.Addr, vrf uint32, twice bool) int32 {
+	list := &n.addrs
+	if twice {
+		list = &n.twiceAddrs
+	}
+	if indexAddr(*list, a) >= 0 {
+		return int32(api.VALUE_EXIST)
+	}
+	if vrf != anyVRF {
+		n.lockTable(v, vrf)
+	}
+	*list = append(*list, natAddr{addr: a, vrf: vrf})
+	return 0
+}
+
+// delPoolAddr is nat44_ed_del_address: the dynamic sessions using the
+// address go with it.
+func (n *natState) delPoolAddr(v *VPP, a netip.Addr, twice bool) int32 {
+	list := &n.addrs
+	if twice {
+		list = &n.twiceAddrs
+	}
+	i := indexAddr(*list, a)
+	if i < 0 {
+		return int32(api.NO_SUCH_ENTRY)
+	}
+	// Dynamic sessions using the address go, for both pools
+	// (nat44_ed_del_address sweeps them whichever pool it is).
+	n.sessions.each(func(_ uint32, s *session) bool {
+		if s.flags&sfStatic == 0 && s.out.Addr() == a {
+			n.deleteSession(v, s)
+		}
+		return true
+	})
+	if (*list)[i].vrf != anyVRF {
+		n.unlockTable(v, (*list)[i].vrf)
+	}
+	// vec_del1: the last element moves into the freed slot.
+	l := *list
+	l[i] = l[len(l)-1]
+	*list = l[:len(l)-1]
+	return 0
 }
 
 func indexAddr(l []natAddr, a netip.Addr) int {

@@ -38,48 +38,6 @@ func (n *natState) findAddrResolve(sw uint32, twice bool) int {
 	return -1
 }
 
-// addPoolAddr is nat44_ed_add_address.
-func (n *natState) addPoolAddr(v *VPP, a netip.Addr, vrf uint32, twice bool) int32 {
-	list := &n.addrs
-	if twice {
-		list = &n.twiceAddrs
-	}
-	if indexAddr(*list, a) >= 0 {
-		return int32(api.VALUE_EXIST)
-	}
-	if vrf != anyVRF {
-		n.lockTable(v, vrf)
-	}
-	*list = append(*list, natAddr{addr: a, vrf: vrf})
-	return 0
-}
-
-// delPoolAddr is nat44_ed_del_address: the dynamic sessions using the
-// address go with it.
-func (n *natState) delPoolAddr(v *VPP, a netip.Addr, twice bool) int32 {
-	list := &n.addrs
-	if twice {
-		list = &n.twiceAddrs
-	}
-	i := indexAddr(*list, a)
-	if i < 0 {
-		return int32(api.NO_SUCH_ENTRY)
-	}
-	n.sessions.each(func(_ uint32, s *session) bool {
-		if s.flags&sfStatic == 0 && s.out.Addr() == a {
-			n.deleteSession(v, s)
-		}
-		return true
-	})
-	if (*list)[i].vrf != anyVRF {
-		n.unlockTable(v, (*list)[i].vrf)
-	}
-	l := *list
-	l[i] = l[len(l)-1]
-	*list = l[:len(l)-1]
-	return 0
-}
-
 // natInterfaceAddr serves nat44_add_del_interface_addr.
 func natInterfaceAddr(c *call, req *nat44_ed.Nat44AddDelInterfaceAddr) []api.Message {
 	v, n := c.v, c.v.nat()

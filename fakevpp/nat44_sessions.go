@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.fd.io/govpp/api"
+	"go.fd.io/govpp/binapi/ip_types"
 	"go.fd.io/govpp/binapi/nat44_ed"
 	"go.fd.io/govpp/binapi/nat_types"
 )
@@ -291,18 +292,63 @@ func natUserDump(c *call, _ *nat44_ed.Nat44UserDump) []api.Message {
 	return out
 }
 
-// natUserSessionV3Dump lists the sessions of one inside address (the VRF is
-// ignored, as on single-threaded VPP).
-func natUserSessionV3Dump(c *call, req *nat44_ed.Nat44UserSessionV3Dump) []api.Message {
+// The three user-session dumps list the same sessions: every session in
+// the pool (expired ones included) whose inside address is the request's,
+// in pool order. The VRF only picks the worker's session table, which on
+// single-threaded VPP is always the one table, so it is ignored. They
+// differ only in their details: v1 lacks IsTimedOut, v3 adds
+// TimeSinceLastHeard.
+
+// userSessions is the session walk the three dumps share.
+func userSessions(c *call, ip ip_types.IP4Address) []*nat44_ed.Nat44UserSessionV3Details {
 	v, n := c.v, c.v.nat()
-	addr := ip4(req.IPAddress)
-	var out []api.Message
+	addr := ip4(ip)
+	var out []*nat44_ed.Nat44UserSessionV3Details
 	n.sessions.each(func(_ uint32, s *session) bool {
 		if s.in.Addr() == addr {
 			out = append(out, n.sessionDetails(v, s))
 		}
 		return true
 	})
+	return out
+}
+
+func natUserSessionV3Dump(c *call, req *nat44_ed.Nat44UserSessionV3Dump) []api.Message {
+	var out []api.Message
+	for _, d := range userSessions(c, req.IPAddress) {
+		out = append(out, d)
+	}
+	return out
+}
+
+func natUserSessionV2Dump(c *call, req *nat44_ed.Nat44UserSessionV2Dump) []api.Message {
+	var out []api.Message
+	for _, d := range userSessions(c, req.IPAddress) {
+		out = append(out, &nat44_ed.Nat44UserSessionV2Details{
+			OutsideIPAddress: d.OutsideIPAddress, OutsidePort: d.OutsidePort,
+			InsideIPAddress: d.InsideIPAddress, InsidePort: d.InsidePort,
+			Protocol: d.Protocol, Flags: d.Flags, LastHeard: d.LastHeard,
+			TotalBytes: d.TotalBytes, TotalPkts: d.TotalPkts,
+			ExtHostAddress: d.ExtHostAddress, ExtHostPort: d.ExtHostPort,
+			ExtHostNatAddress: d.ExtHostNatAddress, ExtHostNatPort: d.ExtHostNatPort,
+			IsTimedOut: d.IsTimedOut,
+		})
+	}
+	return out
+}
+
+func natUserSessionDump(c *call, req *nat44_ed.Nat44UserSessionDump) []api.Message {
+	var out []api.Message
+	for _, d := range userSessions(c, req.IPAddress) {
+		out = append(out, &nat44_ed.Nat44UserSessionDetails{
+			OutsideIPAddress: d.OutsideIPAddress, OutsidePort: d.OutsidePort,
+			InsideIPAddress: d.InsideIPAddress, InsidePort: d.InsidePort,
+			Protocol: d.Protocol, Flags: d.Flags, LastHeard: d.LastHeard,
+			TotalBytes: d.TotalBytes, TotalPkts: d.TotalPkts,
+			ExtHostAddress: d.ExtHostAddress, ExtHostPort: d.ExtHostPort,
+			ExtHostNatAddress: d.ExtHostNatAddress, ExtHostNatPort: d.ExtHostNatPort,
+		})
+	}
 	return out
 }
 

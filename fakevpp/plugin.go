@@ -183,3 +183,17 @@ func buildPipeline() *graph {
 func stateOf[T any](v *VPP, name string) *T {
 	return v.state[name].(*T)
 }
+
+// Served returns the VPP names of the requests the fake serves with a
+// model, sorted (control_ping, which every connection uses, excluded; any
+// other message is answered as unmodelled). The differential suite checks
+// that each has a case recorded on a real VPP.
+func Served() []string {
+	g := pipeline()
+	out := make([]string, 0, len(g.handlers))
+	for name := range g.handlers {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

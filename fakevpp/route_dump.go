@@ -21,7 +21,7 @@ func ipTableDump(c *call, _ *ip.IPTableDump) []api.Message {
 		}
 		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 		for _, id := range ids {
-			out = append(out, &ip.IPTableDetails{Table: ip.IPTable{TableID: id, IsIP6: ip6}})
+			out = append(out, &ip.IPTableDetails{Table: ip.IPTable{TableID: id, IsIP6: ip6, Name: c.v.tableName(id, ip6)}})
 		}
 	}
 	return out

@@ -438,6 +438,13 @@ func (v *VPP) trace(p Packet) (t Trace) {
 			return t
 		}
 	}
+	// interface-output drops what is sent out of an admin-down interface.
+	// Nothing in the graph checks the ingress interface's state: a device
+	// set down stops receiving, the packet generator does not.
+	if c.tx.adminDown {
+		c.drop("interface-output", c.tx.name+" is admin down")
+		return t
+	}
 	c.verdict = Forward
 	c.step("%s-output %s: %s", c.family(), c.tx.name, c.pkt)
 	return t

@@ -31,7 +31,6 @@ type VPP struct {
 	ifaces      pool[iface]
 	ifaceByName map[string]uint32
 	routes      map[netip.Prefix]*route
-	tables      map[uint32]int // FIB tables (VRF ID → lock count); table 0 always exists
 
 	state map[string]any // plugin name → plugin state
 
@@ -74,7 +73,6 @@ func (v *VPP) resetTables() {
 	v.ifaces = pool[iface]{}
 	v.ifaceByName = map[string]uint32{}
 	v.routes = map[netip.Prefix]*route{}
-	v.tables = map[uint32]int{0: 1}
 	v.uptime = 0
 	v.natRNG = lcg(v.seed)
 	v.state = map[string]any{}

@@ -27,15 +27,18 @@ import (
 
 const fibPlugin = "fib"
 
-// fibState is the FIB beyond table 0's test routes (v.routes): the IPv6
-// tables' locks (IPv4's are v.tables, shared with NAT44-ED), which tables
-// the API holds, routes added in any table, neighbours, and the FIB of the
-// packet being traced.
+// fibState is the FIB beyond table 0's test routes (v.routes): the tables
+// of both families with their locks (tables.go), which tables the API
+// holds, routes added in any table, neighbours, and the FIB of the packet
+// being traced.
 type fibState struct {
-	tables6 map[uint32]int
-	api     map[tableKey]bool
-	routes  map[routeKey]*tableRoute
-	nbrs    map[nbrKey]bool
+	tables [2]map[uint32]int // per family (famIdx): table ID → locks
+	api    map[tableKey]bool
+	// names are the names tables were created with through the API
+	// (ip_table_add_del's name); others are named by tableName.
+	names  map[tableKey]string
+	routes map[routeKey]*tableRoute
+	nbrs   map[nbrKey]bool
 	// cur is the FIB index the traced packet's buffer carries per family
 	// (0 IPv4, 1 IPv6): set from the ingress interface, changed by NAT44-ED.
 	cur [2]uint32
@@ -84,7 +87,7 @@ func init() {
 		name:  fibPlugin,
 		order: 2,
 		newState: func(*VPP) any {
-			return &fibState{tables6: map[uint32]int{0: 1}, api: map[tableKey]bool{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
+			return &fibState{tables: [2]map[uint32]int{{0: 1}, {0: 1}}, api: map[tableKey]bool{}, names: map[tableKey]string{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
 		},
 		handlers: handlers(
 			handle(ipTableAddDel),
@@ -128,73 +131,6 @@ func (n *natState) forwardFib(c *pktCtx, s *session, dir int) {
 		c.step("nat44-ed: forwarded in table %d", fib)
 	}
 	fs.cur[0] = fib
-}
-
-// tableLocks returns the lock counts of a family.
-func (v *VPP) tableLocks(ip6 bool) map[uint32]int {
-	if ip6 {
-		return v.fibs().tables6
-	}
-	return v.tables
-}
-
-func (v *VPP) tableExistsFam(id uint32, ip6 bool) bool {
-	_, ok := v.tableLocks(ip6)[id]
-	return ok
-}
-
-func (v *VPP) lockTableFam(id uint32, ip6 bool) { v.tableLocks(ip6)[id]++ }
-
-// unlockTableFam drops a lock; with the last one the table and its routes
-// go (table 0 never).
-func (v *VPP) unlockTableFam(id uint32, ip6 bool) {
-	if !ip6 {
-		v.unlockTable(id)
-	} else if l := v.fibs().tables6; l[id] <= 1 && id != 0 {
-		delete(l, id)
-	} else if id != 0 {
-		l[id]--
-	}
-	if !v.tableExistsFam(id, ip6) {
-		for k := range v.fibs().routes {
-			if k.table == id && k.ip6 == ip6 {
-				delete(v.fibs().routes, k)
-			}
-		}
-	}
-}
-
-// AddTable creates VRF table id of a family, as ip_table_add_del does
-// (adding it again changes nothing; table 0 always exists).
-func (v *VPP) AddTable(id uint32, ip6 bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.addTable(id, ip6)
-}
-
-func (v *VPP) addTable(id uint32, ip6 bool) {
-	k := tableKey{id, ip6}
-	if id == 0 || v.fibs().api[k] {
-		return
-	}
-	v.fibs().api[k] = true
-	v.lockTableFam(id, ip6)
-}
-
-// delTable is ip_table_delete: the API's lock and the API's routes go; the
-// table stays while an interface or a plugin holds it.
-func (v *VPP) delTable(id uint32, ip6 bool) {
-	k := tableKey{id, ip6}
-	if id == 0 || !v.fibs().api[k] {
-		return
-	}
-	delete(v.fibs().api, k)
-	for rk := range v.fibs().routes {
-		if rk.table == id && rk.ip6 == ip6 {
-			delete(v.fibs().routes, rk)
-		}
-	}
-	v.unlockTableFam(id, ip6)
 }
 
 // SetInterfaceTable puts an interface into table id of a family, as
@@ -331,7 +267,7 @@ func fibDump(v *VPP, w *dumpWriter) {
 // unknown table answers 0.
 func ipTableAddDel(c *call, req *ip.IPTableAddDel) []api.Message {
 	if req.IsAdd {
-		c.v.addTable(req.Table.TableID, req.Table.IsIP6)
+		c.v.addTable(req.Table.TableID, req.Table.IsIP6, req.Table.Name)
 	} else {
 		c.v.delTable(req.Table.TableID, req.Table.IsIP6)
 	}

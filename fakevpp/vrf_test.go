@@ -82,24 +82,40 @@ func TestLookupPerTable(t *testing.T) {
 
 func TestAddressRetvals(t *testing.T) {
 	v := newEnv(t).v
+	v.AddTable(7, false)
+	v.AddInterface("vrf7")
+	require.Equal(t, int32(0), v.SetInterfaceTable("vrf7", 7, false))
+	// An address overlapping any address in the same table is refused,
+	// the same one again included (interfaces/loopback-delete-takes-with-it
+	// records -105 from VPP); another address of the same subnet and
+	// length on the same interface is not.
 	for _, c := range []struct {
-		add  bool
-		p    string
-		want api.VPPApiError
+		ifName string
+		add    bool
+		p      string
+		want   api.VPPApiError
 	}{
-		{true, "203.0.113.1/24", 0},
-		{true, "203.0.113.1/24", 0},
-		{true, "203.0.113.1/25", api.ADDRESS_IN_USE},
-		{false, "203.0.113.9/24", api.ADDRESS_NOT_FOUND_FOR_INTERFACE},
-		{false, "203.0.113.1/24", 0},
+		{"eth0", true, "203.0.113.1/24", 0},
+		{"eth0", true, "203.0.113.1/24", api.ADDRESS_IN_USE},
+		{"eth0", true, "203.0.113.1/25", api.ADDRESS_IN_USE},
+		{"eth0", true, "203.0.113.2/24", 0},
+		{"eth0", true, "203.0.113.3/25", api.ADDRESS_IN_USE},
+		{"tap0", true, "203.0.113.4/24", api.ADDRESS_IN_USE},
+		{"tap0", true, "203.0.0.1/16", api.ADDRESS_IN_USE},
+		{"vrf7", true, "203.0.113.1/24", 0},
+		{"eth0", true, "2001:db8::1/64", 0},
+		{"eth0", true, "2001:db8::1/64", api.DUPLICATE_IF_ADDRESS},
+		{"tap0", true, "2001:db8::2/64", api.DUPLICATE_IF_ADDRESS},
+		{"eth0", false, "203.0.113.9/24", api.ADDRESS_NOT_FOUND_FOR_INTERFACE},
+		{"eth0", false, "203.0.113.1/24", 0},
 	} {
 		var got int32
 		if c.add {
-			got = v.AddAddress("eth0", pfx(c.p))
+			got = v.AddAddress(c.ifName, pfx(c.p))
 		} else {
-			got = v.DelAddress("eth0", pfx(c.p))
+			got = v.DelAddress(c.ifName, pfx(c.p))
 		}
-		require.Equal(t, int32(c.want), got, "add %t %s", c.add, c.p)
+		require.Equal(t, int32(c.want), got, "%s add %t %s", c.ifName, c.add, c.p)
 	}
 	require.Equal(t, int32(api.INVALID_SW_IF_INDEX), v.AddAddress("nope", pfx("1.2.3.4/32")))
 }
