@@ -105,7 +105,7 @@ BENCHCOUNT ?= 1
 KUBEPROXY ?= 1
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) -timeout 60m ./internal/benchmarks/ | $(GO) run ./internal/benchmarks/benchtable
-	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/ ./renderer/nat44/ ./renderer/ipv6/
+	$(GO) test -run '^$$' -bench . -benchmem ./processor/ ./vppcfg/engine/ ./renderer/nat44/ ./renderer/ipv6/
 	$(GO) test -run '^$$' -bench 'BenchmarkReconcileColdSync|BenchmarkHitlessResync20k|BenchmarkRecoveryAfterVPPRestart' -benchtime=5x -benchmem ./vppcfg/govppdriver/
 	if [ "$(KUBEPROXY)" != 0 ]; then $(MAKE) --no-print-directory bench-kubeproxy; fi
 

@@ -11,7 +11,7 @@ import (
 	vppsvc "github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/internal/pipeline"
 	"github.com/vppsvc/vppsvc/processor"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -45,7 +45,7 @@ type Options struct {
 // Agent is the wired pipeline of one node.
 type Agent struct {
 	Processor  *processor.Processor
-	Reconciler *vppcfg.Reconciler
+	Reconciler *engine.Reconciler
 	Driver     *govppdriver.Driver
 	// Renderers are the registered renderers by name (unwrapped).
 	Renderers map[string]vppsvc.ServiceRendererAPI

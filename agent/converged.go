@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // Converged reports whether VPP holds everything the processor has handed to
@@ -51,7 +51,7 @@ func (a *Agent) InterfaceWaits() InterfaceWait {
 		return w
 	}
 	for _, s := range a.Reconciler.Statuses() {
-		if s.State != vppcfg.StatePending || !strings.HasPrefix(s.Reason, "interface ") {
+		if s.State != engine.StatePending || !strings.HasPrefix(s.Reason, "interface ") {
 			continue
 		}
 		w.Items++
@@ -81,7 +81,7 @@ func (a *Agent) Divergence() string {
 			w.Items, w.Since.UTC().Format(time.RFC3339), w.Example))
 	}
 	for _, s := range a.Reconciler.Statuses() {
-		if s.State == vppcfg.StateFailed {
+		if s.State == engine.StateFailed {
 			why = append(why, s.String())
 		}
 	}
@@ -112,10 +112,10 @@ func (a *Agent) WaitConverged(ctx context.Context, timeout time.Duration) error 
 
 // Pending returns the items that are neither applied nor failed, with the
 // reason each waits for.
-func (a *Agent) Pending() []vppcfg.ItemStatus {
-	var out []vppcfg.ItemStatus
+func (a *Agent) Pending() []engine.ItemStatus {
+	var out []engine.ItemStatus
 	for _, s := range a.Reconciler.Statuses() {
-		if s.State == vppcfg.StatePending {
+		if s.State == engine.StatePending {
 			out = append(out, s)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // Snapshot is a read-only copy of what a running agent knows: the services
@@ -146,13 +147,13 @@ func (a *Agent) Inspect() *Snapshot {
 	desired := a.Reconciler.DesiredOwned()
 	statuses := a.Reconciler.Statuses()
 	stats := a.Reconciler.Stats()
-	byKey := make(map[vppcfg.Key]vppcfg.ItemStatus, len(statuses))
+	byKey := make(map[vppcfg.Key]engine.ItemStatus, len(statuses))
 	for _, st := range statuses {
 		byKey[st.Key] = st
 	}
 
 	snap := &Snapshot{Taken: time.Now(), Synced: stats.Synced, Counts: map[string]int{
-		vppcfg.StateApplied.String(): stats.Applied, vppcfg.StatePending.String(): stats.Pending, vppcfg.StateFailed.String(): stats.Failed,
+		engine.StateApplied.String(): stats.Applied, engine.StatePending.String(): stats.Pending, engine.StateFailed.String(): stats.Failed,
 	}}
 	perService := map[model.ServiceID]map[string][]ItemView{}
 	node := map[string][]ItemView{}
@@ -161,7 +162,7 @@ func (a *Agent) Inspect() *Snapshot {
 	for _, d := range desired {
 		st, ok := byKey[d.Key]
 		if !ok {
-			st = vppcfg.ItemStatus{Key: d.Key, Owners: d.Owners, State: vppcfg.StatePending, Reason: "not reconciled yet"}
+			st = engine.ItemStatus{Key: d.Key, Owners: d.Owners, State: engine.StatePending, Reason: "not reconciled yet"}
 		}
 		it := itemOf(st, d.Item)
 		it.Owners = d.Owners
@@ -175,7 +176,7 @@ func (a *Agent) Inspect() *Snapshot {
 				node[o] = append(node[o], it)
 			}
 		}
-		if b, ok := d.Item.(vppcfg.InterfaceBound); ok && st.State != vppcfg.StateApplied {
+		if b, ok := d.Item.(vppcfg.InterfaceBound); ok && st.State != engine.StateApplied {
 			for _, ifName := range b.Interfaces() {
 				notApplied[ifName] = append(notApplied[ifName], it)
 			}
@@ -215,7 +216,7 @@ func rendererItems(m map[string][]ItemView) []RendererItems {
 }
 
 // itemOf converts a status; cfg is the desired value (nil for a deleting item).
-func itemOf(st vppcfg.ItemStatus, cfg vppcfg.Item) ItemView {
+func itemOf(st engine.ItemStatus, cfg vppcfg.Item) ItemView {
 	it := ItemView{Key: st.Key.String(), Status: st.State.String(), Deleting: st.Deleting, Reason: st.Reason,
 		Failures: st.Failures, Owners: st.Owners}
 	if cfg != nil {

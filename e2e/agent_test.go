@@ -24,7 +24,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -106,7 +106,7 @@ type testAgent struct {
 	fake *fakevpp.VPP
 	ag   *agent.Agent
 	proc *processor.Processor
-	rec  *vppcfg.Reconciler
+	rec  *engine.Reconciler
 	logs *logCapture
 
 	cancel   context.CancelFunc

@@ -24,7 +24,9 @@ type NodePortAddresses struct {
 }
 
 // ParseNodePortAddresses reads kube-proxy's --nodeport-addresses values:
-// CIDRs, or the single word "primary"; none means "primary".
+// CIDRs, or the single word "primary"; none means "primary". An error names
+// the value and why it is wrong, not where it came from: the caller says
+// that once (the flag, or the config file and its field).
 func ParseNodePortAddresses(values []string) (NodePortAddresses, error) {
 	var n NodePortAddresses
 	for _, v := range values {
@@ -34,13 +36,17 @@ func ParseNodePortAddresses(values []string) (NodePortAddresses, error) {
 		}
 		if v == NodePortAddressesPrimary {
 			if len(values) > 1 {
-				return NodePortAddresses{}, fmt.Errorf("nodeport-addresses: %q cannot be combined with CIDRs", NodePortAddressesPrimary)
+				return NodePortAddresses{}, fmt.Errorf("%q cannot be combined with CIDRs", NodePortAddressesPrimary)
 			}
 			return NodePortAddresses{}, nil
 		}
 		p, err := netip.ParsePrefix(v)
 		if err != nil {
-			return NodePortAddresses{}, fmt.Errorf("nodeport-addresses: %q is neither a CIDR nor %q", v, NodePortAddressesPrimary)
+			why := err.Error()
+			if _, after, ok := strings.Cut(why, "): "); ok {
+				why = after // netip quotes the value again before this
+			}
+			return NodePortAddresses{}, fmt.Errorf("%q is neither a CIDR nor %q: %s", v, NodePortAddressesPrimary, why)
 		}
 		n.cidrs = append(n.cidrs, p.Masked())
 	}

@@ -23,6 +23,7 @@ func TestParseNodePortAddresses(t *testing.T) {
 		{in: []string{"primary", "10.0.0.0/8"}, err: "cannot be combined"},
 		{in: []string{"10.0.0.1"}, err: "neither a CIDR"},
 		{in: []string{"eth0"}, err: "neither a CIDR"},
+		{in: []string{"10.0.0.0/33"}, err: `"10.0.0.0/33" is neither a CIDR nor "primary": prefix length out of range`},
 	} {
 		n, err := ParseNodePortAddresses(tc.in)
 		if tc.err != "" {

@@ -586,7 +586,7 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 					break
 				}
 				// vppsvc's drop routes, marked by their path preference
-				// (vppcfg.DropRoutePreference; realvpp imports nothing of
+				// (DropRoutePreference of vppcfg/internal/core; realvpp imports nothing of
 				// the VPP layer).
 				if p.Type == fib_types.FIB_API_PATH_TYPE_DROP && p.Preference == dropRoutePreference {
 					del = append(del, d.Route)
@@ -604,7 +604,7 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 	return nil
 }
 
-// dropRoutePreference is vppcfg.DropRoutePreference, the mark of the drop
+// dropRoutePreference is vppcfg/internal/core.DropRoutePreference, the mark of the drop
 // routes a test's agent adds.
 const dropRoutePreference = 0x76
 

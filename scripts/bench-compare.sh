@@ -11,7 +11,7 @@
 # Environment (all optional; make bench-compare passes its variables):
 #   BASE        the baseline commit (default: the merge-base of HEAD and main)
 #   BENCH       the -bench regexp (default: the quick set below)
-#   PKGS        the packages, space-separated (default: ./internal/benchmarks/ ./vppcfg/)
+#   PKGS        the packages, space-separated (default: ./internal/benchmarks/ ./vppcfg/engine/)
 #   BENCHCOUNT  rounds; each round runs base once, then head once (default 6)
 #   BENCHFLAGS  extra test-binary flags, e.g. -test.benchtime=2s
 #   GO          the go command (default: go)
@@ -19,7 +19,7 @@ set -euo pipefail
 
 GO=${GO:-go}
 BENCHCOUNT=${BENCHCOUNT:-6}
-PKGS=${PKGS:-./internal/benchmarks/ ./vppcfg/}
+PKGS=${PKGS:-./internal/benchmarks/ ./vppcfg/engine/}
 # The quick set: a 1,000-service cold sync end to end, an endpoint change
 # in 10,000 services (fake and instant VPP), and the VPP layer's diff. Go
 # splits the regexp at a top-level | into whole alternatives, then each at

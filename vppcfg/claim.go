@@ -3,12 +3,14 @@ package vppcfg
 import (
 	"net/netip"
 	"slices"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // UntaggedClaim says, as data, which untagged VPP objects a renderer owns:
 // VPP stores no tag on cnat translations, drop routes or interface features,
 // so after an agent restart the layer cannot tell a stale one of ours from
-// another control plane's unless its owner claims it (Options.Claims). A
+// another control plane's unless its owner claims it (the engine's Options.Claims, vppcfg/engine). A
 // renderer usually owns one IP family of the translations and routes and a
 // few features; the kinds' descriptors say what family or feature each
 // object is, so the renderer does not switch over item types.
@@ -19,16 +21,16 @@ type UntaggedClaim struct {
 	Features []string
 }
 
-// Func is the claim as Options.Claims takes it.
+// Func is the claim as the engine's Options.Claims takes it.
 func (c UntaggedClaim) Func() UntaggedClaimFunc {
 	features := slices.Clone(c.Features)
 	return func(it Item) bool {
-		t := descriptorOf(it).untagged(it)
+		t := core.Of(it).Untagged(it)
 		switch {
-		case t.feature != "":
-			return slices.Contains(features, t.feature)
-		case t.addr.IsValid():
-			return t.addr.Unmap().Is6() == c.IPv6
+		case t.Feature != "":
+			return slices.Contains(features, t.Feature)
+		case t.Addr.IsValid():
+			return t.Addr.Unmap().Is6() == c.IPv6
 		}
 		return false
 	}

@@ -1,5 +1,7 @@
 package vppcfg
 
+import "github.com/vppsvc/vppsvc/vppcfg/internal/core"
+
 // cliCommands returns the VPP CLI lines an operator would type to create
 // the item (VPP 25.10 syntax, from the CLI definitions in nat44_ed_cli.c,
 // cnat_translation.c, cnat_snat_policy.c and acl.c); each kind's descriptor
@@ -11,5 +13,5 @@ func cliCommands(it Item) []string {
 	if it == nil {
 		return nil
 	}
-	return descriptorOf(it).cli(it)
+	return core.Of(it).CLI(it)
 }

@@ -1,77 +1,15 @@
 package vppcfg
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
-	"github.com/vppsvc/vppsvc/vppcfg/internal/kindname"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/presentation"
 )
 
-// descriptor is everything the generic layer (store, classification, diff,
-// status) knows about one item kind. Each kind registers one, in its
-// kind_*.go file, from a typed kindSpec; the generic code looks it up by Kind
-// (an array index) and never switches over item types.
-type descriptor struct {
-	kind Kind
-	name string
-	// gate, gateKey, shareExternal, newHandleOnUpdate, keyedByLabel,
-	// adoptDesired, remerge: see kindSpec.
-	gate              Kind
-	gateKey           Key
-	gatePlugin        string
-	shareExternal     bool
-	newHandleOnUpdate bool
-	keyedByLabel      bool
-	adoptDesired      bool
-	remerge           bool
-	// excludeWhy explains a conflict with a key of excludes.
-	excludeWhy string
-	// merge is set for kinds whose items VPP takes merged (see merger).
-	merge *merger
-
-	validate         func(k Key, it Item) error
-	canonical        func(it Item) Item
-	equalApplied     func(desired, applied Item) bool
-	needsRecreate    func(old, new Item) bool
-	updateOps        func(k Key, old, new Item) []driverapi.Op
-	label            func(it Item) string
-	withLabel        func(it Item, label string) Item
-	withUnobservable func(observed, desired Item) Item
-	externalKey      func(k Key, it Item) (string, bool)
-	excludes         func(it Item) []Key
-	cli              func(it Item) []string
-	printable        func(it Item, owner string) any
-	translation      func(it Item) (frontendTranslation, bool)
-	untagged         func(it Item) untaggedTraits
-	waitsFor         func(it Item) (Key, string, bool)
-	opText           func(op driverapi.Op) string
-	rebind           func(it Item, ifName string) Item
-	applyPart        func(applied, old, new Item) Item
-	shared           func(it Item) (group, value string, ok bool)
-}
-
-// merger is what the reconciler asks of a kind whose items VPP does not
-// take one by one but merged into one value per group (ACL bindings: one
-// message sets an interface's whole lists). The merged value is an item of
-// the kind under a key of its own (the group's), sent as one OpUpdate.
-type merger struct {
-	// plan returns a diff's merged ops: dels, which only remove items, run
-	// in the delete phase, sets in the create phase. Each task covers the
-	// items whose status it decides.
-	plan func(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []task)
-	// prepare completes a merged op right before it is sent (the VPP
-	// indexes of what it refers to); what it cannot resolve fails there.
-	prepare func(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op
-	// record folds a merged op that succeeded into the applied view.
-	record func(r *Reconciler, op driverapi.Op)
-	// observe maps a merged object of a dump back to applied items; it
-	// runs after every other object of the dump is classified.
-	observe func(c *classified, o driverapi.Observed, desired desiredLookup)
-}
-
-// taggable reports whether VPP stores a tag for items of the kind.
-func (d *descriptor) taggable() bool { return d.label != nil }
+// The descriptors themselves (core.Descriptor) live in vppcfg/internal/core,
+// where the engine reads them; the kind files of this package describe
+// their kinds in terms of their Go types (kindSpec), and register turns
+// that into a descriptor.
 
 // kindSpec is how a kind file describes its kind in terms of its Go type T;
 // register turns it into a descriptor. Nil functions take the defaults
@@ -111,8 +49,8 @@ type kindSpec[T Item] struct {
 	// Remerge: the values of merged kinds refer to this kind's items (by
 	// VPP index), so a diff that looks at one re-merges them.
 	Remerge bool
-	// Merge is set when VPP takes the kind's items merged (see merger).
-	Merge *merger
+	// Merge is set when VPP takes the kind's items merged (see core.Merger).
+	Merge *core.Merger
 	// WaitsFor is a key v cannot be applied without (VPP refers to it by
 	// index), with the pending reason: v waits until that key is applied
 	// or about to be. Default: none.
@@ -151,7 +89,7 @@ type kindSpec[T Item] struct {
 	UpdateOps func(k Key, old, new T) []driverapi.Op
 	// Label is what an item writes after the owner in its VPP tag, and
 	// WithLabel restores it into a dumped item. Default (nil): VPP stores no
-	// tag for the kind, so its objects are adopted by key (see ownership.go).
+	// tag for the kind, so its objects are adopted by key (see the engine's ownership.go).
 	Label     func(v T) string
 	WithLabel func(v T, label string) T
 	// Unobservable copies from desired into a dumped item the fields VPP
@@ -183,49 +121,17 @@ type kindSpec[T Item] struct {
 	Untagged func(v T) untaggedTraits
 }
 
-// descriptors is indexed by Kind; kindLimit bounds the kinds.
-var descriptors [kindLimit]*descriptor
-
-// unknownKind describes kinds nobody registered: nothing is valid.
-var unknownKind = &descriptor{
-	validate: func(k Key, it Item) error {
-		return fmt.Errorf("%w: unknown item type %T", ErrInvalid, it)
-	},
-	canonical:        func(it Item) Item { return it },
-	equalApplied:     func(d, a Item) bool { return d.Equal(a) },
-	needsRecreate:    func(Item, Item) bool { return true },
-	updateOps:        updateInPlace,
-	withLabel:        func(it Item, _ string) Item { return it },
-	withUnobservable: func(o, _ Item) Item { return o },
-	externalKey:      func(Key, Item) (string, bool) { return "", false },
-	excludes:         func(Item) []Key { return nil },
-	cli:              noCLI,
-	printable:        func(it Item, _ string) any { return it.String() },
-	translation:      func(Item) (frontendTranslation, bool) { return frontendTranslation{}, false },
-	untagged:         func(Item) untaggedTraits { return untaggedTraits{} },
-	waitsFor:         func(Item) (Key, string, bool) { return Key{}, "", false },
-}
-
-// describe returns the descriptor of kind k.
-func describe(k Kind) *descriptor {
-	if k < kindLimit {
-		if d := descriptors[k]; d != nil {
-			return d
-		}
-	}
-	return unknownKind
-}
-
 // kinded is implemented by every item type of this package: it names the
 // kind without building the key (Key allocates for most kinds).
 type kinded interface{ kind() Kind }
 
-// descriptorOf returns the descriptor of an item's kind.
-func descriptorOf(it Item) *descriptor {
-	if k, ok := it.(kinded); ok {
-		return describe(k.kind())
-	}
-	return unknownKind
+func init() {
+	core.SetItemKind(func(it Item) (Kind, bool) {
+		if k, ok := it.(kinded); ok {
+			return k.kind(), true
+		}
+		return 0, false
+	})
 }
 
 // SharedSetting is the setting VPP keeps once for a group of objects, the
@@ -236,66 +142,41 @@ func SharedSetting(it Item) (group, value string, ok bool) {
 	if it == nil {
 		return "", "", false
 	}
-	if f := descriptorOf(it).shared; f != nil {
+	if f := core.Of(it).Shared; f != nil {
 		return f(it)
 	}
 	return "", "", false
 }
-
-// opText renders op for logs and tests, as its kind's OpText says.
-func opText(op driverapi.Op) string {
-	if f := describe(op.Key.Kind).opText; f != nil {
-		return f(op)
-	}
-	return op.String()
-}
-
-// isGate reports whether d's one item enables a plugin other kinds live in.
-func (d *descriptor) isGate() bool { return d.gateKey != Key{} }
-
-// gates yields the descriptors of the kinds that enable a plugin.
-func gates(yield func(*descriptor) bool) {
-	for _, d := range descriptors {
-		if d != nil && d.isGate() && !yield(d) {
-			return
-		}
-	}
-}
-
-func updateInPlace(k Key, old, new Item) []driverapi.Op {
-	return []driverapi.Op{{Type: driverapi.OpUpdate, Key: k, Item: new, Old: old}}
-}
-
-func noCLI(it Item) []string { return []string{"# no CLI equivalent: " + it.String()} }
 
 // register installs the descriptor of one kind; each kind file calls it
 // from init. Only the first registration of a kind counts: a kind file that
 // names the wrong Kind leaves its own kind undescribed, which
 // TestDescriptorsCoverEveryKind catches.
 func register[T Item](s kindSpec[T]) {
-	d := &descriptor{
-		kind: s.Kind, name: s.Name, gate: s.Gate, gateKey: s.GateKey, gatePlugin: s.GatePlugin, shareExternal: s.ShareExternal,
-		newHandleOnUpdate: s.NewHandleOnUpdate, keyedByLabel: s.KeyedByLabel, adoptDesired: s.AdoptDesired,
-		remerge: s.Remerge, merge: s.Merge, excludeWhy: s.ExcludeWhy,
-		validate:         unknownKind.validate,
-		canonical:        unknownKind.canonical,
-		equalApplied:     unknownKind.equalApplied,
-		needsRecreate:    unknownKind.needsRecreate,
-		updateOps:        unknownKind.updateOps,
-		withLabel:        unknownKind.withLabel,
-		withUnobservable: unknownKind.withUnobservable,
-		externalKey:      unknownKind.externalKey,
-		excludes:         unknownKind.excludes,
-		cli:              unknownKind.cli,
-		printable:        unknownKind.printable,
-		translation:      unknownKind.translation,
-		untagged:         unknownKind.untagged,
-		waitsFor:         unknownKind.waitsFor,
+	u := core.Unknown
+	d := &core.Descriptor{
+		Kind: s.Kind, Name: s.Name, Gate: s.Gate, GateKey: s.GateKey, GatePlugin: s.GatePlugin, ShareExternal: s.ShareExternal,
+		NewHandleOnUpdate: s.NewHandleOnUpdate, KeyedByLabel: s.KeyedByLabel, AdoptDesired: s.AdoptDesired,
+		Remerge: s.Remerge, Merge: s.Merge, ExcludeWhy: s.ExcludeWhy,
+		Validate:         u.Validate,
+		Canonical:        u.Canonical,
+		EqualApplied:     u.EqualApplied,
+		NeedsRecreate:    u.NeedsRecreate,
+		UpdateOps:        u.UpdateOps,
+		WithLabel:        u.WithLabel,
+		WithUnobservable: u.WithUnobservable,
+		ExternalKey:      u.ExternalKey,
+		Excludes:         u.Excludes,
+		CLI:              u.CLI,
+		Printable:        u.Printable,
+		Translation:      u.Translation,
+		Untagged:         u.Untagged,
+		WaitsFor:         u.WaitsFor,
 	}
-	d.validate = func(k Key, it Item) error {
+	d.Validate = func(k Key, it Item) error {
 		v, ok := it.(T)
 		if !ok {
-			return unknownKind.validate(k, it)
+			return u.Validate(k, it)
 		}
 		if s.Validate == nil {
 			return nil
@@ -303,7 +184,7 @@ func register[T Item](s kindSpec[T]) {
 		return s.Validate(k, v)
 	}
 	if f := s.Canonical; f != nil {
-		d.canonical = func(it Item) Item {
+		d.Canonical = func(it Item) Item {
 			if v, ok := it.(T); ok {
 				return f(v)
 			}
@@ -311,37 +192,37 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.EqualApplied; f != nil {
-		d.equalApplied = func(desired, applied Item) bool {
+		d.EqualApplied = func(desired, applied Item) bool {
 			dv, ok1 := desired.(T)
 			av, ok2 := applied.(T)
 			return ok1 && ok2 && f(dv, av)
 		}
 	}
 	if f := s.NeedsRecreate; f != nil {
-		d.needsRecreate = func(old, new Item) bool {
+		d.NeedsRecreate = func(old, new Item) bool {
 			ov, ok1 := old.(T)
 			nv, ok2 := new.(T)
 			return !ok1 || !ok2 || f(ov, nv)
 		}
 	}
 	if f := s.UpdateOps; f != nil {
-		d.updateOps = func(k Key, old, new Item) []driverapi.Op {
+		d.UpdateOps = func(k Key, old, new Item) []driverapi.Op {
 			ov, ok1 := old.(T)
 			nv, ok2 := new.(T)
 			if !ok1 || !ok2 {
-				return updateInPlace(k, old, new)
+				return core.UpdateInPlace(k, old, new)
 			}
 			return f(k, ov, nv)
 		}
 	}
 	if f, w := s.Label, s.WithLabel; f != nil && w != nil {
-		d.label = func(it Item) string {
+		d.Label = func(it Item) string {
 			if v, ok := it.(T); ok {
 				return f(v)
 			}
 			return ""
 		}
-		d.withLabel = func(it Item, label string) Item {
+		d.WithLabel = func(it Item, label string) Item {
 			if v, ok := it.(T); ok {
 				return w(v, label)
 			}
@@ -349,7 +230,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.Unobservable; f != nil {
-		d.withUnobservable = func(observed, desired Item) Item {
+		d.WithUnobservable = func(observed, desired Item) Item {
 			ov, ok1 := observed.(T)
 			dv, ok2 := desired.(T)
 			if !ok1 || !ok2 {
@@ -359,7 +240,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.ExternalKey; f != nil {
-		d.externalKey = func(k Key, it Item) (string, bool) {
+		d.ExternalKey = func(k Key, it Item) (string, bool) {
 			if v, ok := it.(T); ok {
 				return f(k, v)
 			}
@@ -367,7 +248,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.Excludes; f != nil {
-		d.excludes = func(it Item) []Key {
+		d.Excludes = func(it Item) []Key {
 			if v, ok := it.(T); ok {
 				return f(v)
 			}
@@ -375,15 +256,15 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.CLI; f != nil {
-		d.cli = func(it Item) []string {
+		d.CLI = func(it Item) []string {
 			if v, ok := it.(T); ok {
 				return f(v)
 			}
-			return noCLI(it)
+			return core.NoCLI(it)
 		}
 	}
 	if f := s.Printable; f != nil {
-		d.printable = func(it Item, owner string) any {
+		d.Printable = func(it Item, owner string) any {
 			if v, ok := it.(T); ok {
 				return f(v, owner)
 			}
@@ -391,23 +272,26 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.Translation; f != nil {
-		d.translation = func(it Item) (frontendTranslation, bool) {
+		d.Translation = func(it Item) (presentation.Translation, bool) {
 			if v, ok := it.(T); ok {
-				return f(v), true
+				t := f(v)
+				return presentation.Translation{Frontend: t.Frontend, Protocol: uint8(t.Protocol),
+					Backends: t.Backends, Name: t.Name, Flags: t.Flags}, true
 			}
-			return frontendTranslation{}, false
+			return presentation.Translation{}, false
 		}
 	}
 	if f := s.Untagged; f != nil {
-		d.untagged = func(it Item) untaggedTraits {
+		d.Untagged = func(it Item) core.UntaggedTraits {
 			if v, ok := it.(T); ok {
-				return f(v)
+				t := f(v)
+				return core.UntaggedTraits{Addr: t.addr, Feature: t.feature}
 			}
-			return untaggedTraits{}
+			return core.UntaggedTraits{}
 		}
 	}
 	if f := s.WaitsFor; f != nil {
-		d.waitsFor = func(it Item) (Key, string, bool) {
+		d.WaitsFor = func(it Item) (Key, string, bool) {
 			if v, ok := it.(T); ok {
 				k, why := f(v)
 				return k, why, true
@@ -416,7 +300,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.ApplyPart; f != nil {
-		d.applyPart = func(applied, old, new Item) Item {
+		d.ApplyPart = func(applied, old, new Item) Item {
 			av, ok1 := applied.(T)
 			ov, ok2 := old.(T)
 			nv, ok3 := new.(T)
@@ -427,7 +311,7 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.Shared; f != nil {
-		d.shared = func(it Item) (string, string, bool) {
+		d.Shared = func(it Item) (string, string, bool) {
 			if v, ok := it.(T); ok {
 				g, val := f(v)
 				return g, val, true
@@ -436,18 +320,15 @@ func register[T Item](s kindSpec[T]) {
 		}
 	}
 	if f := s.OpText; f != nil {
-		d.opText = f
+		d.OpText = f
 	}
 	if f := s.Rebind; f != nil {
-		d.rebind = func(it Item, ifName string) Item {
+		d.Rebind = func(it Item, ifName string) Item {
 			if v, ok := it.(T); ok {
 				return f(v, ifName)
 			}
 			return nil
 		}
 	}
-	if s.Kind < kindLimit && descriptors[s.Kind] == nil {
-		descriptors[s.Kind] = d
-		kindname.Set(uint8(s.Kind), s.Name)
-	}
+	core.Register(d)
 }

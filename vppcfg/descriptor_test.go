@@ -3,10 +3,13 @@ package vppcfg
 import (
 	"encoding/json"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // oneOfEachKind is a valid item of every kind, in kind order.
@@ -34,19 +37,19 @@ func TestDescriptorsCoverEveryKind(t *testing.T) {
 	names := map[string]Kind{}
 	for i, it := range items {
 		k := Kind(i + 1)
-		d := describe(k)
-		require.NotSame(t, unknownKind, d, "kind %d has no descriptor (its file registers another Kind?)", k)
-		assert.Equal(t, k, d.kind)
-		assert.NotEmpty(t, d.name, "kind %d", k)
-		if other, dup := names[d.name]; dup {
-			t.Errorf("kinds %d and %d share the name %q", other, k, d.name)
+		d := core.Describe(k)
+		require.NotSame(t, core.Unknown, d, "kind %d has no descriptor (its file registers another Kind?)", k)
+		assert.Equal(t, k, d.Kind)
+		assert.NotEmpty(t, d.Name, "kind %d", k)
+		if other, dup := names[d.Name]; dup {
+			t.Errorf("kinds %d and %d share the name %q", other, k, d.Name)
 		}
-		names[d.name] = k
+		names[d.Name] = k
 		assert.Equal(t, k, it.Key().Kind, "%T", it)
-		assert.Same(t, d, descriptorOf(it), "%T names its own kind", it)
+		assert.Same(t, d, core.Of(it), "%T names its own kind", it)
 		assert.NoError(t, Validate(it))
 		assert.NotEmpty(t, cliCommands(it), "%T", it)
-		assert.True(t, equalApplied(it, it), "%T", it)
+		assert.True(t, core.EqualApplied(it, it), "%T", it)
 	}
 	assert.Equal(t, "kind-99", Kind(99).String())
 	assert.Equal(t, "kind-0", Kind(0).String())
@@ -75,7 +78,7 @@ func TestExternalKeySharedByMappingKinds(t *testing.T) {
 	assert.NotEqual(t, a, b, "an address-only mapping has its own external key")
 	for _, it := range oneOfEachKind() {
 		ext, ok := ExternalKey(it)
-		extK, okK := externalKeyOf(it.Key(), it)
+		extK, okK := core.ExternalKeyOf(it.Key(), it)
 		assert.Equal(t, ext, extK, "%T: with and without its key", it)
 		assert.Equal(t, ok, okK)
 		assert.Equal(t, ok, IsNAT44(it.Key().Kind) && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
@@ -245,4 +248,17 @@ func TestSharedSetting(t *testing.T) {
 	assert.False(t, ok)
 	_, _, ok = SharedSetting(nil)
 	assert.False(t, ok)
+}
+
+// TestCoreConstantsAgree: the values vppcfg documents and its internal
+// package (vppcfg/internal/core) applies are the same.
+func TestCoreConstantsAgree(t *testing.T) {
+	assert.Equal(t, MaxOwnerLen, core.MaxOwnerLen)
+	assert.NoError(t, core.ValidateOwner(strings.Repeat("o", MaxOwnerLen)))
+	assert.Error(t, core.ValidateOwner(strings.Repeat("o", MaxOwnerLen+1)))
+	want := NAT44Timeouts{UDP: DefaultNAT44UDPTimeout, TCPEstablished: DefaultNAT44TCPEstablished,
+		TCPTransitory: DefaultNAT44TCPTransitory, ICMP: DefaultNAT44ICMPTimeout}
+	assert.Equal(t, want, NAT44Timeouts(core.EffectiveTimeouts(core.NAT44Timeouts{})))
+	set := NAT44Timeouts{UDP: 1, TCPEstablished: 2, TCPTransitory: 3, ICMP: 4}
+	assert.Equal(t, set, NAT44Timeouts(core.EffectiveTimeouts(core.NAT44Timeouts(set))), "set timeouts are kept")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -28,7 +29,7 @@ func Example() {
 		panic(err)
 	}
 	defer d.Close()
-	layer := vppcfg.NewReconciler(d, vppcfg.Options{Logger: quiet})
+	layer := engine.NewReconciler(d, engine.Options{Logger: quiet})
 	go func() { _ = layer.Start(ctx) }()
 	<-layer.Synced() // commits apply once the first resync has compared VPP with the desired state
 

@@ -3,6 +3,7 @@ package vppcfg
 import (
 	"net/netip"
 
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/presentation"
 )
 
@@ -30,7 +31,9 @@ func translationOf(it Item) (frontendTranslation, bool) {
 	if it == nil {
 		return frontendTranslation{}, false
 	}
-	return descriptorOf(it).translation(it)
+	t, ok := core.Of(it).Translation(it)
+	return frontendTranslation{Frontend: t.Frontend, Protocol: Protocol(t.Protocol), Backends: t.Backends,
+		Name: t.Name, Flags: t.Flags}, ok
 }
 
 // The presentations are for the CLI, not for renderers: vppcfg/present reads
@@ -40,9 +43,10 @@ func init() {
 		CLI:       cliCommands,
 		Printable: printableOf,
 		Translation: func(it Item) (presentation.Translation, bool) {
-			t, ok := translationOf(it)
-			return presentation.Translation{Frontend: t.Frontend, Protocol: uint8(t.Protocol),
-				Backends: t.Backends, Name: t.Name, Flags: t.Flags}, ok
+			if it == nil {
+				return presentation.Translation{}, false
+			}
+			return core.Of(it).Translation(it)
 		},
 	})
 }

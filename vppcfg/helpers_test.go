@@ -70,29 +70,3 @@ func items(its ...Item) map[Key]Item {
 	}
 	return m
 }
-
-// desiredOf is the diff's view of desired items, owned by nobody.
-func desiredOf(m map[Key]Item) desiredItems {
-	d := make(desiredItems, len(m))
-	for k, it := range m {
-		d[k] = desiredEntry{item: it}
-	}
-	return d
-}
-
-// applied builds an applied map owned by "a".
-func applied(its ...Item) map[Key]appliedEntry {
-	m := map[Key]appliedEntry{}
-	for _, it := range its {
-		m[it.Key()] = appliedEntry{Item: it, Owner: newOwnerRef("a")}
-	}
-	return m
-}
-
-func opStrings(ops []task) []string {
-	out := make([]string, 0, len(ops))
-	for _, op := range ops {
-		out = append(out, opText(op.Op))
-	}
-	return out
-}

@@ -9,25 +9,25 @@ import (
 // Kind is the kind of a configuration item. The order of the constants is the
 // order in which kinds are created (dependencies first); deletes run in
 // reverse order. Each kind has a descriptor, registered by its kind_*.go
-// file (descriptor.go).
+// file (descriptor.go) into vppcfg/internal/core, where the engine reads it.
 type Kind = driverapi.Kind
 
 const (
-	KindNAT44Global Kind = iota + 1
-	KindNAT44Address
-	KindNAT44Interface
-	KindNAT44StaticMapping
-	KindNAT44IdentityMapping
-	KindNAT44LBMapping
-	KindCNATSnatConfig
-	KindCNATSnatInterface
-	KindInterfaceFeature
-	KindCNATTranslation
-	KindACL
-	KindACLBinding
-	KindDropRoute
+	KindNAT44Global          Kind = driverapi.KindNAT44Global
+	KindNAT44Address         Kind = driverapi.KindNAT44Address
+	KindNAT44Interface       Kind = driverapi.KindNAT44Interface
+	KindNAT44StaticMapping   Kind = driverapi.KindNAT44StaticMapping
+	KindNAT44IdentityMapping Kind = driverapi.KindNAT44IdentityMapping
+	KindNAT44LBMapping       Kind = driverapi.KindNAT44LBMapping
+	KindCNATSnatConfig       Kind = driverapi.KindCNATSnatConfig
+	KindCNATSnatInterface    Kind = driverapi.KindCNATSnatInterface
+	KindInterfaceFeature     Kind = driverapi.KindInterfaceFeature
+	KindCNATTranslation      Kind = driverapi.KindCNATTranslation
+	KindACL                  Kind = driverapi.KindACL
+	KindACLBinding           Kind = driverapi.KindACLBinding
+	KindDropRoute            Kind = driverapi.KindDropRoute
 	// kindLimit is one past the last kind (the size of the descriptor table).
-	kindLimit
+	kindLimit = driverapi.KindLimit
 )
 
 // Key identifies one item. Callers build keys with the key constructors of
@@ -35,7 +35,7 @@ const (
 // the mappings that share VPP's external key), never by formatting strings.
 // The layer itself makes keys of two more shapes: an interface's merged ACL
 // lists (an ACLAssignment's, in its kind file), and a duplicate object a
-// dump found (ownership.go).
+// dump found (vppcfg/engine's ownership.go).
 type Key = driverapi.Key
 
 // addrPortProto returns "<addr>:<port>/<proto>" in one allocation: keys are

@@ -9,59 +9,18 @@ import (
 	"time"
 
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // ACL bindings are not applied one by one: VPP takes the whole ACL list of
 // an interface in one message, so the diff merges the bindings of every
 // owner into one list per interface and direction (an ACLAssignment), and
 // the dump's lists map back to bindings. This file is the binding kind's
-// merger (descriptor.go).
-
-// ACLAssignment is the full ACL lists of one interface, the value VPP takes
-// in one message: what the layer sends (an OpUpdate of the interface's
-// aclListKey) and what a dump reports for each interface with ACLs
-// (indexes only). Foreign ACLs (not created by this layer) keep their
-// place in front of ours.
-type ACLAssignment struct {
-	Interface string
-	// Input and Output are our ACL names in evaluation order.
-	Input, Output []string
-	// InputIndexes and OutputIndexes are the VPP indexes to send, foreign
-	// ones first; filled in by the reconciler right before Apply.
-	InputIndexes, OutputIndexes []uint32
-}
-
-// aclListKey is the key of an interface's merged ACL lists. No binding has
-// it: a binding's key names its ACL too.
-func aclListKey(ifName string) Key { return Key{Kind: KindACLBinding, Name: ifName} }
-
-func (a *ACLAssignment) Key() Key             { return aclListKey(a.Interface) }
-func (a *ACLAssignment) kind() Kind           { return KindACLBinding }
-func (a *ACLAssignment) Interfaces() []string { return []string{a.Interface} }
-func (a *ACLAssignment) Equal(o Item) bool {
-	other, ok := o.(*ACLAssignment)
-	return ok && a.Interface == other.Interface && slices.Equal(a.Input, other.Input) && slices.Equal(a.Output, other.Output) &&
-		slices.Equal(a.InputIndexes, other.InputIndexes) && slices.Equal(a.OutputIndexes, other.OutputIndexes)
-}
-func (a *ACLAssignment) String() string {
-	if len(a.Input)+len(a.Output) == 0 && len(a.InputIndexes)+len(a.OutputIndexes) > 0 {
-		return fmt.Sprintf("acl lists %s in=%v out=%v", a.Interface, a.InputIndexes, a.OutputIndexes)
-	}
-	return fmt.Sprintf("acl lists %s in=[%s] out=[%s]", a.Interface, strings.Join(a.Input, ","), strings.Join(a.Output, ","))
-}
-
-// aclIndexes are the ACL indexes bound to one interface.
-type aclIndexes struct {
-	Input, Output []uint32
-}
-
-// aclNameList holds the names of our ACLs bound to one interface, in VPP order.
-type aclNameList struct {
-	Input, Output []string
-}
+// merger (core.Merger); the merged value, driverapi.ACLAssignment, is what the
+// driver sends and dumps.
 
 // bindingMerger is the binding kind's merger.
-var bindingMerger = &merger{plan: aclAssignments, prepare: resolveACLs, record: applyACLAssignment, observe: observeACLLists}
+var bindingMerger = &core.Merger{Plan: aclAssignments, Prepare: resolveACLs, Record: applyACLAssignment, Observe: observeACLLists}
 
 // bindingWaitsFor holds back a binding whose ACL is neither applied nor
 // about to be created: VPP binds ACLs by index.
@@ -71,7 +30,7 @@ func bindingWaitsFor(b *ACLBinding) (Key, string) {
 
 // bindingOpText renders a merged op as "set-acls <interface> in=[…] out=[…]".
 func bindingOpText(op driverapi.Op) string {
-	a, ok := op.Item.(*ACLAssignment)
+	a, ok := op.Item.(*driverapi.ACLAssignment)
 	if !ok {
 		return op.String()
 	}
@@ -83,7 +42,7 @@ func bindingOpText(op driverapi.Op) string {
 // bindings gets the reduced list in the delete phase, before the ACLs are
 // deleted (VPP refuses to delete a bound ACL); additions and reordering are
 // set in the create phase, after new ACLs exist.
-func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []task) {
+func aclAssignments(in core.MergeInput) (dels, sets []core.MergedOp) {
 	// Bindings kept for owners that have not resynced have no known
 	// priority (VPP does not store it): they keep their place in VPP's
 	// current list relative to the desired ones, so that an agent restart,
@@ -109,46 +68,45 @@ func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []t
 		}
 	}
 	add := func(b *ACLBinding) { addTo(b, false) }
-	in.eachBinding(func(k Key) {
-		d, desired := in.Desired[k].item.(*ACLBinding)
+	in.EachKey(func(k Key) {
+		di, _ := in.Desired(k)
+		d, desired := di.(*ACLBinding)
 		if desired {
 			touch[d.Interface] = true
-			if ready[k] {
+			if in.Ready(k) {
 				add(d)
 			}
 		}
-		a, applied := in.Applied[k]
+		ai, owner, prunable, applied := in.Applied(k)
 		if !applied {
 			return
 		}
-		b, ok := a.Item.(*ACLBinding)
+		b, ok := ai.(*ACLBinding)
 		if !ok {
 			return
 		}
 		touch[b.Interface] = true
 		if desired {
-			if !ready[k] {
+			if !in.Ready(k) {
 				add(b) // waiting for nothing we change now: keep it where it is
 			}
 			return
 		}
-		if !prunable(a, in.Resynced) {
-			p.Pending[k] = fmt.Sprintf("kept: not desired, but owner %q has not resynced", a.Owner.String())
+		if !prunable {
+			in.Pend(k, fmt.Sprintf("kept: not desired, but owner %q has not resynced", owner))
 			addTo(b, true)
 		}
 	})
-	for ifName := range in.ACLOrder {
-		touch[ifName] = true
-	}
-	for _, ifName := range sortedKeys(touch) {
-		if _, ok := in.Interfaces[ifName]; !ok {
+	in.Touched(func(ifName string) { touch[ifName] = true })
+	for _, ifName := range core.SortedKeys(touch) {
+		if !in.HasInterface(ifName) {
 			continue
 		}
 		l := want[ifName]
 		if l == nil {
 			l = &dirLists{}
 		}
-		cur := in.ACLOrder[ifName]
+		cur := in.ACLOrder(ifName)
 		finalIn := mergeKept(sortBindings(l.in), inOrder(l.keptIn, cur.Input), cur.Input)
 		finalOut := mergeKept(sortBindings(l.out), inOrder(l.keptOut, cur.Output), cur.Output)
 		if slices.Equal(cur.Input, finalIn) && slices.Equal(cur.Output, finalOut) {
@@ -164,17 +122,17 @@ func aclAssignments(in diffInput, ready map[Key]bool, p *opPlan) (dels, sets []t
 		midIn, midOut := keepOnly(cur.Input, finalIn), keepOnly(cur.Output, finalOut)
 		removedIn, removedOut := without(cur.Input, finalIn), without(cur.Output, finalOut)
 		if len(removedIn)+len(removedOut) > 0 {
-			dels = append(dels, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
-				Item: &ACLAssignment{Interface: ifName, Input: midIn, Output: midOut}},
-				covers: append(keys(ACLInput, removedIn), keys(ACLOutput, removedOut)...),
+			dels = append(dels, core.MergedOp{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: driverapi.ACLListKey(ifName),
+				Item: &driverapi.ACLAssignment{Interface: ifName, Input: midIn, Output: midOut}},
+				Covers: append(keys(ACLInput, removedIn), keys(ACLOutput, removedOut)...),
 			})
 			if slices.Equal(midIn, finalIn) && slices.Equal(midOut, finalOut) {
 				continue
 			}
 		}
-		sets = append(sets, task{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: aclListKey(ifName),
-			Item: &ACLAssignment{Interface: ifName, Input: finalIn, Output: finalOut}},
-			covers: append(keys(ACLInput, finalIn), keys(ACLOutput, finalOut)...),
+		sets = append(sets, core.MergedOp{Op: driverapi.Op{Type: driverapi.OpUpdate, Key: driverapi.ACLListKey(ifName),
+			Item: &driverapi.ACLAssignment{Interface: ifName, Input: finalIn, Output: finalOut}},
+			Covers: append(keys(ACLInput, finalIn), keys(ACLOutput, finalOut)...),
 		})
 	}
 	return dels, sets
@@ -284,25 +242,25 @@ func without(cur, final []string) []string {
 // resolveACLs maps ACL names to VPP indexes, foreign ACLs first. A name
 // whose ACL is not in VPP (its create failed) is left out, and its binding
 // fails, so that the other bindings of the interface still apply.
-func resolveACLs(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op {
-	a, ok := op.Item.(*ACLAssignment)
+func resolveACLs(v core.AppliedView, op driverapi.Op, now time.Time) driverapi.Op {
+	a, ok := op.Item.(*driverapi.ACLAssignment)
 	if !ok {
 		return op
 	}
 	c := *a
-	front := r.aclFront[a.Interface]
+	front := v.Lists().Front[a.Interface]
 	c.InputIndexes = slices.Clone(front.Input)
 	c.OutputIndexes = slices.Clone(front.Output)
 	c.Input, c.Output = nil, nil
 	resolve := func(dir ACLDirection, names []string, idx *[]uint32, out *[]string) {
 		for _, n := range names {
-			acl, ok := r.applied[ACLKey(n)]
+			handle, ok := v.Handle(ACLKey(n))
 			if !ok {
 				k := ACLBindingKey(a.Interface, dir, n)
-				r.failKey(k, fmt.Errorf("acl %q is not in VPP", n), now)
+				v.Fail(k, fmt.Errorf("acl %q is not in VPP", n), now)
 				continue
 			}
-			*idx = append(*idx, acl.Handle)
+			*idx = append(*idx, handle)
 			*out = append(*out, n)
 		}
 	}
@@ -313,59 +271,47 @@ func resolveACLs(r *Reconciler, op driverapi.Op, now time.Time) driverapi.Op {
 }
 
 // applyACLAssignment rebuilds the applied bindings of one interface.
-func applyACLAssignment(r *Reconciler, op driverapi.Op) {
-	a, ok := op.Item.(*ACLAssignment)
+func applyACLAssignment(v core.AppliedView, op driverapi.Op) {
+	a, ok := op.Item.(*driverapi.ACLAssignment)
 	if !ok {
 		return
 	}
-	prev := map[Key]appliedEntry{}
-	for k, ai := range r.applied {
-		if b, ok := ai.Item.(*ACLBinding); ok && b.Interface == a.Interface {
-			prev[k] = ai
-			r.deleteApplied(k)
-		}
+	var keys []Key
+	for _, n := range a.Input {
+		keys = append(keys, ACLBindingKey(a.Interface, ACLInput, n))
 	}
-	r.storeMu.RLock()
-	defer r.storeMu.RUnlock()
-	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
-		names := a.Input
-		if dir == ACLOutput {
-			names = a.Output
-		}
-		for _, n := range names {
-			k := ACLBindingKey(a.Interface, dir, n)
-			if d, owners, ok := r.store.get(k); ok {
-				r.setApplied(k, appliedEntry{Item: d, Owner: r.owners.of(owners[0])})
-			} else if p, ok := prev[k]; ok {
-				r.setApplied(k, p)
-			}
-		}
+	for _, n := range a.Output {
+		keys = append(keys, ACLBindingKey(a.Interface, ACLOutput, n))
 	}
+	v.Replace(func(it Item) bool {
+		b, ok := it.(*ACLBinding)
+		return ok && b.Interface == a.Interface
+	}, keys)
 	if len(a.Input)+len(a.Output) == 0 {
-		delete(r.aclOrder, a.Interface)
+		delete(v.Lists().Order, a.Interface)
 	} else {
-		r.aclOrder[a.Interface] = aclNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
+		v.Lists().Order[a.Interface] = core.ACLNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
 	}
 }
 
 // observeACLLists maps the ACL lists a dump found on one interface back to
 // bindings: indexes of our ACLs (classified before) become applied
 // bindings in VPP order, the others stay in front as foreign.
-func observeACLLists(c *classified, o driverapi.Observed, desired desiredLookup) {
-	lists, ok := o.Item.(*ACLAssignment)
+func observeACLLists(v core.DumpView, o driverapi.Observed) {
+	lists, ok := o.Item.(*driverapi.ACLAssignment)
 	if !ok {
 		return
 	}
 	ifName := lists.Interface
-	var front aclIndexes
-	var ours aclNameList
+	var front core.ACLIndexes
+	var ours core.ACLNameList
 	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
 		idxs := lists.InputIndexes
 		if dir == ACLOutput {
 			idxs = lists.OutputIndexes
 		}
 		for _, idx := range idxs {
-			name, ok := c.names[KindACL][idx]
+			name, ok := v.Name(KindACL, idx)
 			if !ok {
 				if dir == ACLInput {
 					front.Input = append(front.Input, idx)
@@ -379,32 +325,27 @@ func observeACLLists(c *classified, o driverapi.Observed, desired desiredLookup)
 			} else {
 				ours.Output = append(ours.Output, name)
 			}
-			c.addBinding(ifName, dir, name, desired)
+			addBinding(v, ifName, dir, name)
 		}
 	}
 	if len(front.Input)+len(front.Output) > 0 {
-		c.aclFront[ifName] = front
+		v.Lists().Front[ifName] = front
 	}
 	if len(ours.Input)+len(ours.Output) > 0 {
-		c.aclOrder[ifName] = ours
+		v.Lists().Order[ifName] = ours
 	}
 }
 
-// addBinding records one of our ACLs bound to an interface as an applied binding.
-func (c *classified) addBinding(ifName string, dir ACLDirection, aclName string, desired desiredLookup) {
+// addBinding records one of our ACLs bound to an interface as an applied
+// binding, with the desired priority (VPP keeps none but the order), owned
+// by its ACL's owner when nobody desires it.
+func addBinding(v core.DumpView, ifName string, dir ACLDirection, aclName string) {
 	key := ACLBindingKey(ifName, dir, aclName)
 	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
-	e := appliedEntry{Item: b}
-	if d, owners, ok := desired.get(key); ok {
+	if d, ok := v.Desired(key); ok {
 		if db, ok := d.(*ACLBinding); ok {
 			b.Priority = db.Priority
 		}
-		e.Owner = c.owners.of(owners[0])
-	} else {
-		e.Orphan = true
-		if acl, ok := c.applied[ACLKey(aclName)]; ok {
-			e.Owner = acl.Owner
-		}
 	}
-	c.applied[key] = e
+	v.Adopt(key, b, ACLKey(aclName))
 }

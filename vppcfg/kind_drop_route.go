@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // DropRoute drops, in the FIB of table VRF, every packet to Prefix that no
@@ -14,17 +16,13 @@ import (
 // cnat's input features rewrite the destination before the lookup, so
 // translated traffic never meets the route.
 //
-// VPP routes carry no tag: the driver marks the path of a DropRoute with
-// DropRoutePreference and reads back only drop routes with that mark, so
-// routes of other control planes are never taken for vppsvc's.
+// VPP routes carry no tag: the driver marks the path of a DropRoute with a
+// path preference of its own and reads back only drop routes with that
+// mark, so routes of other control planes are never taken for vppsvc's.
 type DropRoute struct {
 	Prefix netip.Prefix
 	VRF    uint32
 }
-
-// DropRoutePreference is the path preference that marks vppsvc's drop
-// routes in VPP (the preference of a route's only path changes nothing).
-const DropRoutePreference = 0x76 // 'v'
 
 // DropRouteKey keys a drop route by table and prefix.
 func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
@@ -60,7 +58,7 @@ func init() {
 			return nil
 		},
 		CLI: func(v *DropRoute) []string {
-			return []string{fmt.Sprintf("ip route add %s table %d via drop  # api: path preference %#x marks it as vppsvc's", v.Prefix, v.VRF, DropRoutePreference)}
+			return []string{fmt.Sprintf("ip route add %s table %d via drop  # api: path preference %#x marks it as vppsvc's", v.Prefix, v.VRF, core.DropRoutePreference)}
 		},
 		Printable: func(v *DropRoute, _ string) any {
 			return printableDropRoute{Prefix: v.Prefix.String(), Table: v.VRF}

@@ -1,6 +1,10 @@
 package vppcfg
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+)
 
 // NAT44Timeouts are the NAT44-ED session timeouts in seconds; a zero field
 // means VPP's default (udp 300, tcp-established 7440, tcp-transitory 240, icmp 60).
@@ -22,7 +26,7 @@ type NAT44Global struct {
 // IsNAT44 reports whether items of kind k belong to the NAT44 plugin
 // (KindNAT44Global included): the others wait for the NAT44Global item, and
 // disabling NAT44 removes them from VPP.
-func IsNAT44(k Kind) bool { return k == KindNAT44Global || describe(k).gate == KindNAT44Global }
+func IsNAT44(k Kind) bool { return k == KindNAT44Global || core.Describe(k).Gate == KindNAT44Global }
 
 // NAT44GlobalKey is the key of the single NAT44Global item.
 func NAT44GlobalKey() Key { return Key{Kind: KindNAT44Global, Name: "global"} }
@@ -67,22 +71,8 @@ func canonicalGlobal(g *NAT44Global) NAT44Global {
 	if c.SessionLimit == 0 {
 		c.SessionLimit = DefaultNAT44Sessions
 	}
-	c.Timeouts = EffectiveTimeouts(c.Timeouts)
+	c.Timeouts = NAT44Timeouts(core.EffectiveTimeouts(core.NAT44Timeouts(c.Timeouts)))
 	return c
-}
-
-// EffectiveTimeouts replaces zero timeouts by VPP's defaults.
-func EffectiveTimeouts(t NAT44Timeouts) NAT44Timeouts {
-	def := func(v *uint32, d uint32) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&t.UDP, DefaultNAT44UDPTimeout)
-	def(&t.TCPEstablished, DefaultNAT44TCPEstablished)
-	def(&t.TCPTransitory, DefaultNAT44TCPTransitory)
-	def(&t.ICMP, DefaultNAT44ICMPTimeout)
-	return t
 }
 
 func nat44GlobalCLI(g *NAT44Global) []string {

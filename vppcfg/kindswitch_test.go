@@ -18,6 +18,10 @@ var kindSwitchSkipped = map[string]string{
 	"realvpp":            "imports nothing of vppcfg",
 }
 
+// strictDirs are the packages held to every check: this one (its kind
+// files aside), the engine and what both share.
+var strictDirs = map[string]bool{"vppcfg": true, "vppcfg/engine": true, "vppcfg/internal/core": true}
+
 // TestNoKindBranchesOutsideKindFiles fails when code branches on an item
 // kind outside the kind_*.go files: what a kind means belongs in its
 // descriptor (descriptor.go), so that the engine knows no kind and adding
@@ -26,15 +30,17 @@ var kindSwitchSkipped = map[string]string{
 //   - type switches over item types (case *X in this package, case
 //     *vppcfg.X elsewhere), in every file of vppcfg and in the non-test
 //     files of other packages (tests build and inspect the items they make);
-//   - in vppcfg's non-test files, also comparisons with a Kind constant
-//     (k.Kind == KindACL, a case KindACL: of a value switch) and type
-//     assertions to an item type (it.(*ACLBinding)).
+//   - in the non-test files of vppcfg, vppcfg/engine and
+//     vppcfg/internal/core, also comparisons with a Kind constant
+//     (k.Kind == KindACL, vppcfg.KindACL or driverapi.KindACL, a case
+//     KindACL: of a value switch) and type assertions to an item type
+//     (it.(*ACLBinding), it.(*vppcfg.ACLBinding)).
 //
 // It has no exceptions.
 func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 	sh := kindShapes(t)
 	root := ".."
-	files := 0
+	files, strictFiles := 0, 0
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,7 +59,8 @@ func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 		if !strings.HasSuffix(rel, ".go") {
 			return nil
 		}
-		inVPPCfg := filepath.ToSlash(filepath.Dir(rel)) == "vppcfg"
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		inVPPCfg := dir == "vppcfg"
 		test := strings.HasSuffix(rel, "_test.go")
 		switch {
 		case inVPPCfg && strings.HasPrefix(filepath.Base(rel), "kind_"):
@@ -61,12 +68,15 @@ func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 		case !inVPPCfg && test:
 			return nil
 		}
+		if strictDirs[dir] && !test {
+			strictFiles++
+		}
 		files++
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		for _, f := range kindBranches(t, rel, src, inVPPCfg, inVPPCfg && !test, sh) {
+		for _, f := range kindBranches(t, rel, src, inVPPCfg, strictDirs[dir] && !test, sh) {
 			t.Errorf("%s; give the kind's descriptor (vppcfg/kind_*.go) what the branch knows", f)
 		}
 		return nil
@@ -76,6 +86,9 @@ func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("checked only %d files: is %s the module's root?", files, root)
+	}
+	if strictFiles < 20 {
+		t.Fatalf("checked only %d files strictly: did the engine move out of %v?", strictFiles, strictDirs)
 	}
 }
 
@@ -96,12 +109,15 @@ func TestKindBranchesFound(t *testing.T) {
 		{"type assertion", "package vppcfg\nfunc f(it Item) { _, _ = it.(*ACLBinding) }", true, 1},
 		{"type switch", "package vppcfg\nfunc f(it Item) { switch it.(type) { case *ACL: } }", true, 1},
 		{"type switch elsewhere", "package x\nfunc f(it vppcfg.Item) { switch it.(type) { case *vppcfg.ACL: } }", false, 1},
-		{"descriptor", "package vppcfg\nfunc f(k Key) bool { return describe(k.Kind).merge != nil }", true, 0},
+		{"engine comparison", "package engine\nfunc f(k vppcfg.Key) bool { return k.Kind == vppcfg.KindACL }", false, 1},
+		{"contract's constant", "package engine\nfunc f(k vppcfg.Key) bool { return k.Kind != driverapi.KindACL }", false, 1},
+		{"engine type assertion", "package engine\nfunc f(it vppcfg.Item) { _, _ = it.(*vppcfg.ACLBinding) }", false, 1},
+		{"descriptor", "package engine\nfunc f(k vppcfg.Key) bool { return core.Describe(k.Kind).Merge != nil }", false, 0},
 		{"interface assertion", "package vppcfg\nfunc f(it Item) { _, _ = it.(InterfaceBound) }", true, 0},
 		{"kind arithmetic", "package vppcfg\nfunc f(k Kind) bool { return k < kindLimit }", true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := kindBranches(t, "x.go", []byte(tc.src), tc.inVPPCfg, tc.inVPPCfg, sh)
+			got := kindBranches(t, "x.go", []byte(tc.src), tc.inVPPCfg, true, sh)
 			if len(got) != tc.want {
 				t.Errorf("found %d (%v), want %d", len(got), got, tc.want)
 			}
@@ -206,14 +222,15 @@ func kindBranches(t *testing.T, name string, src []byte, inVPPCfg, strict bool, 
 }
 
 // names reports whether e names one of list: X in this package, vppcfg.X
-// elsewhere.
+// elsewhere (or driverapi.X: the contract declares the Kind constants that
+// vppcfg re-exports).
 func names(e ast.Expr, inVPPCfg bool, list []string) bool {
 	switch x := e.(type) {
 	case *ast.Ident:
 		return inVPPCfg && slices.Contains(list, x.Name)
 	case *ast.SelectorExpr:
 		pkg, ok := x.X.(*ast.Ident)
-		return ok && pkg.Name == "vppcfg" && slices.Contains(list, x.Sel.Name)
+		return ok && (pkg.Name == "vppcfg" || pkg.Name == "driverapi") && slices.Contains(list, x.Sel.Name)
 	}
 	return false
 }

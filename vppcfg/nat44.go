@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // What the NAT44 mapping kinds (static, identity, LB) share.
@@ -98,4 +100,18 @@ func writeTagCLI(b *strings.Builder, label string) {
 	if label != "" {
 		fmt.Fprintf(b, "  # api: tag for %s", label)
 	}
+}
+
+// ExternalKey is VPP's external identity of a NAT44 mapping: static, LB and
+// identity mappings share one namespace keyed by address, port and
+// protocol, without VRF (or by address alone for address-only mappings),
+// so VPP holds one mapping per external key, whatever its kind. ok is false
+// for kinds outside that namespace. The layer rejects a transaction that
+// would put two mappings on one external key, except identity mappings of
+// one address in several VRFs.
+func ExternalKey(it Item) (string, bool) {
+	if it == nil {
+		return "", false
+	}
+	return core.ExternalKeyOf(Key{}, it)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // TestDiffLocals: on random local sets in any order, diffLocals agrees
@@ -95,7 +97,23 @@ func TestLBNeedsRecreate(t *testing.T) {
 		{"affinity changed", m(60, "10.1.2.2:80", "10.1.2.3:80"), m(30, "10.1.2.2:80", "10.1.2.3:80"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, describe(KindNAT44LBMapping).needsRecreate(tc.old, tc.new))
+			assert.Equal(t, tc.want, core.Describe(KindNAT44LBMapping).NeedsRecreate(tc.old, tc.new))
 		})
+	}
+}
+
+// TestMergeKept: a kept name goes before the first desired name that
+// follows it in VPP's list, so that a list VPP holds stays as it is.
+func TestMergeKept(t *testing.T) {
+	for _, tc := range []struct {
+		desired, kept, cur, want []string
+	}{
+		{desired: []string{"a", "z"}, kept: []string{"b"}, cur: []string{"a", "b", "z"}, want: []string{"a", "b", "z"}},
+		{desired: []string{"a", "z"}, kept: []string{"b", "c"}, cur: []string{"b", "a", "c", "z"}, want: []string{"b", "a", "c", "z"}},
+		{desired: []string{"a", "new", "z"}, kept: []string{"b"}, cur: []string{"a", "b", "z"}, want: []string{"a", "new", "b", "z"}},
+		{desired: []string{"a"}, kept: []string{"b"}, cur: []string{"a", "b"}, want: []string{"a", "b"}},
+		{desired: nil, kept: []string{"b"}, cur: []string{"b"}, want: []string{"b"}},
+	} {
+		assert.Equal(t, tc.want, mergeKept(tc.desired, tc.kept, tc.cur), "%v + %v in %v", tc.desired, tc.kept, tc.cur)
 	}
 }

@@ -1,6 +1,10 @@
 package vppcfg
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+)
 
 // printableOf returns the item as `vppsvc render -o json` and `-o yaml`
 // print it (docs/cli.md, "The render JSON contract"): a value that
@@ -12,7 +16,7 @@ func printableOf(it Item, owner string) any {
 	if it == nil {
 		return nil
 	}
-	return descriptorOf(it).printable(it, owner)
+	return core.Of(it).Printable(it, owner)
 }
 
 // printableTag is the VPP tag of an item with label written by owner; empty

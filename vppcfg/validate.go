@@ -1,18 +1,19 @@
 package vppcfg
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // ErrInvalid marks an item the layer rejects; Commit wraps it with the key
 // and the offending field, so renderers find the bug without reading VPP logs.
-var ErrInvalid = errors.New("invalid item")
+var ErrInvalid = core.ErrInvalid
 
 // ErrConflict marks a Put that collides with another owner's item.
-var ErrConflict = errors.New("conflicting items")
+var ErrConflict = core.ErrConflict
 
 func invalid(k Key, field, format string, args ...any) error {
 	return fmt.Errorf("%w %s: %s: %s", ErrInvalid, k, field, fmt.Sprintf(format, args...))
@@ -26,7 +27,7 @@ func Validate(it Item) error {
 	if it == nil {
 		return fmt.Errorf("%w: nil item", ErrInvalid)
 	}
-	return validateItem(it.Key(), it)
+	return core.ValidateItem(it.Key(), it)
 }
 
 // ValidateSet checks one owner's whole desired set as Commit checks a
@@ -36,24 +37,15 @@ func Validate(it Item) error {
 // last counts, as in a transaction, but each is validated. Test doubles of Client call it so that
 // they reject what the layer rejects.
 func ValidateSet(owner string, items []Item) error {
-	ops := make([]txnOp, 0, len(items))
+	ops := make([]core.TxnOp, 0, len(items))
 	for _, it := range items {
 		if it == nil {
 			return fmt.Errorf("%w: nil item", ErrInvalid)
 		}
-		ops = append(ops, txnOp{put: it, key: it.Key()})
+		ops = append(ops, core.TxnOp{Put: it, Key: it.Key()})
 	}
-	return newStore().commit(owner, ops, true)
+	return core.NewStore().Commit(owner, ops, true)
 }
-
-// validateItem checks one item of key k with its kind's descriptor.
-func validateItem(k Key, it Item) error {
-	return describe(k.Kind).validate(k, it)
-}
-
-// canonical returns the item with its lists in canonical order, copying it
-// only when its order differs, so that equal configurations compare equal.
-func canonical(it Item) Item { return descriptorOf(it).canonical(it) }
 
 func prefix(k Key, field string, p netip.Prefix) error {
 	if !p.IsValid() {

@@ -1,12 +1,13 @@
 package vppcfg
 
 import (
-	"context"
 	"net/netip"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 func TestValidation(t *testing.T) {
@@ -37,41 +38,35 @@ func TestValidation(t *testing.T) {
 		{"snat table", &CNATSnatInterface{Interface: "tap0", Table: 9}, "Table"},
 		{"exclude prefix host bits", &CNATSnatConfig{ExcludePrefixes: []netip.Prefix{pfx("10.0.0.1/8")}}, "ExcludePrefixes[0]"},
 	}
-	r := NewReconciler(newFakeDriver(), testOptions())
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := r.Client("a").Txn().Put(tc.item).Commit(context.Background())
+			err := Validate(tc.item)
 			require.ErrorIs(t, err, ErrInvalid)
+			assert.ErrorContains(t, err, tc.field)
+			err = ValidateSet("a", []Item{tc.item})
+			require.ErrorIs(t, err, ErrInvalid, "as a commit checks it")
 			assert.ErrorContains(t, err, tc.field)
 		})
 	}
-	assert.Empty(t, r.Desired(), "rejected transactions leave nothing behind")
 }
 
 func TestCanonical(t *testing.T) {
 	m := &NAT44LBMapping{External: ap("10.96.0.10:80"), Protocol: ProtoTCP, Locals: []NAT44LBLocal{
 		{Addr: ap("10.1.1.3:80"), Probability: 1}, {Addr: ap("10.1.1.2:80"), Probability: 1}}}
-	c := canonical(m).(*NAT44LBMapping)
+	c := core.Canonical(m).(*NAT44LBMapping)
 	assert.Equal(t, "10.1.1.2:80", c.Locals[0].Addr.String())
 	assert.Equal(t, "10.1.1.3:80", m.Locals[0].Addr.String(), "the caller's value is not modified")
 	sorted := lb("10.96.0.10:80", "10.1.1.1:80", "10.1.1.2:80")
-	assert.Same(t, sorted, canonical(sorted), "no copy when already canonical")
+	assert.Same(t, sorted, core.Canonical(sorted), "no copy when already canonical")
 
-	a := canonical(&ACL{Name: "x", Rules: []ACLRule{
+	a := core.Canonical(&ACL{Name: "x", Rules: []ACLRule{
 		{Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")},
 		{Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0"), Protocol: ProtoICMP, SrcPorts: AnyPort},
 	}}).(*ACL)
 	assert.Equal(t, AnyPort, a.Rules[0].SrcPorts, "zero range is stored as VPP dumps it")
 	assert.Equal(t, PortRange{0, 255}, a.Rules[1].SrcPorts, "ICMP type range is a byte")
 
-	tr := canonical(&CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, Paths: []CNATPath{
+	tr := core.Canonical(&CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, Paths: []CNATPath{
 		{Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:80")}}}).(*CNATTranslation)
 	assert.Equal(t, netip.AddrPort{}, tr.Paths[0].Src, "no-SNAT source written one way")
-}
-
-func TestCommitValidatesEveryItem(t *testing.T) {
-	r := NewReconciler(newFakeDriver(), testOptions())
-	err := r.Client("a").Txn().Put(acl("ok"), &ACL{}).Commit(context.Background())
-	require.ErrorIs(t, err, ErrInvalid)
-	assert.Empty(t, r.Desired(), "a transaction with one invalid item applies nothing")
 }

@@ -28,6 +28,7 @@ func TestBadInputIsOneErrorLine(t *testing.T) {
 	badConfig := writeFile(t, "config.yaml", "nat44:\n  twiceNATAdress: 192.168.16.1\n")
 	scalarConfig := writeFile(t, "scalar.yaml", "nodePortAddresses: 192.168.16.0/24\n")
 	listConfig := writeFile(t, "list.yaml", "nat44:\n  twiceNATAddress: [192.168.16.1]\n")
+	badCIDRConfig := writeFile(t, "cidr.yaml", "nodePortAddresses: [10.0.0.0/33]\n")
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -47,6 +48,7 @@ func TestBadInputIsOneErrorLine(t *testing.T) {
 		{"unreadable config", []string{"render", "--config", "/nonexistent/config.yaml"}, "", 1, "vppsvc: --config: open /nonexistent/config.yaml: no such file or directory"},
 		{"misspelt config field", []string{"render", "--config", badConfig}, "", 1, "vppsvc: --config " + badConfig + `: unknown field "twiceNATAdress" (misspelt, or at the wrong level?)`},
 		{"config scalar where a list belongs", []string{"render", "--config", scalarConfig}, "", 1, "vppsvc: --config " + scalarConfig + ": field nodePortAddresses: want a list, got a string"},
+		{"config bad nodePortAddresses, file, field and value said once", []string{"render", "--config", badCIDRConfig}, "", 1, "vppsvc: --config " + badCIDRConfig + `: nodePortAddresses: "10.0.0.0/33" is neither a CIDR nor "primary": prefix length out of range`},
 		{"config list where an address belongs", []string{"render", "--config", listConfig}, "", 1, "vppsvc: --config " + listConfig + ": field nat44.twiceNATAddress: want an IP address, got a list"},
 		{"config junk", []string{"render", "--config", junk}, "", 1, "vppsvc: --config " + junk + ": not text (binary data): not YAML or JSON"},
 		{"bad output format", []string{"render", "-o", "html"}, "", 2, `vppsvc: -o: want services, vppcli, yaml, json, text, got "html"`},

@@ -17,6 +17,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -136,7 +137,7 @@ func runDiff(ctx context.Context, f *diffFlags, live adapter.VppAPI, stdin io.Re
 	if err != nil {
 		return false, err
 	}
-	d := vppcfg.CompareWithVPP(desired, st, claims)
+	d := engine.CompareWithVPP(desired, st, claims)
 	if f.output == "json" {
 		return !d.Empty(), writeDiffJSON(w, node, len(desired), d)
 	}
@@ -172,7 +173,7 @@ func dumpLive(ctx context.Context, a adapter.VppAPI, timeout time.Duration, log 
 	return drv.Dump(ctx)
 }
 
-func writeDiffText(w io.Writer, node string, desired int, d vppcfg.Drift) {
+func writeDiffText(w io.Writer, node string, desired int, d engine.Drift) {
 	fmt.Fprintf(w, "# node %s: %d items desired, %d in sync, %d unverifiable (VPP cannot dump them)\n", node, desired, d.InSync, d.Unverifiable)
 	if d.Empty() {
 		fmt.Fprintln(w, "in sync: VPP holds everything the agent would program, and nothing of vppsvc's more")
@@ -209,8 +210,8 @@ func writeDiffText(w io.Writer, node string, desired int, d vppcfg.Drift) {
 }
 
 // fieldDrift says how one field differs. A list field names the elements
-// one side lacks (vppcfg.FieldDiff).
-func fieldDrift(fd vppcfg.FieldDiff) string {
+// one side lacks (engine.FieldDiff).
+func fieldDrift(fd engine.FieldDiff) string {
 	isList := strings.HasPrefix(fd.Desired, "[")
 	switch {
 	case fd.Reordered:
@@ -261,7 +262,7 @@ type diffFieldJSON struct {
 	Reordered bool   `json:"reordered,omitempty"`
 }
 
-func writeDiffJSON(w io.Writer, node string, desired int, d vppcfg.Drift) error {
+func writeDiffJSON(w io.Writer, node string, desired int, d engine.Drift) error {
 	out := diffJSON{Node: node, Desired: desired, InSync: d.InSync, Unverifiable: d.Unverifiable,
 		Missing: []diffItemJSON{}, Extra: []diffItemJSON{}, Changed: []diffChangeJSON{}}
 	for _, m := range d.Missing {

@@ -20,13 +20,14 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
 // liveNode is a fake VPP programmed by an agent for the sample cluster on
 // node-a, as a node's VPP is after `vppsvc run`; the agent is gone, VPP
 // keeps its configuration. desired are the items that agent programmed.
-func liveNode(t *testing.T) (*fakevpp.VPP, []vppcfg.OwnedItem) {
+func liveNode(t *testing.T) (*fakevpp.VPP, []engine.OwnedItem) {
 	t.Helper()
 	sim, err := simulate(context.Background(), &clusterFlags{}, nil, quietLogger())
 	require.NoError(t, err)

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/vppsvc/vppsvc/processor"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // metricsCollector exports the agent's own state to Prometheus, under
@@ -20,7 +20,7 @@ import (
 // are gone (docs/cli.md, "Metrics").
 type metricsCollector struct {
 	proc *processor.Processor
-	rec  *vppcfg.Reconciler
+	rec  *engine.Reconciler
 	// renderers are the registered renderers, exported with zero failures
 	// until one fails, so that rate() and alerts see the series from start.
 	renderers []string

@@ -20,7 +20,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // Run is one run of the product's agent (package agent: govpp driver,
@@ -29,7 +29,7 @@ import (
 type Run struct {
 	Agent *agent.Agent
 	// Rec is the agent's VPP layer.
-	Rec    *vppcfg.Reconciler
+	Rec    *engine.Reconciler
 	tb     testing.TB
 	cancel context.CancelFunc
 	once   sync.Once

@@ -147,13 +147,26 @@ var rules = []rule{
 		},
 	},
 	{
-		name:    "vppcfg knows neither govpp nor Kubernetes",
-		applies: func(p string) bool { return p == "vppcfg" },
+		name:    "vppcfg, its engine and its internals know neither govpp nor Kubernetes",
+		applies: func(p string) bool { return p == "vppcfg" || under(p, "vppcfg/engine") || under(p, "vppcfg/internal") },
 		allowed: func(ip string) bool {
 			rel, ok := local(ip)
 			return isStdlib(ip) || ip == "github.com/sirupsen/logrus" ||
-				ok && (under(rel, "internal/logx") || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal"))
+				ok && (under(rel, "internal/logx") || rel == "vppcfg" || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal"))
 		},
+	},
+	{
+		name: "the vocabulary, its internals and the drivers never reach the engine",
+		applies: func(p string) bool {
+			return p == "vppcfg" || under(p, "vppcfg/internal") || under(p, "vppcfg/driverapi") ||
+				under(p, "vppcfg/govppdriver") || under(p, "vppcfg/present")
+		},
+		allowed: func(ip string) bool { rel, ok := local(ip); return !ok || !under(rel, "vppcfg/engine") },
+	},
+	{
+		name:    "renderers speak the vocabulary: their production code never reaches the engine",
+		applies: func(p string) bool { return under(p, "renderer") || under(p, "examples") },
+		allowed: func(ip string) bool { rel, ok := local(ip); return !ok || !under(rel, "vppcfg/engine") },
 	},
 	{
 		name:    "the driver contract imports the standard library and its kind names only",
@@ -233,9 +246,9 @@ func TestRulesCanFail(t *testing.T) {
 	bad := graph{
 		"model":            {"github.com/sirupsen/logrus"},
 		".":                {module + "/processor"},
-		"renderer/nat44":   {module + "/processor", "go.fd.io/govpp/api", module + "/vppcfg/present"},
+		"renderer/nat44":   {module + "/processor", "go.fd.io/govpp/api", module + "/vppcfg/present", module + "/vppcfg/engine"},
 		"processor":        {module + "/vppcfg"},
-		"vppcfg":           {"go.fd.io/govpp/api"},
+		"vppcfg":           {"go.fd.io/govpp/api", module + "/vppcfg/engine"},
 		"vppcfg/driverapi": {module + "/vppcfg"},
 		"fakevpp":          {module + "/vppcfg"},
 		"realvpp":          {module + "/dataplane"},

@@ -18,8 +18,8 @@ import (
 	"github.com/vppsvc/vppsvc/internal/pipeline"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
-	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -57,7 +57,7 @@ func newFake() *fakevpp.VPP {
 // renderer and reconciler keep their state).
 type agent struct {
 	proc *processor.Processor
-	rec  *vppcfg.Reconciler
+	rec  *engine.Reconciler
 	drv  driverapi.Driver
 	stop func()
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // Config is what the parts are built from.
@@ -60,7 +61,7 @@ type Extra struct {
 // Pipeline is the wired, not yet running, control plane.
 type Pipeline struct {
 	Processor  *processor.Processor
-	Reconciler *vppcfg.Reconciler
+	Reconciler *engine.Reconciler
 	// Renderers are the registered renderers by name, unwrapped.
 	Renderers map[string]vppsvc.ServiceRendererAPI
 }
@@ -73,7 +74,7 @@ func New(drv driverapi.Driver, cfg Config) (*Pipeline, error) {
 	if log == nil {
 		log = logrus.StandardLogger()
 	}
-	rec := vppcfg.NewReconciler(drv, vppcfg.Options{
+	rec := engine.NewReconciler(drv, engine.Options{
 		Logger: log, RetryMin: cfg.RetryMin, RetryMax: cfg.RetryMax, ResyncInterval: cfg.ResyncInterval,
 		Claims: claims(cfg),
 	})

@@ -20,6 +20,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -142,7 +143,7 @@ func waitSettled(t *testing.T, run *agenttest.Run) {
 	for {
 		s := run.Rec.Stats()
 		settled := s.Synced && !s.Applying && s.Pending == 0 && s.Failed == 0 && s.Applied == s.Desired &&
-			!slices.ContainsFunc(run.Rec.Statuses(), func(st vppcfg.ItemStatus) bool { return st.Deleting })
+			!slices.ContainsFunc(run.Rec.Statuses(), func(st engine.ItemStatus) bool { return st.Deleting })
 		if settled {
 			return
 		}

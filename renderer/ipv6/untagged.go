@@ -2,7 +2,7 @@ package ipv6
 
 import "github.com/vppsvc/vppsvc/vppcfg"
 
-// Claims are the VPP layer claims of this renderer (vppcfg.Options.Claims),
+// Claims are the VPP layer claims of this renderer (engine.Options.Claims),
 // keyed by its owner name.
 //
 // cnat stores no tag, so the VPP layer cannot tell after an agent restart

@@ -98,7 +98,7 @@ func shortCircuits(svc *model.ContivService, frontends []renderer.Frontend, cfg 
 
 // Claims attributes the IPv4 cnat translations and the short-circuit's
 // features found in VPP, which carry no owner tag, to this renderer
-// (vppcfg.Options.Claims), so that those of services (or interfaces) gone
+// (engine.Options.Claims), so that those of services (or interfaces) gone
 // while the agent was down are removed at resync.
 func Claims() map[string]vppcfg.UntaggedClaimFunc {
 	claim := vppcfg.UntaggedClaim{Features: []string{cnatInputFeature, cnatOutputFeature}}

@@ -18,7 +18,7 @@ func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindACLBinding,
 		messages: []api.Message{&acl.ACLInterfaceSetACLList{}, &acl.ACLInterfaceListDump{}},
-		ops: forItem(func(op *driverapi.Op, a *vppcfg.ACLAssignment, _ *driverapi.OpResult) []*call {
+		ops: forItem(func(op *driverapi.Op, a *driverapi.ACLAssignment, _ *driverapi.OpResult) []*call {
 			return []*call{setACLList(op.SwIfIndex, a)}
 		}),
 		dump: dumpACLLists,
@@ -27,7 +27,7 @@ func init() {
 
 // setACLList replaces both ACL lists of an interface: input first, then
 // output, in one message (VPP has no per-ACL ordering otherwise).
-func setACLList(swIfIndex uint32, a *vppcfg.ACLAssignment) *call {
+func setACLList(swIfIndex uint32, a *driverapi.ACLAssignment) *call {
 	acls := make([]uint32, 0, len(a.InputIndexes)+len(a.OutputIndexes))
 	acls = append(acls, a.InputIndexes...)
 	acls = append(acls, a.OutputIndexes...)
@@ -59,7 +59,7 @@ func dumpACLLists(r *dumpRun) error {
 			return
 		}
 		n := min(int(m.NInput), len(m.Acls))
-		r.add(&vppcfg.ACLAssignment{
+		r.add(&driverapi.ACLAssignment{
 			Interface:     name,
 			InputIndexes:  append([]uint32(nil), m.Acls[:n]...),
 			OutputIndexes: append([]uint32(nil), m.Acls[n:]...),

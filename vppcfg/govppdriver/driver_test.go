@@ -273,19 +273,19 @@ func TestOutputInterfaceAndACLBindings(t *testing.T) {
 		create(&vppcfg.ACL{Name: "x"}, "vppsvc:p:x"), create(&vppcfg.ACL{Name: "y"}, "vppsvc:p:y"))
 	x, y := res[2].Handle, res[3].Handle
 	tap0, _ := v.InterfaceIndex("tap0")
-	lists := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}
+	lists := &driverapi.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}
 	mustApply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: lists.Key(), SwIfIndex: tap0, Item: lists})
 	st := dump(t, d)
 	_, ok := find(st, outIf.Key())
 	assert.True(t, ok, "output-feature interface dumped through Nat44EdOutputInterfaceGet")
 	got, ok := find(st, lists.Key())
 	require.True(t, ok, "the ACL lists of tap0 are dumped")
-	assert.Equal(t, &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}, got.Item)
-	_, ok = find(st, (&vppcfg.ACLAssignment{Interface: "eth0"}).Key())
+	assert.Equal(t, &driverapi.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{y, x}, OutputIndexes: []uint32{x}}, got.Item)
+	_, ok = find(st, (&driverapi.ACLAssignment{Interface: "eth0"}).Key())
 	assert.False(t, ok, "interfaces without ACLs are left out")
 
 	// An ACL bound twice in one list: VPP answers +1.
-	twice := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}
+	twice := &driverapi.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{x, x}}
 	res = apply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: twice.Key(), SwIfIndex: tap0, Item: twice})
 	assert.ErrorContains(t, res[0].Err, "repeated")
 	// Deleting a bound ACL is drift (the layer unbinds first).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 // Without the route messages (a VPP or fake that lacks one) DropRoute items
@@ -32,7 +33,7 @@ func dropPath(r *vppcfg.DropRoute) fib_types.FibPath {
 		proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
 	}
 	return fib_types.FibPath{SwIfIndex: ^uint32(0), Type: fib_types.FIB_API_PATH_TYPE_DROP, Proto: proto,
-		Preference: vppcfg.DropRoutePreference}
+		Preference: core.DropRoutePreference}
 }
 
 // addDelDropRoute adds or deletes a DropRoute. VPP answers 0 to the delete
@@ -52,7 +53,7 @@ func describeDropRoute(isAdd bool, r *vppcfg.DropRoute) string {
 }
 
 // dumpDropRoutes reads vppsvc's drop routes of every table: routes whose
-// only path drops and carries vppcfg.DropRoutePreference.
+// only path drops and carries core.DropRoutePreference.
 func dumpDropRoutes(r *dumpRun) error {
 	rpc := ip.NewServiceClient(r.d.conn)
 	var tables []ip.IPTable
@@ -67,7 +68,7 @@ func dumpDropRoutes(r *dumpRun) error {
 			return rpc.IPRouteDump(r.ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}})
 		}, func(m *ip.IPRouteDetails) {
 			if route := m.Route; len(route.Paths) == 1 && route.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
-				route.Paths[0].Preference == vppcfg.DropRoutePreference {
+				route.Paths[0].Preference == core.DropRoutePreference {
 				r.add(&vppcfg.DropRoute{Prefix: fromPrefix(route.Prefix).Masked(), VRF: route.TableID}, "", 0)
 			}
 		})

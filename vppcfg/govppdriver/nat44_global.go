@@ -8,6 +8,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 func init() {
@@ -40,7 +41,7 @@ func natGlobalCalls(op *driverapi.Op, g *vppcfg.NAT44Global) []*call {
 		if old.Forwarding != g.Forwarding {
 			calls = append(calls, forwarding(g.Forwarding))
 		}
-		if vppcfg.EffectiveTimeouts(old.Timeouts) != vppcfg.EffectiveTimeouts(g.Timeouts) {
+		if effectiveTimeouts(old.Timeouts) != effectiveTimeouts(g.Timeouts) {
 			calls = append(calls, timeouts(g.Timeouts))
 		}
 		return calls
@@ -54,7 +55,7 @@ func natGlobalCalls(op *driverapi.Op, g *vppcfg.NAT44Global) []*call {
 	if g.Forwarding {
 		calls = append(calls, forwarding(true))
 	}
-	if vppcfg.EffectiveTimeouts(g.Timeouts) != vppcfg.EffectiveTimeouts(vppcfg.NAT44Timeouts{}) {
+	if effectiveTimeouts(g.Timeouts) != effectiveTimeouts(vppcfg.NAT44Timeouts{}) {
 		calls = append(calls, timeouts(g.Timeouts))
 	}
 	return calls
@@ -68,8 +69,13 @@ func forwarding(on bool) *call {
 	}
 }
 
-func timeouts(t vppcfg.NAT44Timeouts) *call {
-	t = vppcfg.EffectiveTimeouts(t)
+// effectiveTimeouts are the timeouts VPP applies: zero ones are its defaults.
+func effectiveTimeouts(t vppcfg.NAT44Timeouts) core.NAT44Timeouts {
+	return core.EffectiveTimeouts(core.NAT44Timeouts(t))
+}
+
+func timeouts(nt vppcfg.NAT44Timeouts) *call {
+	t := effectiveTimeouts(nt)
 	return &call{
 		req: &nat44_ed.NatSetTimeouts{UDP: t.UDP, TCPEstablished: t.TCPEstablished,
 			TCPTransitory: t.TCPTransitory, ICMP: t.ICMP},

@@ -18,6 +18,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // End-to-end tests of the layer: reconciler → driver → govpp core and codec
@@ -93,13 +94,13 @@ func desiredItems(mappings, locals int) []vppcfg.Item {
 	return its
 }
 
-func reconcilerOptions() vppcfg.Options {
-	return vppcfg.Options{Logger: quietLogger(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
+func reconcilerOptions() engine.Options {
+	return engine.Options{Logger: quietLogger(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
 		InterfacePoll: 50 * time.Millisecond}
 }
 
 // run starts r until the returned stop is called.
-func run(t testing.TB, r *vppcfg.Reconciler) (stop func()) {
+func run(t testing.TB, r *engine.Reconciler) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -116,19 +117,19 @@ func run(t testing.TB, r *vppcfg.Reconciler) (stop func()) {
 	return stop
 }
 
-func converged(r *vppcfg.Reconciler) bool {
+func converged(r *engine.Reconciler) bool {
 	s := r.Stats()
 	return s.Synced && s.Pending == 0 && s.Failed == 0 && s.Applied == s.Desired
 }
 
-func waitConverged(t testing.TB, r *vppcfg.Reconciler, within time.Duration) {
+func waitConverged(t testing.TB, r *engine.Reconciler, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !converged(r) {
 		if time.Now().After(deadline) {
 			var bad []string
 			for _, s := range r.Statuses() {
-				if s.State != vppcfg.StateApplied {
+				if s.State != engine.StateApplied {
 					bad = append(bad, s.String())
 				}
 			}
@@ -165,7 +166,7 @@ func addForeign(t *testing.T, v *fakevpp.VPP) {
 		create(&vppcfg.NAT44LBMapping{External: ap("10.97.0.1:53"), Protocol: vppcfg.ProtoUDP, Out2InOnly: true,
 			Locals: []vppcfg.NAT44LBLocal{{Addr: ap("10.1.1.53:53"), Probability: 1}, {Addr: ap("10.1.1.54:53"), Probability: 1}}}, "calico:dns"),
 		create(&vppcfg.ACL{Name: "theirs", Rules: []vppcfg.ACLRule{{Action: vppcfg.ACLPermit, Src: pfx("0.0.0.0/0"), Dst: pfx("0.0.0.0/0")}}}, "calico:acl"))
-	theirs := &vppcfg.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}
+	theirs := &driverapi.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{res[3].Handle}}
 	mustApply(t, d, driverapi.Op{Type: driverapi.OpUpdate, Key: theirs.Key(), SwIfIndex: tap0, Item: theirs})
 }
 
@@ -201,7 +202,7 @@ func TestHitlessResync(t *testing.T) {
 	d1 := connect(t, v, true)
 	want := withCNAT(t, d1, desiredItems(1000, 3))
 
-	r1 := vppcfg.NewReconciler(d1, reconcilerOptions())
+	r1 := engine.NewReconciler(d1, reconcilerOptions())
 	require.NoError(t, r1.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	stop1 := run(t, r1)
 	waitConverged(t, r1, 10*time.Second)
@@ -213,7 +214,7 @@ func TestHitlessResync(t *testing.T) {
 
 	// A fresh agent: new connection, same desired state: zero changes.
 	v.ResetCalls()
-	r2 := vppcfg.NewReconciler(connect(t, v, false), reconcilerOptions())
+	r2 := engine.NewReconciler(connect(t, v, false), reconcilerOptions())
 	require.NoError(t, r2.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	stop2 := run(t, r2)
 	waitConverged(t, r2, 10*time.Second)
@@ -232,7 +233,7 @@ func TestHitlessResync(t *testing.T) {
 	}
 	changed = withCNAT(t, d1, changed)
 	v.ResetCalls()
-	r3 := vppcfg.NewReconciler(connect(t, v, false), reconcilerOptions())
+	r3 := engine.NewReconciler(connect(t, v, false), reconcilerOptions())
 	require.NoError(t, r3.Client("nat44").ResyncTxn().Put(changed...).Commit(context.Background()))
 	run(t, r3)
 	waitConverged(t, r3, 10*time.Second)
@@ -261,7 +262,7 @@ func TestFaultInjection(t *testing.T) {
 		v := newFake()
 		d := connect(t, v, true)
 		want = withCNAT(t, d, desiredItems(mappings, 3))
-		r := vppcfg.NewReconciler(d, reconcilerOptions())
+		r := engine.NewReconciler(d, reconcilerOptions())
 		require.NoError(t, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 		stop := run(t, r)
 		waitConverged(t, r, 10*time.Second)
@@ -275,7 +276,7 @@ func TestFaultInjection(t *testing.T) {
 			v := newFake()
 			d := connect(t, v, true)
 			v.FailRandom(0.1, int64(seed), retvals[seed%len(retvals)])
-			r := vppcfg.NewReconciler(d, reconcilerOptions())
+			r := engine.NewReconciler(d, reconcilerOptions())
 			require.NoError(t, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 			stop := run(t, r)
 			waitConverged(t, r, 20*time.Second)
@@ -315,7 +316,7 @@ func TestVPPRestart(t *testing.T) {
 	want := append(withCNAT(t, d, desiredItems(50, 2)), &vppcfg.NAT44Interface{Interface: "tap7", Role: vppcfg.NAT44Inside},
 		&vppcfg.ACLBinding{Interface: "tap7", Direction: vppcfg.ACLInput, ACL: "permit-all"})
 	v.AddInterface("tap7") // created through the API: gone after a restart
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	r := engine.NewReconciler(d, reconcilerOptions())
 	require.NoError(t, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	run(t, r)
 	waitConverged(t, r, 10*time.Second)
@@ -326,7 +327,7 @@ func TestVPPRestart(t *testing.T) {
 	k := vppcfg.NAT44InterfaceKey("tap7", vppcfg.NAT44Inside)
 	require.Eventually(t, func() bool {
 		s, _ := r.Status(k)
-		return s.State == vppcfg.StatePending && strings.Contains(s.Reason, "tap7")
+		return s.State == engine.StatePending && strings.Contains(s.Reason, "tap7")
 	}, 10*time.Second, time.Millisecond)
 	v.AddInterface("tap7")
 	require.Eventually(t, func() bool { return converged(r) && v.Dump() == golden }, 10*time.Second, time.Millisecond,
@@ -337,21 +338,21 @@ func TestVPPRestart(t *testing.T) {
 // applied when it appears, and wait again when it goes.
 func TestPendingInterfaceEndToEnd(t *testing.T) {
 	v := newFake()
-	r := vppcfg.NewReconciler(connect(t, v, true), reconcilerOptions())
+	r := engine.NewReconciler(connect(t, v, true), reconcilerOptions())
 	role := &vppcfg.NAT44Interface{Interface: "tap3", Role: vppcfg.NAT44Inside}
 	bind := &vppcfg.ACLBinding{Interface: "tap3", Direction: vppcfg.ACLOutput, ACL: "permit-all"}
 	require.NoError(t, r.Client("nat44").ResyncTxn().Put(append(baseItems(), role, bind)...).Commit(context.Background()))
 	run(t, r)
 	require.Eventually(t, func() bool { return r.Stats().Synced }, 5*time.Second, time.Millisecond)
 	s, _ := r.Status(role.Key())
-	assert.Equal(t, vppcfg.StatePending, s.State)
+	assert.Equal(t, engine.StatePending, s.State)
 	v.AddInterface("tap3")
 	waitConverged(t, r, 5*time.Second)
 	assert.Contains(t, v.Dump(), "tap3 in=[] out=[vppsvc:nat44:permit-all]")
 	v.DeleteInterface("tap3")
 	require.Eventually(t, func() bool {
 		s, _ := r.Status(bind.Key())
-		return s.State == vppcfg.StatePending
+		return s.State == engine.StatePending
 	}, 5*time.Second, time.Millisecond)
 	v.AddInterface("tap3")
 	waitConverged(t, r, 5*time.Second)
@@ -383,7 +384,7 @@ func BenchmarkReconcileColdSync(b *testing.B) {
 					d, err := Connect(a, Options{Logger: quietLogger(), PipelineDepth: depth})
 					require.NoError(b, err)
 					waitEvent(b, d, driverapi.EventConnected)
-					r := vppcfg.NewReconciler(d, reconcilerOptions())
+					r := engine.NewReconciler(d, reconcilerOptions())
 					require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 					ctx, cancel := context.WithCancel(context.Background())
 					done := make(chan error, 1)
@@ -420,7 +421,7 @@ func BenchmarkRecoveryAfterVPPRestart(b *testing.B) {
 	require.NoError(b, err)
 	b.Cleanup(d.Close)
 	waitEvent(b, d, driverapi.EventConnected)
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	r := engine.NewReconciler(d, reconcilerOptions())
 	require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -483,7 +484,7 @@ func BenchmarkHitlessResync20k(b *testing.B) {
 	d0, err := Connect(v, Options{Logger: quietLogger()})
 	require.NoError(b, err)
 	waitEvent(b, d0, driverapi.EventConnected)
-	r0 := vppcfg.NewReconciler(d0, reconcilerOptions())
+	r0 := engine.NewReconciler(d0, reconcilerOptions())
 	require.NoError(b, r0.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 	require.NoError(b, r0.Resync(context.Background()))
 	require.True(b, converged(r0))
@@ -495,7 +496,7 @@ func BenchmarkHitlessResync20k(b *testing.B) {
 		d, err := Connect(v.NewAdapter(), Options{Logger: quietLogger()})
 		require.NoError(b, err)
 		waitEvent(b, d, driverapi.EventConnected)
-		r := vppcfg.NewReconciler(d, reconcilerOptions())
+		r := engine.NewReconciler(d, reconcilerOptions())
 		require.NoError(b, r.Client("nat44").ResyncTxn().Put(want...).Commit(context.Background()))
 		b.StartTimer()
 		require.NoError(b, r.Resync(context.Background()))
@@ -519,7 +520,7 @@ func TestRecreateWithFailedDeleteIsRetriedWhole(t *testing.T) {
 	if !cnatServed(t, d) {
 		t.Skip("fakevpp does not serve cnat")
 	}
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	r := engine.NewReconciler(d, reconcilerOptions())
 	c := r.Client("svc")
 	tr := &vppcfg.CNATTranslation{VIP: ap("[fd00:96::20]:80"), Protocol: vppcfg.ProtoTCP,
 		Paths: []vppcfg.CNATPath{{Dst: ap("[fd00:1::2]:8080")}, {Dst: ap("[fd00:1::3]:8080")}}}
@@ -534,7 +535,7 @@ func TestRecreateWithFailedDeleteIsRetriedWhole(t *testing.T) {
 	require.NoError(t, c.Txn().Put(&maglev).Commit(context.Background()))
 	s, ok := r.Status(tr.Key())
 	require.True(t, ok)
-	assert.Equal(t, vppcfg.StateFailed, s.State, "the failed delete fails the key")
+	assert.Equal(t, engine.StateFailed, s.State, "the failed delete fails the key")
 	assert.Contains(t, v.Dump(), "lb:default", "no update in place went out")
 
 	v.ClearFaults()
@@ -597,7 +598,7 @@ func TestLostReplyOfAnUntaggedCreate(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)
-	r := vppcfg.NewReconciler(d, reconcilerOptions())
+	r := engine.NewReconciler(d, reconcilerOptions())
 	c := r.Client("nat44")
 	require.NoError(t, c.ResyncTxn().Put(&vppcfg.NAT44Global{}).Commit(context.Background()))
 	run(t, r)
@@ -617,10 +618,10 @@ func TestLostReplyOfAnUntaggedCreate(t *testing.T) {
 
 // syncedAffinityMapping starts a layer over a new fake VPP holding one LB
 // mapping with a 600 s affinity, applied; VPP's dump never shows affinity.
-func syncedAffinityMapping(t *testing.T) (*fakevpp.VPP, *vppcfg.Reconciler, vppcfg.Client, *vppcfg.NAT44LBMapping) {
+func syncedAffinityMapping(t *testing.T) (*fakevpp.VPP, *engine.Reconciler, vppcfg.Client, *vppcfg.NAT44LBMapping) {
 	t.Helper()
 	v := newFake()
-	r := vppcfg.NewReconciler(connect(t, v, true), reconcilerOptions())
+	r := engine.NewReconciler(connect(t, v, true), reconcilerOptions())
 	c := r.Client("svc")
 	m := lbMapping(1, 3)
 	m.Affinity = 600

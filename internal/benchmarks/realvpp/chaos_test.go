@@ -27,6 +27,7 @@ import (
 	rv "github.com/vppsvc/vppsvc/realvpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
@@ -311,9 +312,9 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 	}
 	observed := map[vppcfg.Key][]vppcfg.Item{}
 	aclName := map[uint32]string{}
-	var lists []*vppcfg.ACLAssignment
+	var lists []*driverapi.ACLAssignment
 	for _, o := range st.Objects {
-		if l, ok := o.Item.(*vppcfg.ACLAssignment); ok {
+		if l, ok := o.Item.(*driverapi.ACLAssignment); ok {
 			lists = append(lists, l)
 			continue
 		}
@@ -340,7 +341,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 			problems = append(problems, fmt.Sprintf("missing %s (the agent's status: %s)", k, status))
 		case len(obs) > 1:
 			problems = append(problems, fmt.Sprintf("%d × %s", len(obs), k))
-		case !vppcfg.EqualInVPP(d, obs[0]):
+		case !engine.EqualInVPP(d, obs[0]):
 			problems = append(problems, fmt.Sprintf("differs %s: want %v, VPP has %v", k, d, obs[0]))
 		}
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/internal/benchmarks"
 	rv "github.com/vppsvc/vppsvc/realvpp"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // heapEnv is the variable the restart command reads the main heap size
@@ -112,7 +112,7 @@ func TestChaosHeapExhausted(t *testing.T) {
 	}
 	failed := 0
 	for _, s := range a.Reconciler.Statuses() {
-		if s.State != vppcfg.StateFailed {
+		if s.State != engine.StateFailed {
 			continue
 		}
 		failed++

@@ -35,7 +35,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
 // Address plan (as renderer/ipv6's traces, dual stack): node-1 is
@@ -218,7 +218,7 @@ func normalise(dump string) string {
 func notApplied(a *agent) string {
 	var out []string
 	for _, s := range a.Rec.Statuses() {
-		if s.State != vppcfg.StateApplied {
+		if s.State != engine.StateApplied {
 			out = append(out, s.String()+fmt.Sprintf(" since %s", time.Since(s.Since).Round(time.Millisecond)))
 		}
 	}

@@ -98,7 +98,7 @@ func addForeign(t testing.TB, v *fakevpp.VPP) {
 		}
 	}
 	tap2, _ := v.InterfaceIndex("tap2")
-	lists := &vppcfg.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}
+	lists := &driverapi.ACLAssignment{Interface: "tap2", InputIndexes: []uint32{res[3].Handle}}
 	bind := driverapi.Op{Type: driverapi.OpUpdate, Key: lists.Key(), SwIfIndex: tap2, Item: lists}
 	if r := d.Apply(context.Background(), []driverapi.Op{bind}); r[0].Err != nil {
 		t.Fatalf("bind the foreign ACL: %v", r[0].Err)

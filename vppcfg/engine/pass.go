@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+)
+
+// pass plans from the in-memory view and applies the operations that are
+// not waiting for a retry. Unless a full pass is due, it diffs only the keys
+// changed by commits and the keys whose retry is due. Called with mu held.
+func (r *Reconciler) pass(ctx context.Context) {
+	r.passing.Add(1)
+	defer r.passing.Add(-1)
+	now := time.Now()
+	var sc map[vppcfg.Key]bool
+	if !r.full {
+		sc = r.dirty
+	}
+	// Due retries are consumed by this pass; a new failure re-arms them. A
+	// key that no longer needs an op (pending again, or gone) thus stops
+	// waking the loop.
+	for k, t := range r.retry.next {
+		if !now.Before(t) {
+			r.retry.reset(k)
+			if sc != nil {
+				sc[k] = true
+			}
+		}
+	}
+	r.dirty, r.full = map[vppcfg.Key]bool{}, false
+	r.storeMu.RLock()
+	r.adoptDesired(sc)
+	plan := planOps(diffInput{
+		Desired:      r.store.Items,
+		Applied:      r.applied,
+		Interfaces:   r.ifaces,
+		Foreign:      r.foreign,
+		Resynced:     r.store.Resynced,
+		ACLOrder:     r.acl.Order,
+		Scope:        sc,
+		OrphanOwners: r.orphanOwners,
+
+		DesiredBindings: r.store.Bindings,
+		AppliedBindings: r.appliedBindings,
+	})
+	ops := make([]task, 0, len(plan.Ops))
+	for _, op := range plan.Ops {
+		if !r.opReady(&op, now) {
+			continue
+		}
+		if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
+			op.owner = owners[0]
+		}
+		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
+			op.Tag = vppcfg.Tag(op.owner, core.ItemLabel(op.Item))
+		}
+		ops = append(ops, op)
+	}
+	r.storeMu.RUnlock()
+	if len(ops) > 0 {
+		r.execute(ctx, ops)
+	}
+	if sc != nil {
+		// Statuses that may have moved: the scope, what the plan looked at
+		// (all bindings, when ACLs were in scope) and what was executed.
+		for k := range plan.Pending {
+			sc[k] = true
+		}
+		for k := range plan.Blocked {
+			sc[k] = true
+		}
+		for _, op := range plan.Ops {
+			for _, k := range op.keys() {
+				sc[k] = true
+			}
+		}
+	}
+	r.refreshStatuses(&plan, sc)
+}
+
+// opReady reports whether any key of op is out of backoff.
+func (r *Reconciler) opReady(op *task, now time.Time) bool {
+	if op.covers == nil {
+		return r.retry.ready(op.Key, now)
+	}
+	for _, k := range op.covers {
+		if r.retry.ready(k, now) {
+			return true
+		}
+	}
+	return false
+}
+
+// isMerged reports whether op sets a merged value (see core.Merger).
+func isMerged(op *task) bool { return core.Merged(op.Key.Kind) && op.Type == driverapi.OpUpdate }
+
+// execute sends ops in batches. A batch ends before merged ops (interface
+// ACL lists) that follow other ops, because those need the indexes VPP
+// returns for the objects (ACLs) created just before.
+//
+// A batch also ends after the delete of a recreate (a delete followed by a
+// create of the same key), and the create is dropped when that delete
+// failed: the create could otherwise succeed as an update in place (cnat
+// keeps the LB type of the first create), and the layer would record a
+// value VPP does not hold. The key then fails as a whole and is retried.
+func (r *Reconciler) execute(ctx context.Context, ops []task) {
+	created, recreated := map[vppcfg.Key]bool{}, map[vppcfg.Key]bool{}
+	for _, op := range ops {
+		if op.Type == driverapi.OpCreate {
+			created[op.Key] = true
+		}
+	}
+	for _, op := range ops {
+		if op.Type == driverapi.OpDelete && created[op.Key] {
+			recreated[op.Key] = true
+		}
+	}
+	for len(ops) > 0 {
+		n := 1
+		for n < len(ops) && !(isMerged(&ops[n]) && !isMerged(&ops[n-1])) &&
+			!(ops[n-1].Type == driverapi.OpDelete && recreated[ops[n-1].Key]) {
+			n++
+		}
+		batch := ops[:n]
+		ops = ops[n:]
+		prepared, send := r.prepare(batch)
+		if len(send) == 0 {
+			continue
+		}
+		bctx, cancel := context.WithTimeout(ctx, r.opts.OpTimeout)
+		results := r.d.Apply(bctx, send)
+		cancel()
+		r.record(prepared, results)
+		for i, op := range send {
+			if op.Type == driverapi.OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
+				ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == op.Key })
+			}
+		}
+	}
+}
+
+// prepare fills in what only the current applied view knows: interface
+// indexes, VPP handles and, for merged ops, the indexes of what they refer
+// to. It returns the tasks and the ops to send, in the same order.
+func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
+	send := make([]driverapi.Op, 0, len(batch))
+	now := time.Now()
+	for i := range batch {
+		op := &batch[i] // completed in place: the batch is not sent again
+		if b, ok := op.Item.(vppcfg.InterfaceBound); ok {
+			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
+		}
+		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
+			op.Handle = a.Handle
+			if writesTag(op.Type) {
+				op.Tag = r.tags.of(op.Key, a)
+			}
+		}
+		if isMerged(op) {
+			op.Op = core.Describe(op.Key.Kind).Merge.Prepare(mergeView{r}, op.Op, now)
+		}
+		send = append(send, op.Op)
+	}
+	return batch, send
+}

@@ -1,0 +1,151 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// statusBook is what Status, Statuses and Stats read.
+//
+// Most items are applied most of the time, and an applied item's status
+// says nothing but its owners and since when: a full ItemStatus for each
+// (about 200 bytes with its map slot) was the largest share of the VPP
+// layer's heap. So the book keeps a full status only for items that are
+// not applied, and a small record for applied ones, from which Status and
+// Statuses rebuild the same ItemStatus.
+type statusBook struct {
+	// smu guards statuses, appliedStatuses, counters and waitingIf; passing is atomic.
+	smu sync.RWMutex
+	// statuses are the items whose status is not implied (see impliedStatus).
+	statuses map[vppcfg.Key]*ItemStatus
+	// appliedStatuses are the items whose status is implied: applied, no
+	// failure. The records are shared (see share) and never changed.
+	appliedStatuses map[vppcfg.Key]*impliedStatus
+	// recent are the last records handed out by share.
+	recent     [4]*impliedStatus
+	recentNext int
+	counters   Stats
+	waitingIf  int // pending statuses waiting for an interface
+	// passing counts passes in progress: statuses describe the state from
+	// before a pass until it ends (Stats.Applying).
+	passing atomic.Int32
+}
+
+func newStatusBook() statusBook {
+	return statusBook{statuses: map[vppcfg.Key]*ItemStatus{}, appliedStatuses: map[vppcfg.Key]*impliedStatus{}}
+}
+
+// impliedStatus is what an applied item's status holds beyond its key and
+// state. since is in Unix nanoseconds: a time.Time would take three times
+// the bytes, and the monotonic reading it drops is only read to order
+// statuses, not shown.
+type impliedStatus struct {
+	owners []string
+	since  int64
+}
+
+// implied returns the compact form of s, if s is an applied status that
+// says nothing else.
+func implied(s *ItemStatus) (impliedStatus, bool) {
+	if s.State != StateApplied || s.Deleting || s.Reason != "" || s.Err != nil || s.Failures != 0 ||
+		!s.NextRetry.IsZero() || s.Since.IsZero() {
+		return impliedStatus{}, false
+	}
+	return impliedStatus{owners: s.Owners, since: s.Since.UnixNano()}, true
+}
+
+// status rebuilds the ItemStatus of an applied key.
+func (i impliedStatus) status(k vppcfg.Key) ItemStatus {
+	return ItemStatus{Key: k, Owners: i.owners, State: StateApplied, Since: time.Unix(0, i.since)}
+}
+
+// share returns a record equal to i, one of the last few handed out when
+// one is: the items one pass applies become applied at one instant for
+// the same owners, so most keys point at a few records instead of holding
+// 32 bytes each in their map slot. A record is never changed once handed
+// out (put replaces a key's pointer), so sharing it cannot leak one key's
+// change into another's status. Called with smu held for writing.
+func (b *statusBook) share(i impliedStatus) *impliedStatus {
+	for _, r := range b.recent {
+		if r != nil && r.since == i.since && slices.Equal(r.owners, i.owners) {
+			return r
+		}
+	}
+	r := &i
+	b.recent[b.recentNext] = r
+	b.recentNext = (b.recentNext + 1) % len(b.recent)
+	return r
+}
+
+// lookup returns the status of k. Called with smu held.
+func (b *statusBook) lookup(k vppcfg.Key) (ItemStatus, bool) {
+	if s, ok := b.statuses[k]; ok {
+		return *s, true
+	}
+	if i, ok := b.appliedStatuses[k]; ok {
+		return i.status(k), true
+	}
+	return ItemStatus{}, false
+}
+
+// keys returns every key with a status, in key order. Called with smu held.
+func (b *statusBook) keys() []vppcfg.Key {
+	ks := make([]vppcfg.Key, 0, len(b.statuses)+len(b.appliedStatuses))
+	for k := range b.statuses {
+		ks = append(ks, k)
+	}
+	for k := range b.appliedStatuses {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, vppcfg.Key.Compare)
+	return ks
+}
+
+// forEachKey calls f for every key with a status; f may remove the key.
+// Called with smu held.
+func (b *statusBook) forEachKey(f func(vppcfg.Key)) {
+	for k := range b.statuses {
+		f(k)
+	}
+	for k := range b.appliedStatuses {
+		f(k)
+	}
+}
+
+// put replaces (or, with nil, removes) the status of k and keeps the
+// counters in step. Called with smu held for writing.
+func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
+	if prev, ok := b.lookup(k); ok {
+		b.count(&prev, -1)
+		delete(b.statuses, k)
+		delete(b.appliedStatuses, k)
+	}
+	if s == nil {
+		return
+	}
+	b.count(s, 1)
+	if i, ok := implied(s); ok {
+		b.appliedStatuses[k] = b.share(i)
+	} else {
+		b.statuses[k] = s
+	}
+}
+
+func (b *statusBook) count(st *ItemStatus, d int) {
+	switch st.State {
+	case StateApplied:
+		b.counters.Applied += d
+	case StatePending:
+		b.counters.Pending += d
+		if strings.HasPrefix(st.Reason, reasonInterfacePrefix) {
+			b.waitingIf += d
+		}
+	case StateFailed:
+		b.counters.Failed += d
+	}
+}

@@ -1,0 +1,288 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Store is the desired configuration: one value per key, owned by one or
+// more owners. Two owners may hold the same key only with equal values (a
+// shared item, such as a permit-all ACL every renderer binds); the item
+// stays desired until its last owner lets go.
+type Store struct {
+	// items are the desired items with their owners. An owner list is
+	// never changed in place (a changed list is a new one), so that a
+	// one-owner list can be shared by every key of that owner (soleOwner):
+	// a key held by one owner costs no list of its own. There is no index
+	// from owner to keys: only a ResyncTxn needs one, and it walks this map
+	// instead (a set per owner cost about 50 bytes a key).
+	Items DesiredItems
+	// soleOwner is the shared one-owner list of each owner.
+	soleOwner map[string][]string
+	// byExt indexes mappings by VPP's external key.
+	byExt extIndex
+	// Bindings are the keys of merged kinds' items (the engine's
+	// diffInput.DesiredBindings).
+	Bindings map[Key]bool
+	// Resynced are owners that committed a ResyncTxn: their desired set is
+	// complete, so stale objects they own in VPP may be removed.
+	Resynced map[string]bool
+}
+
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{
+		Items:     DesiredItems{},
+		soleOwner: map[string][]string{},
+		byExt:     newExtIndex(),
+		Bindings:  map[Key]bool{},
+		Resynced:  map[string]bool{},
+	}
+}
+
+// TxnOp is one Put or Delete of a transaction, in call order.
+type TxnOp struct {
+	Put Item
+	Del Key
+	// Key is Put's key when known (computed once, by Txn.Put).
+	Key Key
+}
+
+// KeyOf is the key the op writes.
+func (op TxnOp) KeyOf() Key {
+	switch {
+	case op.Put == nil:
+		return op.Del
+	case op.Key != Key{}:
+		return op.Key
+	}
+	return op.Put.Key()
+}
+
+// Commit applies one owner's transaction atomically, or rejects it whole.
+func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
+	if err := ValidateOwner(owner); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	// Net effect per key: the last Put or Delete wins.
+	net := make(map[Key]Item, len(ops))
+	for _, op := range ops {
+		if op.Put == nil {
+			net[op.Del] = nil
+			continue
+		}
+		k := op.KeyOf()
+		if err := ValidateItem(k, op.Put); err != nil {
+			return err
+		}
+		net[k] = Describe(k.Kind).Canonical(op.Put)
+	}
+	if resync {
+		for k, e := range s.Items {
+			if _, touched := net[k]; !touched && slices.Contains(e.Owners, owner) {
+				net[k] = nil
+			}
+		}
+	}
+	// leaving: keys that stop being desired by anybody after this commit.
+	leaving := map[Key]bool{}
+	for k, v := range net {
+		if v == nil && s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
+			leaving[k] = true
+		}
+	}
+	netExt := make(map[string][]Key, len(net))
+	for k, v := range net {
+		if v != nil {
+			if ext, ok := ExternalKeyOf(k, v); ok {
+				netExt[ext] = append(netExt[ext], k)
+			}
+		}
+	}
+	// The conflict of the smallest key is reported, whatever the map
+	// order: a deterministic error without sorting a resync's keys.
+	var firstKey Key
+	var firstErr error
+	for k, v := range net {
+		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
+			continue
+		}
+		if err := s.check(owner, k, v, net, netExt, leaving); err != nil {
+			firstKey, firstErr = k, err
+		}
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	for k, v := range net {
+		if v == nil {
+			s.Release(k, owner)
+		} else {
+			s.Hold(k, owner, v)
+		}
+	}
+	if resync {
+		s.Resynced[owner] = true
+	}
+	return nil
+}
+
+// check rejects a put of v at k that conflicts with another owner's value
+// of the key or with other desired items (crossCheck).
+func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+	if cur, ok := s.Items[k]; ok && !cur.Item.Equal(v) {
+		for _, other := range cur.Owners {
+			if other != owner {
+				return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur.Item)
+			}
+		}
+	}
+	return s.crossCheck(owner, k, v, net, netExt, leaving)
+}
+
+// crossCheck rejects combinations VPP refuses between desired items of any
+// owners: items on one external key (ExternalKey: static, LB and identity
+// mappings share that namespace), and keys a kind excludes (an
+// output-feature interface cannot also be inside or outside).
+func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+	if ext, ok := ExternalKeyOf(k, it); ok {
+		check := func(o Key, ownerOf string) error {
+			if leaving[o] || !ExternalConflict(k, o) {
+				return nil
+			}
+			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
+				ErrConflict, k, owner, o, ownerOf, ext)
+		}
+		if err := s.byExt.each(ext, func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
+			return err
+		}
+		for _, o := range netExt[ext] {
+			if err := check(o, owner); err != nil {
+				return err
+			}
+		}
+	}
+	d := Describe(k.Kind)
+	for _, o := range d.Excludes(it) {
+		v, inTxn := net[o]
+		holder := s.OwnerNames(o)
+		if inTxn && v != nil {
+			holder = owner
+		} else if !s.Items.Has(o) || leaving[o] {
+			continue
+		}
+		return fmt.Errorf("%w: %s (owner %q) and %s (owner %q): %s",
+			ErrConflict, k, owner, o, holder, d.ExcludeWhy)
+	}
+	return nil
+}
+
+func (s *Store) OwnedBy(k Key, owner string) bool {
+	return slices.Contains(s.Items[k].Owners, owner)
+}
+
+// OwnerNames is the first owner of k ("" when nobody desires it).
+func (s *Store) OwnerNames(k Key) string {
+	if os := s.Items[k].Owners; len(os) > 0 {
+		return os[0]
+	}
+	return ""
+}
+
+// Hold adds owner to the owners of k, with value v (no checks: Commit
+// checks a transaction first).
+func (s *Store) Hold(k Key, owner string, v Item) {
+	e, ok := s.Items[k]
+	if ok {
+		s.unindex(k, e.Item)
+	}
+	e.Item = v
+	if !slices.Contains(e.Owners, owner) {
+		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
+	}
+	s.Items[k] = e
+	s.index(k, v)
+	if Merged(k.Kind) {
+		s.Bindings[k] = true
+	}
+}
+
+// Release drops owner's hold of k.
+func (s *Store) Release(k Key, owner string) {
+	if !s.OwnedBy(k, owner) {
+		return
+	}
+	e := s.Items[k]
+	os := slices.DeleteFunc(slices.Clone(e.Owners), func(o string) bool { return o == owner })
+	if len(os) > 0 {
+		e.Owners = s.ownerList(os)
+		s.Items[k] = e
+		return
+	}
+	s.unindex(k, e.Item)
+	delete(s.Items, k)
+	delete(s.Bindings, k)
+}
+
+// ownerList returns os, a new list, as a key's owner list: sorted, and the
+// shared list when there is one owner.
+func (s *Store) ownerList(os []string) []string {
+	if len(os) == 1 {
+		shared, ok := s.soleOwner[os[0]]
+		if !ok {
+			shared = slices.Clip(os)
+			s.soleOwner[os[0]] = shared
+		}
+		return shared
+	}
+	slices.Sort(os)
+	return os
+}
+
+func (s *Store) index(k Key, v Item) {
+	if ext, ok := ExternalKeyOf(k, v); ok {
+		s.byExt.add(ext, k)
+	}
+}
+
+func (s *Store) unindex(k Key, v Item) {
+	if ext, ok := ExternalKeyOf(k, v); ok {
+		s.byExt.remove(ext, k)
+	}
+}
+
+// Get returns the desired value of k and its owners (sorted).
+func (s *Store) Get(k Key) (Item, []string, bool) {
+	e, ok := s.Items[k]
+	return e.Item, e.Owners, ok
+}
+
+// Desired returns every desired item in key order.
+func (s *Store) Desired() []Item {
+	out := make([]Item, 0, len(s.Items))
+	for _, k := range SortedKeys(s.Items) {
+		out = append(out, s.Items[k].Item)
+	}
+	return out
+}
+
+// SortedKeys returns a map's keys in order (Key by kind then name).
+func SortedKeys[K interface{ comparable }, V any](m map[K]V) []K {
+	ks := make([]K, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b K) int { return compareAny(a, b) })
+	return ks
+}
+
+func compareAny[K comparable](a, b K) int {
+	switch x := any(a).(type) {
+	case Key:
+		return x.Compare(any(b).(Key))
+	case string:
+		return cmp.Compare(x, any(b).(string))
+	}
+	panic(fmt.Sprintf("SortedKeys: unsupported key type %T", a))
+}
