@@ -61,12 +61,3 @@ func cnat(vip string, lbType CNATLBType, dsts ...string) *CNATTranslation {
 }
 
 var global = &NAT44Global{}
-
-// items builds a desired map.
-func items(its ...Item) map[Key]Item {
-	m := map[Key]Item{}
-	for _, it := range its {
-		m[it.Key()] = canonical(it) // as the store keeps desired items
-	}
-	return m
-}

@@ -69,7 +69,7 @@ var global = &vppcfg.NAT44Global{}
 func items(its ...vppcfg.Item) map[vppcfg.Key]vppcfg.Item {
 	m := map[vppcfg.Key]vppcfg.Item{}
 	for _, it := range its {
-		m[it.Key()] = it
+		m[it.Key()] = core.Canonical(it) // as the store keeps desired items
 	}
 	return m
 }

@@ -94,12 +94,12 @@ func TestDiff(t *testing.T) {
 		},
 		{
 			name: "LB with affinity, one local to two: in place (no record points at the placeholder)",
-			desired: items(global, func() Item {
+			desired: items(global, func() vppcfg.Item {
 				m := lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080")
 				m.Affinity = 10
 				return m
 			}()),
-			applied: applied(global, func() Item {
+			applied: applied(global, func() vppcfg.Item {
 				m := lb("10.96.0.10:80", "0.0.0.0:80@0", "10.1.1.1:8080")
 				m.Affinity = 10
 				return m
