@@ -68,13 +68,14 @@ func TestLiveChanges(t *testing.T) {
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 	)
 	expectCalls(t, "externalTrafficPolicy Local", a.settledCalls(t), map[string]int{
-		// The node-port mapping (on this node's IP) goes from LB (two
-		// endpoints) to static (the local one): delete + create. The first
+		// The node-port mapping (on this node's IP) goes from two endpoints
+		// with twice-NAT to the local one without: a new twice-NAT mode is
+		// a delete + create of the LB mapping. The first
 		// Local service brings the short-circuit of this node's pods and
 		// host: the node port's cnat translation to the ClusterIP, and
 		// cnat-input/cnat-output on host0 and the four pod taps.
-		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
-		"cnat_translation_update": 1, "feature_enable_disable": 10,
+		"nat44_add_del_lb_static_mapping": 2,
+		"cnat_translation_update":         1, "feature_enable_disable": 10,
 	})
 
 	// And back to Cluster.
@@ -87,7 +88,7 @@ func TestLiveChanges(t *testing.T) {
 		flow{localPod, hostPort(cip, 80), reaches(two...)},
 	)
 	expectCalls(t, "externalTrafficPolicy Cluster", a.settledCalls(t), map[string]int{
-		"nat44_add_del_lb_static_mapping": 1, "nat44_add_del_static_mapping_v2": 1,
+		"nat44_add_del_lb_static_mapping": 2,
 		// The last Local service takes the short-circuit away.
 		"cnat_translation_del": 1, "feature_enable_disable": 10,
 	})

@@ -92,7 +92,7 @@ func TestWatchInterruption(t *testing.T) {
 	t.Logf("ACL requests after the interruption: %v", acl)
 	expectCalls(t, "changes made while the API server was down", nat, map[string]int{
 		"nat44_lb_static_mapping_add_del_local": 1, // a: one more endpoint
-		"nat44_add_del_static_mapping_v2":       2, // b deleted, c created
+		"nat44_add_del_lb_static_mapping":       2, // b deleted, c created
 		"nat44_interface_add_del_feature":       1, // tap3 (c's endpoint) becomes a backend interface
 		"ip_route_add_del":                      2, // b's ClusterIP drop route deleted, c's created
 	})
@@ -159,7 +159,7 @@ func TestAgentRestart(t *testing.T) {
 	)...)
 	expectCalls(t, "agent restart after changes", second.settledCalls(t), map[string]int{
 		"nat44_lb_static_mapping_add_del_local": 2, // a: 10.1.2.3 added, 10.1.2.2 removed
-		"nat44_add_del_static_mapping_v2":       2, // b deleted, d created
+		"nat44_add_del_lb_static_mapping":       2, // b deleted, d created
 		"nat44_interface_add_del_feature":       1, // tap4 (d's endpoint) becomes a backend interface
 		"ip_route_add_del":                      2, // b's ClusterIP drop route deleted, d's created
 	})

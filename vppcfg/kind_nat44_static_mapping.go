@@ -7,8 +7,10 @@ import (
 )
 
 // NAT44StaticMapping maps an external address:port to one local address:port
-// (VPP's static mapping). A load-balanced mapping needs at least two locals,
-// so a one-backend service uses this kind.
+// (VPP's static mapping). A frontend whose backends change is better served
+// by a NAT44LBMapping, one local included: a static mapping cannot become
+// one in place, so a backend change deletes it with its sessions, and each
+// add registers the external address on every outside interface.
 type NAT44StaticMapping struct {
 	External netip.AddrPort
 	Protocol Protocol
