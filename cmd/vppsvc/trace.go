@@ -213,6 +213,9 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 		return fail(p.Err)
 	}
 	fl := p.Flow
+	if fl.Dst.Addr().Unmap().IsLoopback() {
+		return loopbackResult(r, fl)
+	}
 	ingress := fl.Ingress
 	if ingress == "" {
 		ingress = s.plan.IngressFor(fl.Src.Addr())
@@ -248,6 +251,23 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 	if t.Verdict == fakevpp.Forward && !t.ReplyOK {
 		s.explainLocalReply(r.Steps, t.Out.Src.Addr())
 	}
+	return r
+}
+
+// verdictHost is the verdict of a flow that never reaches VPP: the node's
+// kernel keeps it.
+const verdictHost = "host"
+
+// loopbackResult is the answer for a loopback destination, such as
+// 127.0.0.1:<nodePort>: the node's kernel delivers it itself, so it never
+// reaches VPP and no service translation applies. kube-proxy's iptables
+// mode serves localhost NodePorts (with route_localnet); its nftables mode
+// does not, and neither can a VPP data plane.
+func loopbackResult(r traceResult, fl flows.Flow) traceResult {
+	r.Verdict = verdictHost
+	r.Src, r.Dst, r.Proto = fl.Src.String(), fl.Dst.String(), protoName(fl.Protocol)
+	r.Reason = "loopback destination: not intercepted"
+	r.Steps = append(r.Steps, fmt.Sprintf("host: %s is a loopback address: the node's kernel delivers it itself and it never reaches VPP, so no service translation applies (kube-proxy's nftables mode does not serve localhost NodePorts either)", fl.Dst.Addr()))
 	return r
 }
 
@@ -297,8 +317,14 @@ func writeTraceText(w io.Writer, r traceResult) {
 		fmt.Fprintf(w, "%s: error: %s\n", r.Name, r.Error)
 		return
 	}
-	fmt.Fprintf(w, "%s: %s %s -> %s, ingress %s\n", r.Name, r.Proto, r.Src, r.Dst, r.Ingress)
+	if r.Verdict == verdictHost {
+		fmt.Fprintf(w, "%s: %s %s -> %s\n", r.Name, r.Proto, r.Src, r.Dst)
+		fmt.Fprintf(w, "  verdict:   host (%s)\n", r.Reason)
+	} else {
+		fmt.Fprintf(w, "%s: %s %s -> %s, ingress %s\n", r.Name, r.Proto, r.Src, r.Dst, r.Ingress)
+	}
 	switch r.Verdict {
+	case verdictHost:
 	case string(fakevpp.Drop):
 		fmt.Fprintf(w, "  verdict:   drop (%s)\n", r.Reason)
 	case string(fakevpp.Local):

@@ -218,6 +218,25 @@ func TestTraceFromNodeIP(t *testing.T) {
 	}
 }
 
+// Loopback destinations never reach VPP: trace says the host keeps them
+// (kube-proxy's nftables mode does not serve localhost NodePorts either).
+func TestTraceLoopbackIsNotIntercepted(t *testing.T) {
+	for _, tc := range []struct{ src, dst string }{
+		{"192.168.16.1", "127.0.0.1:30080"}, {"2001:db8:16::1", "[::1]:30080"}, {"192.168.16.1", "127.0.0.53:53"},
+	} {
+		dst := tc.dst
+		out, _, err := runCLI(t, "trace", "--src", tc.src, "--dst", dst, "-o", "json")
+		require.NoError(t, err, dst)
+		var flow traced
+		require.NoError(t, json.Unmarshal([]byte(out), &flow), dst)
+		assert.Equal(t, "host", flow.Verdict, dst)
+		assert.Empty(t, flow.Endpoints, dst)
+		assert.False(t, flow.ReplyOK, dst)
+		require.NotEmpty(t, flow.Steps, dst)
+		assert.Contains(t, flow.Steps[0], "is a loopback address: the node's kernel delivers it itself and it never reaches VPP", dst)
+	}
+}
+
 // A reply delivered to VPP itself says why: here the client claims the
 // node IP on uplink0, so the endpoint answers an address VPP owns.
 func TestTraceExplainsLocalReply(t *testing.T) {
