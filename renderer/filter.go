@@ -26,12 +26,15 @@ import (
 //     addresses of family f), the service's LoadBalancer IPs are permitted
 //     as sources too, before the deny: a node that owns the LoadBalancer IP
 //     (a VIP-style load balancer) sends to it from that address, as
-//     kube-proxy allows.
+//     kube-proxy allows; and so are nodeSources, the addresses the node's
+//     own kernel sends from as VPP sees it (its host-link address: on a VPP
+//     node the node IPs are VPP's, so the kernel's traffic never carries
+//     them, while kube-proxy's node sends from an address the range holds).
 //
 // The rules are applied on input, before NAT44-ED and before cnat's
 // translation at FIB lookup, so they see the frontend as destination and the
 // client's own address as source.
-func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses) []vppcfg.ACLRule {
+func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses, nodeSources []netip.Prefix) []vppcfg.ACLRule {
 	var rules []vppcfg.ACLRule
 	anySrc := netip.PrefixFrom(f.unspecified(), 0)
 	for _, fe := range denied {
@@ -41,11 +44,16 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 	if len(ranges) == 0 {
 		return append(rules, sctpDenies(svc, f)...)
 	}
-	var fromNode []netip.Addr
+	var fromNode []netip.Prefix
 	if rangesHoldNode(ranges, nodeIPs, f) {
 		for _, fe := range served {
-			if a := fe.Addr.Addr(); fe.Kind == LoadBalancerFrontend && !slices.Contains(fromNode, a) {
-				fromNode = append(fromNode, a)
+			if p := HostPrefix(fe.Addr.Addr()); fe.Kind == LoadBalancerFrontend && !slices.Contains(fromNode, p) {
+				fromNode = append(fromNode, p)
+			}
+		}
+		for _, p := range nodeSources {
+			if p = p.Masked(); f.Has(p.Addr()) && !slices.Contains(fromNode, p) {
+				fromNode = append(fromNode, p)
 			}
 		}
 	}
@@ -56,8 +64,8 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 		for _, src := range ranges {
 			rules = append(rules, FrontendRule(vppcfg.ACLPermit, src, fe))
 		}
-		for _, lbIP := range fromNode {
-			rules = append(rules, FrontendRule(vppcfg.ACLPermit, HostPrefix(lbIP), fe))
+		for _, src := range fromNode {
+			rules = append(rules, FrontendRule(vppcfg.ACLPermit, src, fe))
 		}
 		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
 	}

@@ -26,6 +26,7 @@ func TestFilterRules(t *testing.T) {
 		denied, served []renderer.Frontend
 		fam            renderer.Family
 		nodeIPs        []string
+		nodeSources    []netip.Prefix
 		want           []vppcfg.ACLRule
 	}{
 		{name: "nothing to filter", svc: svc("open", nil), served: []renderer.Frontend{cip4, lb4}, fam: renderer.IPv4, want: nil},
@@ -47,6 +48,20 @@ func TestFilterRules(t *testing.T) {
 				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4),
 				rule(vppcfg.ACLPermit, "192.168.16.0/24", lb4b), rule(vppcfg.ACLPermit, "198.51.100.1/32", lb4b), rule(vppcfg.ACLPermit, "198.51.100.2/32", lb4b),
 				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4b)}},
+		{name: "a range holds the node's address: the node's own sources (its host link, as VPP sees it) are permitted too, of the family only",
+			svc: svc("rns", nil, func(s *model.ContivService) {
+				s.LoadBalancerSourceRanges = []netip.Prefix{pfx("192.168.16.0/24")}
+			}), served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"192.168.16.1"},
+			nodeSources: []netip.Prefix{pfx("172.30.1.2/32"), pfx("fd00:ffff::2/128"), pfx("172.30.1.0/24")},
+			want: []vppcfg.ACLRule{
+				rule(vppcfg.ACLPermit, "192.168.16.0/24", lb4), rule(vppcfg.ACLPermit, "198.51.100.1/32", lb4),
+				rule(vppcfg.ACLPermit, "172.30.1.2/32", lb4), rule(vppcfg.ACLPermit, "172.30.1.0/24", lb4),
+				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
+		{name: "node sources without a range holding the node: not permitted", svc: svc("rx", nil, ranges),
+			served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"192.168.16.1"}, nodeSources: []netip.Prefix{pfx("172.30.1.2/32")},
+			want: []vppcfg.ACLRule{
+				rule(vppcfg.ACLPermit, "100.64.1.0/24", lb4), rule(vppcfg.ACLPermit, "100.64.2.0/24", lb4),
+				rule(vppcfg.ACLDeny, "0.0.0.0/0", lb4)}},
 		{name: "a range holds only the node's address of the other family: nothing more", svc: svc("rn6", nil, func(s *model.ContivService) {
 			s.LoadBalancerSourceRanges = []netip.Prefix{pfx("100.64.1.0/24"), pfx("2001:db8:16::/64")}
 		}), served: []renderer.Frontend{lb4}, fam: renderer.IPv4, nodeIPs: []string{"2001:db8:16::1", "192.168.16.1"},
@@ -69,7 +84,7 @@ func TestFilterRules(t *testing.T) {
 			for _, a := range tt.nodeIPs {
 				nodeIPs = append(nodeIPs, netip.MustParseAddr(a))
 			}
-			got := renderer.FilterRules(tt.svc, tt.denied, tt.served, tt.fam, model.NewIPAddresses(nodeIPs...))
+			got := renderer.FilterRules(tt.svc, tt.denied, tt.served, tt.fam, model.NewIPAddresses(nodeIPs...), tt.nodeSources)
 			if !slices.Equal(got, tt.want) {
 				t.Fatalf("FilterRules =\n  %v\nwant\n  %v", got, tt.want)
 			}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -95,6 +96,14 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	cfg, err := loadConfig(f.config, stdin, plan.NodeIPs, f.configFlags)
 	if err != nil {
 		return nil, err
+	}
+	// The simulated node's kernel sends from its host-link addresses: its
+	// own traffic, unless the configuration says otherwise.
+	if len(cfg.NAT44.NodeSources) == 0 {
+		cfg.NAT44.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv4, 32)}
+	}
+	if len(cfg.IPv6.NodeSources) == 0 {
+		cfg.IPv6.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv6, 128)}
 	}
 	// Reported once the input is known to be usable, so that an error is the
 	// only line a failed run prints.

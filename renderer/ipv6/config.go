@@ -40,6 +40,12 @@ type Config struct {
 	// feature nodes; the uplinks never do, so their clients keep the VIP
 	// path and the input ACL before it. Default ["uplink0"].
 	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
+	// NodeSources are the IPv6 addresses (or prefixes) the node's own
+	// kernel sends from as VPP sees it: its host-link address, since the
+	// node IPs are VPP's. A LoadBalancer IP whose loadBalancerSourceRanges
+	// hold a node IP admits them, so that the node reaches it as
+	// kube-proxy's node does. Default none.
+	NodeSources []netip.Prefix `json:"nodeSources" yaml:"nodeSources"`
 
 	// ACLShards is the number of filter ACLs (1–256) that hold the
 	// renderer's filter rules, each service's rules in the shard its ID

@@ -153,6 +153,7 @@ type agent struct {
 func testConfig() ipv6.Config {
 	cfg := ipv6.DefaultConfig()
 	cfg.SNATAddress = nodeIP6
+	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 128)}
 	return cfg
 }
 

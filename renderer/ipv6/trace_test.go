@@ -340,6 +340,12 @@ func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
 		t.Errorf("the node as its LoadBalancer IP, range holding the node: %s to %s (%s)\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
 	}
 	e.Check(asVIP("2001:db8:1b::26"), protoTCP, "[2001:db8:1b::26]:80", dropped)
+	// The node's kernel sends from its host-link address (nodeSources):
+	// the node's own traffic, admitted where a range holds the node.
+	if tr := e.Trace(theNode, protoTCP, "[2001:db8:1b::25]:80"); tr.Verdict != fakevpp.Forward || tr.Out.Dst.String() != remote2 || !tr.ReplyOK {
+		t.Errorf("the node from its host link, range holding the node: %s to %s (%s) replyOK=%t\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, tr.ReplyOK, strings.Join(tr.Steps, "\n"))
+	}
+	e.Check(theNode, protoTCP, "[2001:db8:1b::26]:80", dropped)
 	e.Check(external, protoTCP, "[2001:db8:1b::26]:80", reaches(remote3).SNATAll())
 }
 

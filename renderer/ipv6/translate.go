@@ -48,7 +48,7 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 		}
 	}
 	r.Items = renderer.SortItems(r.Items)
-	r.Rules = renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs)
+	r.Rules = renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs, cfg.NodeSources)
 	return r
 }
 

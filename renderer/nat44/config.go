@@ -59,6 +59,12 @@ type Config struct {
 	// ["uplink0"]; the egress SNAT interface counts as an uplink. Empty
 	// turns the short-circuit off.
 	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
+	// NodeSources are the IPv4 addresses (or prefixes) the node's own
+	// kernel sends from as VPP sees it: its host-link address, since the
+	// node IPs are VPP's. A LoadBalancer IP whose loadBalancerSourceRanges
+	// hold a node IP admits them, so that the node reaches it as
+	// kube-proxy's node does. Default none.
+	NodeSources []netip.Prefix `json:"nodeSources" yaml:"nodeSources"`
 	// ServiceCIDRs are the IPv4 service CIDRs (kube-proxy's
 	// --service-cluster-ip-range, set by the agent from the top-level
 	// serviceClusterIPRange): traffic to one of their addresses that no

@@ -113,6 +113,7 @@ type agent struct {
 func testConfig() nat44.Config {
 	cfg := nat44.DefaultConfig()
 	cfg.TwiceNATAddress = nodeIP
+	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 32)}
 	return cfg
 }
 

@@ -345,7 +345,10 @@ func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
 		t.Errorf("the node as its LoadBalancer IP, range holding the node: %s to %s (%s)\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
 	}
 	e.Check(asVIP("198.51.100.27"), protoTCP, "198.51.100.27:80", dropped)
-	e.Check(theNode, protoTCP, "198.51.100.26:80", dropped)
+	// The node's kernel sends from its host-link address (nodeSources):
+	// the node's own traffic, admitted where a range holds the node.
+	e.Check(theNode, protoTCP, "198.51.100.26:80", reaches(true, "10.1.2.2:8080"))
+	e.Check(theNode, protoTCP, "198.51.100.27:80", dropped)
 	e.Check(external, protoTCP, "198.51.100.27:80", reaches(true, "10.1.2.3:8080"))
 }
 

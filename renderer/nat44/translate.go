@@ -43,6 +43,6 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 		r.Items = append(r.Items, renderer.ClusterIPDropRoutes(svc, cfg.ServiceCIDRs, renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
 	}
 	r.Items = renderer.SortItems(r.Items)
-	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4, node.IPs)
+	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4, node.IPs, cfg.NodeSources)
 	return r
 }

@@ -52,8 +52,19 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 	defer func() { _ = stream.Close() }()
 	for start := 0; start < len(calls); start += depth {
 		chunk := calls[start:min(start+depth, len(calls))]
-		sent := make([]*call, 0, len(chunk))
-		for _, c := range chunk {
+		sent, stopped := make([]*call, 0, len(chunk)), false
+		for j, c := range chunk {
+			if err := ctx.Err(); err != nil {
+				// The connection this pass began on is lost (withDeadline
+				// binds ctx to it) or the pass timed out: nothing more is
+				// sent. govpp may already have reconnected to a restarted
+				// VPP, which the resync of that connection fills; a request
+				// sent now would be written twice.
+				failAll(chunk[j:], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
+				failAll(calls[start+len(chunk):], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
+				stopped = true
+				break
+			}
 			if err := stream.SendMsg(c.req); err != nil {
 				// Nothing reached VPP for this call (unknown message, encode
 				// error or no connection); the others still go.
@@ -82,6 +93,9 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 			if c.err == nil && c.done != nil {
 				c.done(msg)
 			}
+		}
+		if stopped {
+			return
 		}
 	}
 }

@@ -184,6 +184,11 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 	svc.Spec.ExternalIPs = []string{ext4.String(), ext6.String()}
 	svc.Spec.LoadBalancerSourceRanges = []string{externalClient(corev1.IPv4Protocol).String() + "/32", externalClient(corev1.IPv6Protocol).String() + "/128"}
 	svc = createService(t, ns, svc)
+	// Ranges that hold the nodes' IPs: the nodes themselves may connect.
+	nodeRanged := webService("lb-node", "lb")
+	nodeRanged.Spec.Type = corev1.ServiceTypeLoadBalancer
+	nodeRanged.Spec.LoadBalancerSourceRanges = []string{topology.UplinkV4.String(), topology.UplinkV6.String()}
+	nodeRanged = createService(t, ns, nodeRanged)
 	for _, f := range families {
 		t.Run(famName(f), func(t *testing.T) {
 			extIP := ext4
@@ -207,6 +212,12 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 			unreachable(t, refused, hostPort(lbIP(svc, f), 80))
 			reachAll(t, allowed, netexec.ProtoHTTP, hostPort(extIP, 80), names(backends))
 			reachAll(t, refused, netexec.ProtoHTTP, hostPort(extIP, 80), names(backends))
+			// The node's own traffic (from its kernel, through VPP's host
+			// link) passes ranges that hold the node's IP, as kube-proxy's
+			// node does, and not others.
+			node := fromHost(l.Nodes[0])
+			reachAll(t, node, netexec.ProtoHTTP, hostPort(lbIP(nodeRanged, f), 80), names(backends))
+			unreachable(t, node, hostPort(lbIP(svc, f), 80))
 		})
 	}
 }

@@ -108,6 +108,16 @@ func Run(ctx context.Context, opts Options) error {
 	// client pod's, unlike kube-proxy, and cnat would spend (and, VPP 25.10
 	// bug, never give back) a source port per flow.
 	cfg.IPv6.HairpinSNAT = ipv6.HairpinSNATOnly
+	// The node's kernel sends from its host-link addresses (the node IPs
+	// are VPP's): its own traffic, for loadBalancerSourceRanges that hold
+	// the node.
+	for _, ip := range opts.Node.HostIPs() {
+		if ip.Is4() {
+			cfg.NAT44.NodeSources = append(cfg.NAT44.NodeSources, netip.PrefixFrom(ip, 32))
+		} else {
+			cfg.IPv6.NodeSources = append(cfg.IPv6.NodeSources, netip.PrefixFrom(ip, 128))
+		}
+	}
 	n.svc, err = agent.New(agent.Options{
 		NodeName:           opts.Node.Name,
 		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface},
