@@ -15,11 +15,10 @@ const serviceCIDRResource = "networking.k8s.io/v1 servicecidrs"
 
 // serviceCIDRProbeAttempts bounds the tries of serviceCIDRsServed on errors
 // that may pass (the API server restarting, a timeout); the delay doubles
-// from serviceCIDRProbeDelay between them.
-const (
-	serviceCIDRProbeAttempts = 4
-	serviceCIDRProbeDelay    = 250 * time.Millisecond
-)
+// from serviceCIDRProbeDelay between them (a variable for tests).
+const serviceCIDRProbeAttempts = 4
+
+var serviceCIDRProbeDelay = 250 * time.Millisecond
 
 // serviceCIDRsServed tells whether ServiceCIDR objects can be watched: the
 // API server serves them (Kubernetes 1.33 and later) and this agent may
