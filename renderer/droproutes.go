@@ -1,6 +1,7 @@
 package renderer
 
 import (
+	"iter"
 	"net/netip"
 	"slices"
 
@@ -50,12 +51,12 @@ func EffectiveServiceCIDRs(configured, reported []netip.Prefix) []netip.Prefix {
 // differ between the service CIDRs old and new: those with a ClusterIP of
 // family f that one set covers and the other does not. A service CIDR
 // change thus writes only the routes of the ClusterIPs it moves.
-func ServiceCIDRChanges(old, new []netip.Prefix, f Family, services []*model.ContivService) []Change {
+func ServiceCIDRChanges(old, new []netip.Prefix, f Family, services iter.Seq[*model.ContivService]) []Change {
 	if slices.Equal(old, new) {
 		return nil
 	}
 	var out []Change
-	for _, svc := range services {
+	for svc := range services {
 		for _, ip := range svc.ClusterIPs {
 			ip = ip.Unmap()
 			if f.Has(ip) && covered(old, ip) != covered(new, ip) {

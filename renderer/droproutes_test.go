@@ -3,6 +3,7 @@ package renderer_test
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
@@ -96,7 +97,7 @@ func TestServiceCIDRChanges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, ch := range renderer.ServiceCIDRChanges(tt.old, tt.new, tt.f, services) {
+		for _, ch := range renderer.ServiceCIDRChanges(tt.old, tt.new, tt.f, slices.Values(services)) {
 			if ch.Service == nil || ch.Service.ID != ch.ID {
 				t.Fatalf("%s: change %v does not re-render the service from its value", tt.name, ch)
 			}

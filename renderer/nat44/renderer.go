@@ -1,6 +1,7 @@
 package nat44
 
 import (
+	"iter"
 	"net/netip"
 	"slices"
 
@@ -93,7 +94,7 @@ func (r *Renderer) UpdateNodePortServices(nodeIPs model.IPAddresses, npServices 
 // stops covering; no other service is written. With Config.ServiceCIDRs
 // set nothing changes.
 func (r *Renderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
-	return r.Reconfigure("update service CIDRs", func(node Node, services []*model.ContivService) (Node, []renderer.Change) {
+	return r.ReconfigureSome("update service CIDRs", func(node Node, services iter.Seq[*model.ContivService]) (Node, []renderer.Change) {
 		before := serviceCIDRs(node, &r.cfg)
 		node.ServiceCIDRs = renderer.FamilyCIDRs(cidrs, renderer.IPv4)
 		return node, renderer.ServiceCIDRChanges(before, serviceCIDRs(node, &r.cfg), renderer.IPv4, services)

@@ -1,9 +1,12 @@
 package nat44
 
 import (
+	"context"
+	"fmt"
 	"net/netip"
 	"testing"
 
+	logtest "github.com/sirupsen/logrus/hooks/test"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -85,6 +88,64 @@ func TestUpdateServiceCIDRs(t *testing.T) {
 			if got, want := itemLines(c.Items()), itemLines(fresh.Items()); got != want {
 				t.Fatalf("after the update:\n%s\nA resync with the new CIDRs:\n%s", got, want)
 			}
+		})
+	}
+}
+
+// countingClient takes commits without keeping anything, and counts the
+// items they write: the renderer's own cost, without a VPP layer's.
+type countingClient struct{ writes int }
+
+func (c *countingClient) Owner() string         { return Name }
+func (c *countingClient) Txn() vppcfg.Txn       { return &countingTxn{c: c} }
+func (c *countingClient) ResyncTxn() vppcfg.Txn { return &countingTxn{c: c} }
+
+type countingTxn struct {
+	c *countingClient
+	n int
+}
+
+func (t *countingTxn) Put(items ...vppcfg.Item) vppcfg.Txn  { t.n += len(items); return t }
+func (t *countingTxn) Delete(keys ...vppcfg.Key) vppcfg.Txn { t.n += len(keys); return t }
+func (t *countingTxn) Commit(context.Context) error         { t.c.writes += t.n; return nil }
+
+// BenchmarkUpdateServiceCIDRs: a service CIDR that comes and goes covering
+// none of the services' ClusterIPs writes one route each time; what grows
+// with the number of services is the renderer's scan for the ClusterIPs it
+// moves (go test -run '^$' -bench UpdateServiceCIDRs ./renderer/nat44/).
+func BenchmarkUpdateServiceCIDRs(b *testing.B) {
+	for _, n := range []int{1000, 10000, 50000} {
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
+			services := make([]*model.ContivService, n)
+			for i := range services {
+				ip := netip.AddrFrom4([4]byte{10, 96, byte(i >> 8), byte(i)})
+				services[i] = renderertest.Service(fmt.Sprintf("s%05d", i), ip.String(),
+					renderertest.WithBackends("", renderertest.Backend("10.1.1.2:8080")))
+			}
+			c := &countingClient{}
+			log, _ := logtest.NewNullLogger()
+			r, err := New(c, testConfig(), log)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ev := resyncEvent(testNode(), services...)
+			ev.ServiceCIDRs = []netip.Prefix{pfx("10.96.0.0/12")}
+			if err := r.Resync(ev); err != nil {
+				b.Fatal(err)
+			}
+			with := []netip.Prefix{pfx("10.96.0.0/12"), pfx("172.30.0.0/16")}
+			c.writes = 0
+			b.ResetTimer()
+			for i := range b.N {
+				cidrs := ev.ServiceCIDRs
+				if i%2 == 0 {
+					cidrs = with
+				}
+				if err := r.UpdateServiceCIDRs(cidrs); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.writes)/float64(b.N), "writes/op")
 		})
 	}
 }
