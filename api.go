@@ -11,7 +11,11 @@
 // VPP configuration through the declarative VPP layer (package vppcfg).
 package vppsvc
 
-import "github.com/vppsvc/vppsvc/model"
+import (
+	"net/netip"
+
+	"github.com/vppsvc/vppsvc/model"
+)
 
 // ServiceRendererAPI is the contract between the processor and a renderer.
 //
@@ -62,4 +66,15 @@ type ServiceRendererAPI interface {
 	// would have produced for the same cluster state; a renderer must hold no
 	// state that Resync cannot rebuild.
 	Resync(resyncEv *model.ResyncEventData) error
+}
+
+// ServiceCIDRRenderer is implemented by a renderer whose configuration
+// depends on the cluster's service CIDRs (model.ResyncEventData.ServiceCIDRs).
+// The processor calls UpdateServiceCIDRs, under the same rules as the
+// methods of ServiceRendererAPI, when they change: a ServiceCIDR object
+// came, went or changed its CIDRs. cidrs is the whole new set, of both
+// families, sorted and masked. A renderer that does not implement it gets
+// the service CIDRs only with Resync.
+type ServiceCIDRRenderer interface {
+	UpdateServiceCIDRs(cidrs []netip.Prefix) error
 }

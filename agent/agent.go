@@ -66,7 +66,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Driver.Logger == nil {
 		opts.Driver.Logger = log
 	}
-	cfg := opts.Config.withServiceCIDRs()
+	cfg := opts.Config
 	if err := checkExtraRenderers(opts.ExtraRenderers); err != nil {
 		return nil, err
 	}

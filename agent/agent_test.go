@@ -35,11 +35,25 @@ func (c *calls) End(r string, _ error) {
 
 func newAgent(t *testing.T, obs Observer) (*Agent, *fakevpp.VPP, *test.Hook) {
 	t.Helper()
+	a, vpp, hook := newAgentConfigured(t, obs, nil)
+	return a, vpp, hook
+}
+
+// newAgentWith is newAgent with the service CIDRs configured.
+func newAgentWith(t *testing.T, obs Observer, serviceCIDRs []string) (*Agent, *fakevpp.VPP) {
+	t.Helper()
+	a, vpp, _ := newAgentConfigured(t, obs, serviceCIDRs)
+	return a, vpp
+}
+
+func newAgentConfigured(t *testing.T, obs Observer, serviceCIDRs []string) (*Agent, *fakevpp.VPP, *test.Hook) {
+	t.Helper()
 	log, hook := test.NewNullLogger()
 	log.SetLevel(logrus.DebugLevel)
 	vpp := fakevpp.New()
 	vpp.AddInterface("uplink0", netip.MustParsePrefix("192.168.16.1/24"))
 	cfg := DefaultConfig([]netip.Addr{netip.MustParseAddr("192.168.16.1")})
+	cfg.ServiceClusterIPRange = serviceCIDRs
 	a, err := New(Options{NodeName: "node-a", FrontendInterfaces: []string{"uplink0"}, Config: cfg, VPP: vpp, Log: log,
 		RetryMin: time.Millisecond, RetryMax: 10 * time.Millisecond, Observer: obs})
 	require.NoError(t, err)

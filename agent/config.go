@@ -36,7 +36,9 @@ type Config struct {
 	// ServiceClusterIPRange is the cluster's service CIDRs (the API
 	// server's --service-cluster-ip-range), of either family: traffic to an
 	// address of them that no service translates is dropped, as kube-proxy
-	// rejects it. Without it, each ClusterIP still drops its other ports.
+	// rejects it. When set, the cluster's ServiceCIDR objects are ignored;
+	// when not, their CIDRs are used. Each ClusterIP outside every service
+	// CIDR still drops its other ports by a route of its own.
 	ServiceClusterIPRange []string `json:"serviceClusterIPRange"`
 }
 
@@ -129,19 +131,12 @@ func parseCIDRs(values []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// withServiceCIDRs hands the service CIDRs (Validate accepted them) to the
-// renderer of each family.
-func (c Config) withServiceCIDRs() Config {
+// serviceCIDRs is the parsed ServiceClusterIPRange (Validate accepted it):
+// the processor hands them to the renderers instead of the cluster's
+// ServiceCIDR objects.
+func (c *Config) serviceCIDRs() []netip.Prefix {
 	cidrs, _ := parseCIDRs(c.ServiceClusterIPRange)
-	c.NAT44.ServiceCIDRs, c.IPv6.ServiceCIDRs = nil, nil
-	for _, p := range cidrs {
-		if p.Addr().Is4() {
-			c.NAT44.ServiceCIDRs = append(c.NAT44.ServiceCIDRs, p)
-		} else {
-			c.IPv6.ServiceCIDRs = append(c.IPv6.ServiceCIDRs, p)
-		}
-	}
-	return c
+	return cidrs
 }
 
 // nodePortAddresses is the parsed NodePortAddresses (Validate accepted it).

@@ -79,9 +79,7 @@ func TestConfigNodePortAddresses(t *testing.T) {
 func TestConfigServiceClusterIPRange(t *testing.T) {
 	c, err := LoadConfig(configFile(t, "serviceClusterIPRange: [10.96.0.0/12, \"fd00:96::/108\"]\n"), dualNode)
 	require.NoError(t, err)
-	c = c.withServiceCIDRs()
-	assert.Equal(t, "[10.96.0.0/12]", fmt.Sprint(c.NAT44.ServiceCIDRs), "each family's CIDRs go to its renderer")
-	assert.Equal(t, "[fd00:96::/108]", fmt.Sprint(c.IPv6.ServiceCIDRs))
+	assert.Equal(t, "[10.96.0.0/12 fd00:96::/108]", fmt.Sprint(c.serviceCIDRs()), "both families go to the processor")
 
 	_, err = LoadConfig(configFile(t, "serviceClusterIPRange: [10.96.0.1]\n"), dualNode)
 	assert.ErrorContains(t, err, `serviceClusterIPRange: "10.96.0.1" is not a CIDR`)

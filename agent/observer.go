@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"net/netip"
+
 	vppsvc "github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/model"
 )
@@ -35,7 +37,10 @@ type observedRenderer struct {
 	obs  Observer
 }
 
-var _ vppsvc.ServiceRendererAPI = (*observedRenderer)(nil)
+var (
+	_ vppsvc.ServiceRendererAPI  = (*observedRenderer)(nil)
+	_ vppsvc.ServiceCIDRRenderer = (*observedRenderer)(nil)
+)
 
 func (o *observedRenderer) call(f func() error) error {
 	o.obs.Begin(o.name)
@@ -70,6 +75,16 @@ func (o *observedRenderer) UpdateLocalFrontendIfs(old, ifs model.Interfaces) err
 
 func (o *observedRenderer) UpdateLocalBackendIfs(old, ifs model.Interfaces) error {
 	return o.call(func() error { return o.r.UpdateLocalBackendIfs(old, ifs) })
+}
+
+// UpdateServiceCIDRs passes the call on to a renderer that takes it; for
+// another it is no call at all, and the observer hears nothing.
+func (o *observedRenderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
+	u, ok := o.r.(vppsvc.ServiceCIDRRenderer)
+	if !ok {
+		return nil
+	}
+	return o.call(func() error { return u.UpdateServiceCIDRs(cidrs) })
 }
 
 func (o *observedRenderer) Resync(ev *model.ResyncEventData) error {

@@ -7,13 +7,13 @@ import (
 	"github.com/vppsvc/vppsvc/internal/pipeline"
 )
 
-// pipelineConfig is what pipeline.New needs of the options: cfg is
-// opts.Config with the service CIDRs handed to the renderers.
+// pipelineConfig is what pipeline.New needs of the options (cfg is
+// opts.Config).
 func pipelineConfig(opts Options, cfg Config, log logrus.FieldLogger) pipeline.Config {
 	pc := pipeline.Config{
 		NodeName: opts.NodeName, FrontendInterfaces: opts.FrontendInterfaces,
-		NodePortAddresses: opts.Config.nodePortAddresses(),
-		Log:               log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
+		NodePortAddresses: opts.Config.nodePortAddresses(), ServiceCIDRs: opts.Config.serviceCIDRs(),
+		Log: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
 		Extra: map[string]pipeline.Extra{},
 	}
 	if !cfg.DisableIPv4 {

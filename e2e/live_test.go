@@ -139,9 +139,10 @@ func TestLiveChanges(t *testing.T) {
 	)
 	expectCalls(t, "service deleted", a.settledCalls(t), map[string]int{
 		// 2 ports × (cluster IP + this node's IP) mappings; tap2 backs no
-		// service any more and loses its inside role; the ClusterIP's drop
-		// route goes.
-		"nat44_add_del_lb_static_mapping": 4, "nat44_interface_add_del_feature": 1, "ip_route_add_del": 1,
+		// service any more and loses its inside role. No route: the API
+		// server's ServiceCIDR's drop route covers the ClusterIP
+		// (servicecidr_test.go).
+		"nat44_add_del_lb_static_mapping": 4, "nat44_interface_add_del_feature": 1,
 	})
 	fake.ResetCalls()
 	sliceEvents := a.proc.Stats().Events[processor.KindEndpointSlice]

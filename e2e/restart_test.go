@@ -94,7 +94,7 @@ func TestWatchInterruption(t *testing.T) {
 		"nat44_lb_static_mapping_add_del_local": 1, // a: one more endpoint
 		"nat44_add_del_lb_static_mapping":       2, // b deleted, c created
 		"nat44_interface_add_del_feature":       1, // tap3 (c's endpoint) becomes a backend interface
-		"ip_route_add_del":                      2, // b's ClusterIP drop route deleted, c's created
+		// No route: the ServiceCIDR's drop route covers b's and c's ClusterIPs.
 	})
 
 	// Without a restart of its own: still the first Resync, the watcher
@@ -161,7 +161,7 @@ func TestAgentRestart(t *testing.T) {
 		"nat44_lb_static_mapping_add_del_local": 2, // a: 10.1.2.3 added, 10.1.2.2 removed
 		"nat44_add_del_lb_static_mapping":       2, // b deleted, d created
 		"nat44_interface_add_del_feature":       1, // tap4 (d's endpoint) becomes a backend interface
-		"ip_route_add_del":                      2, // b's ClusterIP drop route deleted, d's created
+		// No route: the ServiceCIDR's drop route covers b's and d's ClusterIPs.
 	})
 	if dump := fake.Dump(); strings.Contains(dump, ipB.String()) {
 		t.Errorf("the VPP dump still mentions the deleted service's %s:\n%s", ipB, dump)

@@ -1,6 +1,9 @@
 package model
 
-import "slices"
+import (
+	"net/netip"
+	"slices"
+)
 
 // ResyncEventData is the complete state a renderer must converge to on Resync.
 type ResyncEventData struct {
@@ -14,6 +17,11 @@ type ResyncEventData struct {
 	FrontendIfs Interfaces
 	// BackendIfs are the interfaces of local pods that serve at least one service.
 	BackendIfs Interfaces
+	// ServiceCIDRs are the cluster's service CIDRs, of both families, sorted
+	// and masked: those configured (--service-cluster-ip-range), or else
+	// those of the cluster's ServiceCIDR objects. Empty when neither is
+	// known.
+	ServiceCIDRs []netip.Prefix
 }
 
 // NodePortServices returns the services that expose at least one node port.

@@ -15,13 +15,14 @@ const (
 	KindEndpointSlice = "EndpointSlice"
 	KindNode          = "Node"
 	KindLocalPod      = "LocalPod"
+	KindServiceCIDR   = "ServiceCIDR"
 )
 
 // Problem describes one invalid element of an input object that the processor
 // skipped. Only that element is dropped: the rest of the object is still used,
 // so one typo in a Service does not take down its other ports.
 type Problem struct {
-	Kind   string // KindService, KindEndpointSlice, KindNode or KindLocalPod
+	Kind   string // KindService, KindEndpointSlice, KindNode, KindLocalPod or KindServiceCIDR
 	Object string // "namespace/name", or "name" for cluster-scoped objects
 	// Field is the path of the bad element with list indexes left out
 	// ("spec.ports[].port"), so that it can label a metric without unbounded

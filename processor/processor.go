@@ -12,6 +12,7 @@
 package processor
 
 import (
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/vppsvc/vppsvc/model"
 )
@@ -41,6 +43,11 @@ type Config struct {
 	// NodePortAddresses selects this node's addresses that answer NodePorts
 	// (kube-proxy's --nodeport-addresses); the zero value is "primary".
 	NodePortAddresses NodePortAddresses
+	// ServiceCIDRs are the cluster's service CIDRs as configured
+	// (kube-proxy's --service-cluster-ip-range). When set, they are the
+	// service CIDRs renderers get and ServiceCIDR objects are ignored:
+	// explicit configuration beats discovery.
+	ServiceCIDRs []netip.Prefix
 }
 
 const (
@@ -54,6 +61,9 @@ type Snapshot struct {
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Nodes          []*corev1.Node
 	LocalPods      []LocalPod
+	// ServiceCIDRs are the cluster's ServiceCIDR objects
+	// (networking.k8s.io/v1); none on an API server without them.
+	ServiceCIDRs []*networkingv1.ServiceCIDR
 	// KeepLocalPods leaves the local pods as they are (LocalPods is then
 	// ignored): the CNI reports them with UpdateLocalPod and DeleteLocalPod,
 	// and a Resync from the Kubernetes side, which does not know them, must
@@ -76,6 +86,7 @@ type Processor struct {
 	services *serviceCache
 	nodes    *nodeCache
 	pods     *localPodCache
+	cidrs    *serviceCIDRCache
 
 	frontendIfs model.Interfaces
 	backendIfs  model.Interfaces
@@ -102,6 +113,7 @@ func New(cfg Config) *Processor {
 		cfg.RetryMax = cfg.RetryMin
 	}
 	cfg.FrontendInterfaces = slices.Clone(cfg.FrontendInterfaces)
+	cfg.ServiceCIDRs = slices.Clone(cfg.ServiceCIDRs)
 	log := cfg.Logger
 	if log == nil {
 		log = logrus.StandardLogger()
@@ -113,6 +125,7 @@ func New(cfg Config) *Processor {
 		services: newServiceCache(),
 		nodes:    newNodeCache(cfg.NodeName),
 		pods:     newLocalPodCache(),
+		cidrs:    newServiceCIDRCache(cfg.ServiceCIDRs),
 		wake:     make(chan struct{}, 1),
 		problems: newProblemLog(),
 		stats:    newStats(),
@@ -321,6 +334,7 @@ func (p *Processor) Resync(s Snapshot) {
 	if !s.KeepLocalPods {
 		p.resetLocalPods(s.LocalPods)
 	}
+	p.resetServiceCIDRs(s.ServiceCIDRs)
 	var endpoints [2]int // IPv4, IPv6
 	for _, sl := range s.EndpointSlices {
 		switch {
@@ -528,10 +542,11 @@ func (p *Processor) Stats() Stats {
 // resyncData is the whole rendered state.
 func (p *Processor) resyncData() *model.ResyncEventData {
 	return &model.ResyncEventData{
-		NodeIPs:     p.nodePortIPs(),
-		Services:    p.renderedServices(),
-		FrontendIfs: p.frontendIfs,
-		BackendIfs:  p.backendIfs,
+		NodeIPs:      p.nodePortIPs(),
+		Services:     p.renderedServices(),
+		FrontendIfs:  p.frontendIfs,
+		BackendIfs:   p.backendIfs,
+		ServiceCIDRs: slices.Clone(p.cidrs.current),
 	}
 }
 

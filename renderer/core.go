@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/vppsvc/vppsvc/internal/logx"
+	"iter"
 	"slices"
 	"sync"
 
@@ -154,6 +155,24 @@ func (c *Core[N]) Reconfigure(what string, plan func(node N, services []*model.C
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node, changes := plan(c.node, c.ix.sortedServices())
+	return c.apply(what, node, changes)
+}
+
+// ReconfigureSome is Reconfigure for a plan that picks the few services a
+// node change concerns out of many: it gets them in no particular order,
+// so that the change costs a pass over them rather than a sort, and the
+// changes it returns are applied in ID order.
+func (c *Core[N]) ReconfigureSome(what string, plan func(node N, services iter.Seq[*model.ContivService]) (N, []Change)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	node, changes := plan(c.node, func(yield func(*model.ContivService) bool) {
+		for _, e := range c.ix.services {
+			if !yield(e.svc) {
+				return
+			}
+		}
+	})
+	slices.SortFunc(changes, func(a, b Change) int { return a.ID.Compare(b.ID) })
 	return c.apply(what, node, changes)
 }
 

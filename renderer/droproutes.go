@@ -1,6 +1,7 @@
 package renderer
 
 import (
+	"iter"
 	"net/netip"
 	"slices"
 
@@ -18,8 +19,63 @@ import (
 // rather than a refusal (docs/renderer-nat44.md, "Unknown ports and
 // unallocated service IPs").
 
+// FamilyCIDRs returns the prefixes of family f among cidrs, masked, sorted
+// and without repeats: what a renderer of f keeps of the service CIDRs the
+// processor reports (model.ResyncEventData.ServiceCIDRs).
+func FamilyCIDRs(cidrs []netip.Prefix, f Family) []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range cidrs {
+		// An IPv4-mapped IPv6 prefix is neither family's: the processor
+		// refuses them, and a route for one would be an IPv6 route.
+		if p.IsValid() && !p.Addr().Is4In6() && f.Has(p.Addr()) {
+			out = append(out, p.Masked())
+		}
+	}
+	slices.SortFunc(out, netip.Prefix.Compare)
+	return slices.Compact(out)
+}
+
+// EffectiveServiceCIDRs is the precedence of the service CIDRs: those
+// configured for the renderer (kube-proxy's --service-cluster-ip-range)
+// when there are any, else those the processor reported from the cluster's
+// ServiceCIDR objects. Explicit configuration beats discovery.
+func EffectiveServiceCIDRs(configured, reported []netip.Prefix) []netip.Prefix {
+	if len(configured) > 0 {
+		return configured
+	}
+	return reported
+}
+
+// ServiceCIDRChanges returns, as changes that re-render each from its
+// value, the services whose per-ClusterIP drop routes (ClusterIPDropRoutes)
+// differ between the service CIDRs old and new: those with a ClusterIP of
+// family f that one set covers and the other does not. A service CIDR
+// change thus writes only the routes of the ClusterIPs it moves.
+func ServiceCIDRChanges(old, new []netip.Prefix, f Family, services iter.Seq[*model.ContivService]) []Change {
+	if slices.Equal(old, new) {
+		return nil
+	}
+	var out []Change
+	for svc := range services {
+		for _, ip := range svc.ClusterIPs {
+			ip = ip.Unmap()
+			if f.Has(ip) && covered(old, ip) != covered(new, ip) {
+				out = append(out, Change{ID: svc.ID, Service: svc})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// covered reports whether a prefix of cidrs contains ip.
+func covered(cidrs []netip.Prefix, ip netip.Addr) bool {
+	return slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(ip) })
+}
+
 // ServiceCIDRDropRoutes returns a drop route per service CIDR of family f in
-// each of vrfs (kube-proxy's --service-cluster-ip-range), node-wide.
+// each of vrfs (kube-proxy's --service-cluster-ip-range, or the cluster's
+// ServiceCIDR objects), node-wide.
 func ServiceCIDRDropRoutes(cidrs []netip.Prefix, f Family, vrfs ...uint32) []vppcfg.Item {
 	var out []vppcfg.Item
 	for _, p := range cidrs {
@@ -35,13 +91,14 @@ func ServiceCIDRDropRoutes(cidrs []netip.Prefix, f Family, vrfs ...uint32) []vpp
 
 // ClusterIPDropRoutes returns a host drop route, in each of vrfs, per
 // ClusterIP of family f that no service CIDR covers: the other ports of a
-// live ClusterIP are dropped even without --service-cluster-ip-range. One
+// live ClusterIP are dropped even without a service CIDR, and so are those
+// of a ClusterIP outside every service CIDR (a range being removed). One
 // item per ClusterIP and VRF: a service change costs O(1) routes.
 func ClusterIPDropRoutes(svc *model.ContivService, cidrs []netip.Prefix, f Family, vrfs ...uint32) []vppcfg.Item {
 	var out []vppcfg.Item
 	for _, ip := range svc.ClusterIPs {
 		ip = ip.Unmap()
-		if !f.Has(ip) || ip.IsUnspecified() || slices.ContainsFunc(cidrs, func(p netip.Prefix) bool { return p.Contains(ip) }) {
+		if !f.Has(ip) || ip.IsUnspecified() || covered(cidrs, ip) {
 			continue
 		}
 		for _, vrf := range dedupVRFs(vrfs) {

@@ -59,13 +59,16 @@ func TestDeployManifest(t *testing.T) {
 
 	granted := map[string][]string{}
 	for _, r := range role.Rules {
-		for _, res := range r.Resources {
-			granted[res] = r.Verbs
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				granted[g+"/"+res] = r.Verbs
+			}
 		}
 	}
-	for _, res := range []string{"services", "endpointslices", "nodes", "pods"} {
+	for _, res := range []string{"/services", "discovery.k8s.io/endpointslices", "/nodes", "/pods"} {
 		assert.ElementsMatch(t, []string{"get", "list", "watch"}, granted[res], res)
 	}
+	assert.ElementsMatch(t, []string{"list", "watch"}, granted["networking.k8s.io/servicecidrs"], "what the ServiceCIDR informer needs")
 
 	pod := ds.Spec.Template.Spec
 	assert.True(t, pod.HostNetwork)

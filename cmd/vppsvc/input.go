@@ -74,7 +74,7 @@ type configFlags struct {
 
 func (f *configFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
-	fl.StringSliceVar(&f.serviceCIDRs, "service-cluster-ip-range", nil, "the cluster's service CIDRs (one per family, as the API server's flag): traffic to an address of them that no service translates is dropped; overrides the config file's serviceClusterIPRange")
+	fl.StringSliceVar(&f.serviceCIDRs, "service-cluster-ip-range", nil, "the cluster's service CIDRs (one per family, as the API server's flag): traffic to an address of them that no service translates is dropped; overrides the config file's serviceClusterIPRange and the cluster's ServiceCIDR objects (the default)")
 }
 
 // validate checks the flags' values on their own, before anything waits

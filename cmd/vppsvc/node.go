@@ -179,7 +179,10 @@ func runNode(ctx context.Context, cfg nodeConfig, deps nodeDeps) error {
 			fatal <- fmt.Errorf("VPP layer: %w", err)
 		}
 	}()
-	watchOpts := k8swatch.Options{NodeName: cfg.Node, Logger: log.WithField("component", "k8swatch")}
+	// Configured service CIDRs win over the cluster's ServiceCIDR objects:
+	// the processor would ignore them, so they are not watched.
+	watchOpts := k8swatch.Options{NodeName: cfg.Node, Logger: log.WithField("component", "k8swatch"),
+		NoServiceCIDRs: len(rcfg.ServiceClusterIPRange) > 0}
 	if cfg.LocalPods {
 		watchOpts.PodInterface = localPodInterface(deps.Fake, log)
 	}

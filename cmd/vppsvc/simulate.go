@@ -137,7 +137,7 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 		node.Close()
 		return nil, err
 	}
-	snap := processor.Snapshot{Services: c.Services, EndpointSlices: c.EndpointSlices, Nodes: c.Nodes}
+	snap := processor.Snapshot{Services: c.Services, EndpointSlices: c.EndpointSlices, Nodes: c.Nodes, ServiceCIDRs: c.ServiceCIDRs}
 	for _, lp := range plan.LocalPods {
 		snap.LocalPods = append(snap.LocalPods, processor.LocalPod{
 			ID: processor.PodID{Namespace: lp.Namespace, Name: lp.Name}, IPs: lp.IPs, Interface: lp.Interface})

@@ -15,6 +15,7 @@ package pipeline
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"time"
 
@@ -34,6 +35,8 @@ type Config struct {
 	NodeName           string
 	FrontendInterfaces []string
 	NodePortAddresses  processor.NodePortAddresses
+	// ServiceCIDRs are the configured service CIDRs (processor.Config).
+	ServiceCIDRs []netip.Prefix
 	// NAT44 and IPv6 configure the agent's own renderers; nil leaves one
 	// out (its family is not rendered).
 	NAT44 *nat44.Config
@@ -82,6 +85,7 @@ func New(drv driverapi.Driver, cfg Config) (*Pipeline, error) {
 		Processor: processor.New(processor.Config{
 			NodeName: cfg.NodeName, FrontendInterfaces: cfg.FrontendInterfaces, Logger: log,
 			RetryMin: cfg.RetryMin, RetryMax: cfg.RetryMax, NodePortAddresses: cfg.NodePortAddresses,
+			ServiceCIDRs: cfg.ServiceCIDRs,
 		}),
 		Reconciler: rec,
 		Renderers:  map[string]vppsvc.ServiceRendererAPI{},

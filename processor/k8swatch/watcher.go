@@ -1,6 +1,7 @@
 // Package k8swatch feeds a processor.Processor from the Kubernetes API: it
-// runs shared informers for Services, EndpointSlices and this node's Node
-// (and, optionally, for the pods of this node), hands the processor one
+// runs shared informers for Services, EndpointSlices, this node's Node and
+// the cluster's ServiceCIDRs (where the API server has them), and
+// optionally for the pods of this node, hands the processor one
 // Resync of everything once the caches have synced, and forwards every later
 // change as an incremental event.
 package k8swatch
@@ -16,6 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -47,6 +49,10 @@ type Options struct {
 	// it is nil the embedding CNI reports its pods with UpdateLocalPod, and
 	// the watcher's Resyncs keep what it reported.
 	PodInterface func(*corev1.Pod) (ifName string, ok bool)
+	// NoServiceCIDRs leaves ServiceCIDR objects unwatched: service CIDRs
+	// are configured (--service-cluster-ip-range), and the processor would
+	// ignore the objects anyway.
+	NoServiceCIDRs bool
 	// ResyncPeriod is the informers' resync period; 0 disables it. The
 	// processor ignores re-delivered objects that did not change.
 	ResyncPeriod time.Duration
@@ -117,9 +123,18 @@ func (w *Watcher) Run(ctx context.Context) error {
 			w.p.DeleteLocalPod(processor.PodID{Namespace: ns, Name: name})
 		})})
 	}
+	var listCIDRs func(labels.Selector) ([]*networkingv1.ServiceCIDR, error)
+	if !w.opts.NoServiceCIDRs && w.serviceCIDRsServed(ctx) {
+		cidrs := factory.Networking().V1().ServiceCIDRs()
+		listCIDRs = cidrs.Lister().List
+		handlers = append(handlers, registration{cidrs.Informer(), w.handler(w.updateServiceCIDR, func(_, name string) { w.p.DeleteServiceCIDR(name) })})
+	}
 	w.mu.Lock()
 	w.stores = map[string]cache.Store{"services": services.Informer().GetStore(),
 		"endpointslices": slices.Informer().GetStore(), "nodes": nodes.Informer().GetStore()}
+	if listCIDRs != nil {
+		w.stores["servicecidrs"] = factory.Networking().V1().ServiceCIDRs().Informer().GetStore()
+	}
 	if podFactory != nil {
 		w.stores["pods"] = podFactory.Core().V1().Pods().Informer().GetStore()
 	}
@@ -147,7 +162,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	}
 
 	w.mu.Lock()
-	snap, err := w.snapshot(services.Lister().List, slices.Lister().List, nodes.Lister().List, podFactory)
+	snap, err := w.snapshot(services.Lister().List, slices.Lister().List, nodes.Lister().List, listCIDRs, podFactory)
 	if err != nil {
 		w.mu.Unlock()
 		return err
@@ -156,14 +171,14 @@ func (w *Watcher) Run(ctx context.Context) error {
 	w.synced = true
 	w.mu.Unlock()
 	w.log.WithFields(logrus.Fields{"services": len(snap.Services), "endpointslices": len(snap.EndpointSlices),
-		"nodes": len(snap.Nodes), "localpods": len(snap.LocalPods)}).Info("initial sync done")
+		"nodes": len(snap.Nodes), "localpods": len(snap.LocalPods), "servicecidrs": len(snap.ServiceCIDRs)}).Info("initial sync done")
 
 	<-ctx.Done()
 	return nil
 }
 
 // Stores returns the informers' stores by resource ("services",
-// "endpointslices", "nodes", "pods") once Run has created them, nil before:
+// "endpointslices", "nodes", "pods", "servicecidrs") once Run has created them, nil before:
 // what the watcher keeps in memory, for measurements.
 func (w *Watcher) Stores() map[string]cache.Store {
 	w.mu.Lock()
@@ -176,6 +191,7 @@ func (w *Watcher) snapshot(
 	listServices func(labels.Selector) ([]*corev1.Service, error),
 	listSlices func(labels.Selector) ([]*discoveryv1.EndpointSlice, error),
 	listNodes func(labels.Selector) ([]*corev1.Node, error),
+	listCIDRs func(labels.Selector) ([]*networkingv1.ServiceCIDR, error),
 	podFactory informers.SharedInformerFactory,
 ) (processor.Snapshot, error) {
 	var snap processor.Snapshot
@@ -188,6 +204,11 @@ func (w *Watcher) snapshot(
 	}
 	if snap.Nodes, err = listNodes(labels.Everything()); err != nil {
 		return snap, fmt.Errorf("k8swatch: listing nodes: %w", err)
+	}
+	if listCIDRs != nil {
+		if snap.ServiceCIDRs, err = listCIDRs(labels.Everything()); err != nil {
+			return snap, fmt.Errorf("k8swatch: listing servicecidrs: %w", err)
+		}
 	}
 	// Without a pod watch the CNI reports local pods itself (UpdateLocalPod),
 	// possibly before this snapshot: keep them.

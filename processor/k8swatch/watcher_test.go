@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ func (r *logRenderer) UpdateLocalFrontendIfs(_, ifs model.Interfaces) error {
 }
 func (r *logRenderer) UpdateLocalBackendIfs(_, ifs model.Interfaces) error {
 	return r.add("backends " + ifs.String())
+}
+func (r *logRenderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
+	return r.add(fmt.Sprintf("cidrs %v", cidrs))
 }
 func (r *logRenderer) Resync(ev *model.ResyncEventData) error {
 	r.mu.Lock()
@@ -155,6 +159,13 @@ func podInterface(p *corev1.Pod) (string, bool) {
 // the API server does (the fake clientset ignores field selectors).
 func startWatcher(t *testing.T, client *fake.Clientset, opts Options) (*processor.Processor, *logRenderer) {
 	t.Helper()
+	return startWatcherWith(t, client, opts, !opts.NoServiceCIDRs)
+}
+
+// startWatcherWith is startWatcher for a watcher that opens a watch of
+// ServiceCIDRs or not (cidrWatch).
+func startWatcherWith(t *testing.T, client *fake.Clientset, opts Options, cidrWatch bool) (*processor.Processor, *logRenderer) {
+	t.Helper()
 	watches := make(chan string, 16)
 	client.PrependWatchReactor("*", func(action k8stesting.Action) (bool, watch.Interface, error) {
 		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace())
@@ -186,7 +197,9 @@ func startWatcher(t *testing.T, client *fake.Clientset, opts Options) (*processo
 	p := processor.New(processor.Config{NodeName: "node-a", FrontendInterfaces: []string{"uplink0"}, Logger: quietLogger()})
 	r := &logRenderer{}
 	p.RegisterRenderer("log", r)
-	opts.Logger = quietLogger()
+	if opts.Logger == nil {
+		opts.Logger = quietLogger()
+	}
 	w := New(client, p, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -202,7 +215,10 @@ func startWatcher(t *testing.T, client *fake.Clientset, opts Options) (*processo
 	})
 	want := 3
 	if opts.PodInterface != nil {
-		want = 4
+		want++
+	}
+	if cidrWatch {
+		want++
 	}
 	for range want {
 		select {

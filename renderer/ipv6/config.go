@@ -52,11 +52,12 @@ type Config struct {
 	// hashes to. Default 64. See docs/renderer-ipv6.md, "Filtering".
 	ACLShards int `json:"aclShards" yaml:"aclShards"`
 
-	// ServiceCIDRs are the IPv6 service CIDRs (kube-proxy's
-	// --service-cluster-ip-range, set by the agent): traffic to one of
-	// their addresses that no cnat VIP holds is dropped by one route per
-	// CIDR. A ClusterIP's other ports need nothing: its exclusive cnat VIP
-	// drops them.
+	// ServiceCIDRs are IPv6 service CIDRs fixed for this renderer: when
+	// set they win over those the processor reports (Node.ServiceCIDRs,
+	// from --service-cluster-ip-range or the cluster's ServiceCIDR
+	// objects). Traffic to an address of a service CIDR that no cnat VIP
+	// holds is dropped by one route per CIDR. A ClusterIP's other ports
+	// need nothing: its exclusive cnat VIP drops them.
 	ServiceCIDRs []netip.Prefix `json:"-" yaml:"-"`
 }
 

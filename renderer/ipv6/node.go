@@ -1,6 +1,12 @@
 package ipv6
 
-import "github.com/vppsvc/vppsvc/model"
+import (
+	"net/netip"
+	"slices"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
+)
 
 // Node is the node-wide context a translation depends on, as the processor
 // last reported it. Backend interfaces are not part of it: cnat needs no
@@ -13,11 +19,14 @@ type Node struct {
 	// FrontendIfs are the interfaces through which clients reach services:
 	// they carry the filter ACLs.
 	FrontendIfs model.Interfaces
+	// ServiceCIDRs are the IPv6 service CIDRs the processor reported
+	// (renderer.FamilyCIDRs); Config.ServiceCIDRs wins over them.
+	ServiceCIDRs []netip.Prefix
 }
 
 // Equal reports whether both contexts are the same.
 func (n Node) Equal(o Node) bool {
-	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs)
+	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs) && slices.Equal(n.ServiceCIDRs, o.ServiceCIDRs)
 }
 
 // FrontendInterfaces returns the frontend interfaces (renderer.NodeContext).
@@ -32,5 +41,5 @@ func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
 
 // nodeOf is the node context of a Resync event.
 func nodeOf(ev *model.ResyncEventData) Node {
-	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs}
+	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, ServiceCIDRs: renderer.FamilyCIDRs(ev.ServiceCIDRs, renderer.IPv6)}
 }

@@ -1,6 +1,8 @@
 package ipv6
 
 import (
+	"net/netip"
+
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc"
@@ -9,7 +11,10 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-var _ vppsvc.ServiceRendererAPI = (*Renderer)(nil)
+var (
+	_ vppsvc.ServiceRendererAPI  = (*Renderer)(nil)
+	_ vppsvc.ServiceCIDRRenderer = (*Renderer)(nil)
+)
 
 // Renderer implements vppsvc.ServiceRendererAPI for IPv6 with cnat. It
 // writes only through its vppcfg.Client. The incremental engine shared by
@@ -95,6 +100,16 @@ func (r *Renderer) UpdateNodePortServices(nodeIPs model.IPAddresses, npServices 
 func (r *Renderer) UpdateLocalBackendIfs(_, newIfNames model.Interfaces) error {
 	r.log.WithField("interfaces", newIfNames.String()).Debug("backend interfaces changed; nothing to render")
 	return nil
+}
+
+// UpdateServiceCIDRs re-renders the node's drop route per IPv6 service
+// CIDR (vppsvc.ServiceCIDRRenderer). No service depends on them: a
+// ClusterIP's exclusive cnat VIP drops its other ports whatever the CIDRs.
+func (r *Renderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
+	return r.Reconfigure("update service CIDRs", func(node Node, _ []*model.ContivService) (Node, []renderer.Change) {
+		node.ServiceCIDRs = renderer.FamilyCIDRs(cidrs, renderer.IPv6)
+		return node, nil
+	})
 }
 
 // warnSCTP logs, once per change of the set, the SCTP ports of a service

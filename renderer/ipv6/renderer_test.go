@@ -103,6 +103,10 @@ func checkIPv6(items map[vppcfg.Key]vppcfg.Item) []string {
 			if v.Feature != cnatInputFeature6 && v.Feature != cnatOutputFeature6 {
 				fail("%s: feature %s is not cnat's IPv6 feature node", k, v.Feature)
 			}
+		case *vppcfg.DropRoute: // a service CIDR's
+			if !v.Prefix.Addr().Is6() || v.Prefix.Bits() == 128 {
+				fail("%s: not an IPv6 service CIDR's route", k)
+			}
 		default:
 			fail("%s: unexpected item kind", k)
 		}

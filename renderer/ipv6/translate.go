@@ -69,5 +69,5 @@ func plain(fes []Frontend) []renderer.Frontend {
 // adds the filter ACLs, bound on every frontend interface with the shared
 // permit-all ACL after them.
 func RenderNode(node Node, cfg *Config) []vppcfg.Item {
-	return append(renderer.ServiceCIDRDropRoutes(cfg.ServiceCIDRs, renderer.IPv6), hairpinOnlyItems(node, cfg)...)
+	return append(renderer.ServiceCIDRDropRoutes(renderer.EffectiveServiceCIDRs(cfg.ServiceCIDRs, node.ServiceCIDRs), renderer.IPv6), hairpinOnlyItems(node, cfg)...)
 }

@@ -65,11 +65,13 @@ type Config struct {
 	// hold a node IP admits them, so that the node reaches it as
 	// kube-proxy's node does. Default none.
 	NodeSources []netip.Prefix `json:"nodeSources" yaml:"nodeSources"`
-	// ServiceCIDRs are the IPv4 service CIDRs (kube-proxy's
-	// --service-cluster-ip-range, set by the agent from the top-level
-	// serviceClusterIPRange): traffic to one of their addresses that no
-	// service translates is dropped by one route per CIDR. Without them,
-	// each ClusterIP gets its own drop route for its other ports.
+	// ServiceCIDRs are IPv4 service CIDRs fixed for this renderer: when
+	// set they win over those the processor reports (Node.ServiceCIDRs,
+	// from --service-cluster-ip-range or the cluster's ServiceCIDR
+	// objects), which is how the agent passes its configured ones. Traffic
+	// to an address of a service CIDR that no service translates is
+	// dropped by one route per CIDR; each ClusterIP outside every service
+	// CIDR gets its own drop route for its other ports.
 	ServiceCIDRs []netip.Prefix `json:"-" yaml:"-"`
 }
 

@@ -65,7 +65,7 @@ func RenderNode(node Node, cfg *Config) []vppcfg.Item {
 			items = append(items, &vppcfg.NAT44Interface{Interface: ifName, Role: vppcfg.NAT44Inside})
 		}
 	}
-	items = append(items, renderer.ServiceCIDRDropRoutes(cfg.ServiceCIDRs, renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
+	items = append(items, renderer.ServiceCIDRDropRoutes(serviceCIDRs(node, cfg), renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
 	for _, ifName := range internalFrontendIfs(node, cfg) {
 		if !node.ShortCircuit {
 			break

@@ -1,6 +1,12 @@
 package nat44
 
-import "github.com/vppsvc/vppsvc/model"
+import (
+	"net/netip"
+	"slices"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer"
+)
 
 // Node is the node-wide context a translation depends on, as the processor
 // last reported it.
@@ -19,12 +25,15 @@ type Node struct {
 	// internal frontend interfaces only then, so pod traffic pays for them
 	// only in clusters that use externalTrafficPolicy Local.
 	ShortCircuit bool
+	// ServiceCIDRs are the IPv4 service CIDRs the processor reported
+	// (renderer.FamilyCIDRs); Config.ServiceCIDRs wins over them.
+	ServiceCIDRs []netip.Prefix
 }
 
 // Equal reports whether both contexts are the same.
 func (n Node) Equal(o Node) bool {
 	return n.IPs.Equal(o.IPs) && n.FrontendIfs.Equal(o.FrontendIfs) && n.BackendIfs.Equal(o.BackendIfs) &&
-		n.ShortCircuit == o.ShortCircuit
+		n.ShortCircuit == o.ShortCircuit && slices.Equal(n.ServiceCIDRs, o.ServiceCIDRs)
 }
 
 // FrontendInterfaces returns the frontend interfaces (renderer.NodeContext).
@@ -39,7 +48,8 @@ func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
 
 // nodeOf is the node context of a Resync event.
 func nodeOf(ev *model.ResyncEventData) Node {
-	n := Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs}
+	n := Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs,
+		ServiceCIDRs: renderer.FamilyCIDRs(ev.ServiceCIDRs, renderer.IPv4)}
 	for _, svc := range ev.Services {
 		if needsShortCircuit(svc) {
 			n.ShortCircuit = true

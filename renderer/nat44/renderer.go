@@ -1,6 +1,8 @@
 package nat44
 
 import (
+	"iter"
+	"net/netip"
 	"slices"
 
 	"github.com/sirupsen/logrus"
@@ -11,7 +13,10 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-var _ vppsvc.ServiceRendererAPI = (*Renderer)(nil)
+var (
+	_ vppsvc.ServiceRendererAPI  = (*Renderer)(nil)
+	_ vppsvc.ServiceCIDRRenderer = (*Renderer)(nil)
+)
 
 // Renderer implements vppsvc.ServiceRendererAPI for IPv4 with NAT44-ED. It
 // writes only through its vppcfg.Client. The incremental engine shared by
@@ -81,6 +86,25 @@ func (r *Renderer) UpdateNodePortServices(nodeIPs model.IPAddresses, npServices 
 		}
 		return node, changes
 	})
+}
+
+// UpdateServiceCIDRs re-renders the drop routes for new service CIDRs
+// (vppsvc.ServiceCIDRRenderer): the node's route per CIDR, and the
+// ClusterIP routes of the services whose IPv4 ClusterIPs a CIDR starts or
+// stops covering; no other service is written. With Config.ServiceCIDRs
+// set nothing changes.
+func (r *Renderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
+	return r.ReconfigureSome("update service CIDRs", func(node Node, services iter.Seq[*model.ContivService]) (Node, []renderer.Change) {
+		before := serviceCIDRs(node, &r.cfg)
+		node.ServiceCIDRs = renderer.FamilyCIDRs(cidrs, renderer.IPv4)
+		return node, renderer.ServiceCIDRChanges(before, serviceCIDRs(node, &r.cfg), renderer.IPv4, services)
+	})
+}
+
+// serviceCIDRs are the IPv4 service CIDRs in force: the configured ones,
+// else the reported ones.
+func serviceCIDRs(node Node, cfg *Config) []netip.Prefix {
+	return renderer.EffectiveServiceCIDRs(cfg.ServiceCIDRs, node.ServiceCIDRs)
 }
 
 // UpdateLocalBackendIfs moves the inside role to the new set of backend

@@ -40,7 +40,7 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 	}
 	r.Items = append(r.Items, shortCircuits(svc, frontends, cfg)...)
 	if renderer.Serves(svc, renderer.IPv4) {
-		r.Items = append(r.Items, renderer.ClusterIPDropRoutes(svc, cfg.ServiceCIDRs, renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
+		r.Items = append(r.Items, renderer.ClusterIPDropRoutes(svc, serviceCIDRs(node, cfg), renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
 	}
 	r.Items = renderer.SortItems(r.Items)
 	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4, node.IPs, cfg.NodeSources)

@@ -1,6 +1,6 @@
 // Package clusterfile reads cluster state the way `kubectl get -o yaml` writes
-// it: multi-document YAML or JSON holding Services, EndpointSlices, Nodes and
-// Pods, bare or inside List objects.
+// it: multi-document YAML or JSON holding Services, EndpointSlices, Nodes,
+// Pods and ServiceCIDRs, bare or inside List objects.
 package clusterfile
 
 import (
@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -26,6 +27,10 @@ type Cluster struct {
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Nodes          []*corev1.Node
 	Pods           []*corev1.Pod
+	// ServiceCIDRs are the cluster's service CIDRs (networking.k8s.io/v1):
+	// without a configured service CIDR, traffic to their free addresses is
+	// dropped by one route per CIDR.
+	ServiceCIDRs []*networkingv1.ServiceCIDR
 	// Ignored counts objects of other kinds by kind (ConfigMaps, Deployments,
 	// custom resources…): valid input that plays no part in service proxying.
 	// Callers report them, so that a misspelt kind does not pass unnoticed.
@@ -121,6 +126,8 @@ func (c *Cluster) add(data []byte) error {
 		c.Nodes = append(c.Nodes, o)
 	case *corev1.Pod:
 		c.Pods = append(c.Pods, o)
+	case *networkingv1.ServiceCIDR:
+		c.ServiceCIDRs = append(c.ServiceCIDRs, o)
 	case *corev1.List:
 		for i, item := range o.Items {
 			if err := c.add(item.Raw); err != nil {

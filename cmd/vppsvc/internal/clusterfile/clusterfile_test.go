@@ -27,6 +27,10 @@ items:
   metadata: {name: web-1, namespace: default, labels: {kubernetes.io/service-name: web}}
   addressType: IPv4
   endpoints: [{addresses: [10.1.1.2]}]
+- apiVersion: networking.k8s.io/v1
+  kind: ServiceCIDR
+  metadata: {name: kubernetes}
+  spec: {cidrs: [10.96.0.0/12]}
 ---
 apiVersion: v1
 kind: ConfigMap
@@ -40,6 +44,8 @@ metadata: {name: other}
 	require.Len(t, c.Nodes, 1)
 	require.Len(t, c.EndpointSlices, 1)
 	assert.Equal(t, "web", c.EndpointSlices[0].Labels["kubernetes.io/service-name"])
+	require.Len(t, c.ServiceCIDRs, 1)
+	assert.Equal(t, []string{"10.96.0.0/12"}, c.ServiceCIDRs[0].Spec.CIDRs)
 	assert.Equal(t, map[string]int{"ConfigMap": 1}, c.Ignored)
 }
 

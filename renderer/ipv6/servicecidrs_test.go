@@ -1,0 +1,76 @@
+package ipv6
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/vppsvc/vppsvc/model"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
+	"github.com/vppsvc/vppsvc/vppcfg"
+)
+
+// TestUpdateServiceCIDRs: a change of the reported service CIDRs writes the
+// IPv6 CIDR routes that came or went and nothing of the services (their
+// exclusive cnat VIPs drop their other ports whatever the CIDRs); an IPv4
+// change writes nothing; configured CIDRs win. The result is what a Resync
+// with the new CIDRs renders.
+func TestUpdateServiceCIDRs(t *testing.T) {
+	route := func(p string) vppcfg.Key { return vppcfg.DropRouteKey(pfx(p), 0) }
+	services := func() []*model.ContivService {
+		b := renderertest.WithBackends("", renderertest.Backend("[fd00:1:2::2]:8080"))
+		return []*model.ContivService{renderertest.Service("a", "fd00:96::10", b), renderertest.Service("v4", "10.96.0.10")}
+	}
+	v4, v6, v6b := pfx("10.96.0.0/12"), pfx("fd00:96::/108"), pfx("fd00:97::/112")
+	tests := []struct {
+		name                      string
+		configured, before, after []netip.Prefix
+		want                      string // the commit, "" for none
+	}{
+		{name: "first CIDR", after: []netip.Prefix{v6},
+			want: "txn put=" + keyList(route("fd00:96::/108")) + " del=[]"},
+		{name: "replaced", before: []netip.Prefix{v6}, after: []netip.Prefix{v6b},
+			want: "txn put=" + keyList(route("fd00:97::/112")) + " del=" + keyList(route("fd00:96::/108"))},
+		{name: "last CIDR gone", before: []netip.Prefix{v4, v6}, after: []netip.Prefix{v4},
+			want: "txn put=[] del=" + keyList(route("fd00:96::/108"))},
+		{name: "IPv4 only", before: []netip.Prefix{v6}, after: []netip.Prefix{v4, v6}},
+		{name: "configured wins", configured: []netip.Prefix{v6}, before: nil, after: []netip.Prefix{v6b}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.ServiceCIDRs = tt.configured
+			c := renderertest.NewClient(Name, checkIPv6)
+			r, err := New(c, cfg, nil)
+			must(t, err)
+			ev := resyncEvent(testNode(), services()...)
+			ev.ServiceCIDRs = tt.before
+			must(t, r.Resync(ev))
+			c.TakeCommits()
+
+			must(t, r.UpdateServiceCIDRs(tt.after))
+			if tt.want == "" {
+				mustCommits(t, c)
+			} else {
+				mustCommits(t, c, tt.want)
+			}
+
+			fresh := renderertest.NewClient(Name)
+			r2, err := New(fresh, cfg, nil)
+			must(t, err)
+			ev = resyncEvent(testNode(), services()...)
+			ev.ServiceCIDRs = tt.after
+			must(t, r2.Resync(ev))
+			if got, want := keyList(keysOf(c.Items())...), keyList(keysOf(fresh.Items())...); got != want {
+				t.Fatalf("after the update: %s\na Resync with the new CIDRs: %s", got, want)
+			}
+		})
+	}
+}
+
+func keysOf(items []vppcfg.Item) []vppcfg.Key {
+	out := make([]vppcfg.Key, len(items))
+	for i, it := range items {
+		out[i] = it.Key()
+	}
+	return out
+}
