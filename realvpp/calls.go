@@ -68,6 +68,11 @@ func (a *countingAdapter) GetMsgID(msgName, msgCrc string) (uint16, error) {
 }
 
 func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
+	// Counted once written to VPP's socket: a send into the socket of a
+	// VPP that died is no call VPP received.
+	if err := a.VppAPI.SendMsg(context, data); err != nil {
+		return err
+	}
 	if len(data) >= 2 {
 		a.mu.Lock()
 		name, ok := a.names[binary.BigEndian.Uint16(data)]
@@ -76,7 +81,7 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 			a.counts.add(name)
 		}
 	}
-	return a.VppAPI.SendMsg(context, data)
+	return nil
 }
 
 // Conversions to binapi types.

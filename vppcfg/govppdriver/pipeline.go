@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"reflect"
 	"slices"
 	"sync"
+	"syscall"
 
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/core"
@@ -66,10 +69,19 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 				break
 			}
 			if err := stream.SendMsg(c.req); err != nil {
-				// Nothing reached VPP for this call (unknown message, encode
-				// error or no connection); the others still go.
+				// Nothing reached VPP for this call. After an unknown
+				// message or an encode error the others still go; once the
+				// socket is broken (VPP died, before govpp's health check
+				// reports it) every later send would fail the same way, so
+				// the rest of the pass is not tried.
 				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
 				d.count(c.req.GetMessageName(), true)
+				if connectionBroken(err) {
+					failAll(chunk[j+1:], c.err)
+					failAll(calls[start+len(chunk):], c.err)
+					stopped = true
+					break
+				}
 				continue
 			}
 			sent = append(sent, c)
@@ -98,6 +110,15 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 			return
 		}
 	}
+}
+
+// connectionBroken tells a send error of the connection itself (govpp no
+// longer connected, a closed or reset socket) from one of the message.
+func connectionBroken(err error) bool {
+	var opErr *net.OpError
+	return errors.Is(err, core.ErrNotConnected) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.As(err, &opErr)
 }
 
 func failAll(calls []*call, err error) {
