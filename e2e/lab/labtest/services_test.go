@@ -217,7 +217,13 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 			// node does, and not others.
 			node := fromHost(l.Nodes[0])
 			reachAll(t, node, netexec.ProtoHTTP, hostPort(lbIP(nodeRanged, f), 80), names(backends))
-			unreachable(t, node, hostPort(lbIP(svc, f), 80))
+			t.Run("node outside the ranges", func(t *testing.T) {
+				if f == corev1.IPv6Protocol {
+					// The lab runs IPv6 with hairpinSNAT: hairpin-only.
+					t.Skip("with hairpinSNAT: hairpin-only, cnat-input-ip6 translates this node's own traffic before the input ACL, so loadBalancerSourceRanges do not stop the node (docs/renderer-ipv6.md, hairpin-only's price)")
+				}
+				unreachable(t, node, hostPort(lbIP(svc, f), 80))
+			})
 		})
 	}
 }
