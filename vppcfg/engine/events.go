@@ -33,7 +33,14 @@ func (r *Reconciler) handleEvent(ctx context.Context, ev driverapi.Event) {
 		r.resyncAt = time.Now() // not after a backoff from failures while disconnected
 		return
 	case driverapi.EventDisconnected:
-		log.Warn("disconnected from VPP")
+		log.Warn("disconnected from VPP: nothing is applied until the next connection's resync")
+		// VPP may come back as a new process before the connection's
+		// event reaches this loop; a pass from the applied view of the old
+		// process (a retry, a commit) would then write to the new one
+		// beside the resync's writes, or fail there for a plugin not yet
+		// enabled.
+		r.disconnected = true
+		r.requestResync(false)
 		return
 	}
 	if !r.synced {

@@ -29,6 +29,9 @@ type fakeDriver struct {
 	fail   func(op driverapi.Op) error
 	events chan driverapi.Event
 	calls  int
+	// noDump makes Dump fail as over a lost connection (Apply still
+	// works: a restarted VPP reachable before its connection event).
+	noDump bool
 }
 
 func newFakeDriver(ifNames ...string) *fakeDriver {
@@ -91,6 +94,9 @@ func (f *fakeDriver) Dump(ctx context.Context) (*driverapi.State, error) {
 	ifs, _ := f.Interfaces(ctx)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.noDump {
+		return nil, driverapi.ErrNotConnected
+	}
 	st := &driverapi.State{Interfaces: ifs, Unobservable: map[vppcfg.Kind]bool{}}
 	for _, k := range core.SortedKeys(f.objs) {
 		o := f.objs[k]

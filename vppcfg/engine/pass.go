@@ -14,6 +14,11 @@ import (
 // not waiting for a retry. Unless a full pass is due, it diffs only the keys
 // changed by commits and the keys whose retry is due. Called with mu held.
 func (r *Reconciler) pass(ctx context.Context) {
+	if r.disconnected {
+		// What changed stays dirty; the next connection's resync passes
+		// over everything anyway.
+		return
+	}
 	r.passing.Add(1)
 	defer r.passing.Add(-1)
 	now := time.Now()

@@ -101,7 +101,10 @@ type loopState struct {
 	kick chan struct{}
 	// needResync asks for a full dump; forgetUnobserved drops what the layer
 	// believed about objects it cannot dump (after a reconnect).
-	needResync       bool
+	needResync bool
+	// disconnected holds every pass from the connection's loss until the
+	// resync of the next connection (handleEvent).
+	disconnected     bool
 	forgetUnobserved bool
 	resyncAt         time.Time
 	resyncFailures   int

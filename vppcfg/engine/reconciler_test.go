@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -467,4 +468,46 @@ func TestFailedLocalStepStaysToDo(t *testing.T) {
 	require.Eventually(t, func() bool { return state(t, r, want.Key()) == StateApplied }, 2*time.Second, time.Millisecond)
 	assert.Equal(t, []string{"add-local nat44-lb-mapping/10.96.0.10:80/tcp 10.1.1.3:8080"}, f.takeLog(), "only the failed step is retried")
 	assert.Contains(t, f.dump(), "10.1.1.3:8080")
+}
+
+// TestNothingAppliedBetweenLossAndResync: after the connection is lost,
+// neither a commit nor a due retry writes anything until the next
+// connection's resync, which then writes each missing item once. (A real
+// VPP killed during a cold sync came back before its connection event, and
+// the retries of the killed pass, planned from the dead VPP's state, were
+// written to it beside the resync's writes.)
+func TestNothingAppliedBetweenLossAndResync(t *testing.T) {
+	f := newFakeDriver("tap0")
+	r := NewReconciler(f, testOptions())
+	c := r.Client("nat44")
+	commit(t, c.ResyncTxn(), global, lb("10.96.0.10:80", "10.1.1.1:8080", "10.1.1.2:8080"))
+	start(t, r)
+	f.takeLog()
+
+	// VPP dies (no dump answers), then restarts empty and takes requests
+	// before its connection event.
+	f.mu.Lock()
+	f.noDump = true
+	f.mu.Unlock()
+	f.events <- driverapi.Event{Type: driverapi.EventDisconnected}
+	require.Eventually(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return r.disconnected }, 2*time.Second, time.Millisecond)
+	f.mu.Lock()
+	f.objs = map[vppcfg.Key]driverapi.Observed{}
+	f.mu.Unlock()
+	commit(t, c.Txn(), lb("10.96.0.11:80", "10.1.1.3:8080"))
+	time.Sleep(50 * time.Millisecond) // retries would be due (RetryMax 20 ms)
+	assert.Empty(t, f.takeLog(), "written while disconnected")
+
+	f.mu.Lock()
+	f.noDump = false
+	f.mu.Unlock()
+	f.events <- driverapi.Event{Type: driverapi.EventConnected, VPPPID: 2}
+	require.Eventually(t, func() bool {
+		st := r.Stats()
+		return st.Applied == 3 && st.Pending == 0 && st.Failed == 0
+	}, 2*time.Second, time.Millisecond)
+	log := f.takeLog()
+	slices.Sort(log)
+	assert.Equal(t, []string{"create nat44-global/global", "create nat44-lb-mapping/10.96.0.10:80/tcp", "create nat44-lb-mapping/10.96.0.11:80/tcp"}, log,
+		"each item once, by the resync")
 }

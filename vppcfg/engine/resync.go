@@ -94,7 +94,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		}
 	}
 	r.acl, r.ifaces = c.acl, st.Interfaces
-	r.needResync, r.forgetUnobserved, r.resyncFailures = false, false, 0
+	r.needResync, r.forgetUnobserved, r.resyncFailures, r.disconnected = false, false, 0, false
 	r.lastPoll = time.Now()
 	// Fresh facts: every failed key may be retried at once.
 	for k := range r.retry.next {
