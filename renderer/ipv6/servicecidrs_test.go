@@ -39,38 +39,9 @@ func TestUpdateServiceCIDRs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig()
 			cfg.ServiceCIDRs = tt.configured
-			c := renderertest.NewClient(Name, checkIPv6)
-			r, err := New(c, cfg, nil)
-			must(t, err)
-			ev := resyncEvent(testNode(), services()...)
-			ev.ServiceCIDRs = tt.before
-			must(t, r.Resync(ev))
-			c.TakeCommits()
-
-			must(t, r.UpdateServiceCIDRs(tt.after))
-			if tt.want == "" {
-				mustCommits(t, c)
-			} else {
-				mustCommits(t, c, tt.want)
-			}
-
-			fresh := renderertest.NewClient(Name)
-			r2, err := New(fresh, cfg, nil)
-			must(t, err)
-			ev = resyncEvent(testNode(), services()...)
-			ev.ServiceCIDRs = tt.after
-			must(t, r2.Resync(ev))
-			if got, want := keyList(keysOf(c.Items())...), keyList(keysOf(fresh.Items())...); got != want {
-				t.Fatalf("after the update: %s\na Resync with the new CIDRs: %s", got, want)
-			}
+			newRenderer := func(c vppcfg.Client) (renderertest.CIDRRenderer, error) { return New(c, cfg, nil) }
+			event := func() *model.ResyncEventData { return resyncEvent(testNode(), services()...) }
+			renderertest.CheckServiceCIDRUpdate(t, Name, newRenderer, event, tt.before, tt.after, tt.want, checkIPv6)
 		})
 	}
-}
-
-func keysOf(items []vppcfg.Item) []vppcfg.Key {
-	out := make([]vppcfg.Key, len(items))
-	for i, it := range items {
-		out[i] = it.Key()
-	}
-	return out
 }
