@@ -40,6 +40,13 @@ func (a cnatInterfaces) Address(sw uint32, ip6 bool) (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
+// HostEntry is a lookup of a's host prefix in table 0: an interface's own
+// address or a route for exactly that prefix.
+func (a cnatInterfaces) HostEntry(addr netip.Addr) bool {
+	r, via := a.v.bestIn(0, addr)
+	return via == nil && (r.found() || r.drop) && r.prefix.Bits() == addr.BitLen()
+}
+
 func init() {
 	registerPlugin(&plugin{
 		name:     cnatPlugin,

@@ -169,6 +169,13 @@ func (p *Plugin) InterfaceAddressChanged(sw uint32, addr netip.Addr, added bool)
 		}
 		if changed {
 			t.restack()
+			// cnat_if_addr_add_del_backend_cb tracks the path again
+			// without releasing its earlier tracker.
+			for i := range t.paths {
+				if pa := &t.paths[i]; pa.active() && pa.route == nil {
+					pa.route = p.trackRoute(pa.dst.addr)
+				}
+			}
 		}
 	}
 	p.addressChanged(&p.snat.ip4, sw, addr, added)

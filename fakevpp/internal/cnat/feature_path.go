@@ -67,12 +67,12 @@ func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
 	}
 	pa := t.paths[pi]
 	fwd := &session{
-		key:     key,
-		newSrc:  f.Src,
-		newDst:  netip.AddrPortFrom(pa.dst.addr, pa.dst.port),
-		viaLB:   true,
-		tr:      t,
-		trStack: t.stack,
+		key:    key,
+		newSrc: f.Src,
+		newDst: netip.AddrPortFrom(pa.dst.addr, pa.dst.port),
+		viaLB:  true,
+		tr:     t,
+		route:  pa.route,
 	}
 	c.sessRef++ // cnat_client_cnt_session
 	withReturn := t.flags&flagNoReturnSession == 0

@@ -2,6 +2,7 @@ package cnat
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +17,12 @@ import (
 type fakeIfs struct {
 	exists map[uint32]bool
 	addrs  map[uint32][]netip.Addr
+	// hosts are the host routes (/32, /128) of table 0.
+	hosts map[netip.Addr]bool
 }
 
 func newIfs(sws ...uint32) *fakeIfs {
-	f := &fakeIfs{exists: map[uint32]bool{0: true}, addrs: map[uint32][]netip.Addr{}}
+	f := &fakeIfs{exists: map[uint32]bool{0: true}, addrs: map[uint32][]netip.Addr{}, hosts: map[netip.Addr]bool{}}
 	for _, sw := range sws {
 		f.exists[sw] = true
 	}
@@ -35,6 +38,15 @@ func (f *fakeIfs) Address(sw uint32, ip6 bool) (netip.Addr, bool) {
 		}
 	}
 	return netip.Addr{}, false
+}
+
+func (f *fakeIfs) HostEntry(a netip.Addr) bool {
+	for _, as := range f.addrs {
+		if slices.Contains(as, a) {
+			return true
+		}
+	}
+	return f.hosts[a]
 }
 
 func (f *fakeIfs) add(sw uint32, a string) netip.Addr {

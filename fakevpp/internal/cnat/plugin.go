@@ -30,6 +30,11 @@ type Interfaces interface {
 	// ip4_interface_first_address / ip6_interface_first_address return), or
 	// false when sw has none or does not exist.
 	Address(sw uint32, ip6 bool) (netip.Addr, bool)
+	// HostEntry reports whether table 0 holds an entry for a's host prefix
+	// (/32, /128) from another source than cnat: a route, an interface's
+	// own address. Such an entry outlives cnat's path trackers
+	// (README.md#backend-routes).
+	HostEntry(a netip.Addr) bool
 }
 
 // Violation records a request or packet for which real VPP would crash,
@@ -54,8 +59,9 @@ type Plugin struct {
 	// freeIDs is the pool's free list, reused LIFO (README.md#translations-and-clients).
 	translations []*translation
 	freeIDs      []uint32
-	// stacks counts path-tracker generations (translation.stack).
-	stacks uint64
+	// routes are the backends' host entries the path trackers hold, by
+	// address (routes.go).
+	routes map[netip.Addr]*backendRoute
 	// byKey is cnat_translation_db for resolved VIPs: (VIP address, port,
 	// protocol) → ID. Unresolved interface VIPs are never found (see
 	// README.md, "unresolved VIP key").
@@ -96,6 +102,7 @@ func (p *Plugin) reset() {
 	p.byKey = map[trKey]uint32{}
 	p.clients = map[netip.Addr]*client{}
 	p.sessions = map[sessionKey]*session{}
+	p.routes = map[netip.Addr]*backendRoute{}
 	p.seq = 0
 	p.snat = newSnatConfig()
 	p.ports = portAllocator{}

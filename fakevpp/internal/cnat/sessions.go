@@ -54,13 +54,13 @@ type session struct {
 	flags          uint8
 	// viaLB: the entry was made by the VIP path for a new flow and forwards
 	// to the chosen backend's route (cs_lbi); return entries have none.
-	// tr and trStack are the translation and the generation of its paths
-	// that route was taken from (Plugin.released).
-	viaLB   bool
-	tr      *translation
-	trStack uint64
-	ts      *timestamp
-	seq     uint64
+	// tr is the translation it came from, route the backend entry whose
+	// load balance it stored (Plugin.released).
+	viaLB bool
+	tr    *translation
+	route *backendRoute
+	ts    *timestamp
+	seq   uint64
 }
 
 func (s *session) isReturn() bool { return s.flags&sessIsReturn != 0 }

@@ -29,6 +29,9 @@ const (
 type path struct {
 	dst, src endpoint
 	flags    uint8 // flags as sent, with trkActive recomputed
+	// route is the backend's FIB entry the path tracks while active
+	// (routes.go).
+	route *backendRoute
 }
 
 // active is README.md#endpoints: a path is active only when both endpoints are resolved.
@@ -61,10 +64,6 @@ type translation struct {
 	// client is the VIP address the translation is keyed and referenced on;
 	// invalid while the VIP is an unresolved interface.
 	client netip.Addr
-	// stack identifies the generation of the path trackers: every update
-	// releases them all and tracks the new paths (cnat_translation_update),
-	// so the routes that sessions of an older generation stored are gone.
-	stack uint64
 }
 
 // trKey is the cnat_translation_db key of a resolved VIP.
@@ -177,8 +176,10 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 		}
 	}
 	t.flags = flags
-	p.stacks++
-	t.stack = p.stacks
+	// cnat_translation_update releases every tracker before it tracks the
+	// new paths: a backend entry only this translation held goes, even
+	// when the backend stays (README.md#backend-routes).
+	p.releasePaths(t)
 	for i := range paths {
 		p.resolve(&paths[i].src)
 		p.resolve(&paths[i].dst)
@@ -186,6 +187,7 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 	}
 	t.paths = paths
 	t.restack()
+	p.trackPaths(t)
 	return &cnat.CnatTranslationUpdateReply{Retval: rvOK, ID: t.id}
 }
 
@@ -222,6 +224,7 @@ func (p *Plugin) allocID() uint32 {
 
 func (p *Plugin) deleteTranslation(id uint32) {
 	t := p.translations[id]
+	p.releasePaths(t)
 	if t.client.IsValid() {
 		// cnat_remove_translation_from_db deletes the key whatever ID it
 		// holds.
@@ -230,18 +233,6 @@ func (p *Plugin) deleteTranslation(id uint32) {
 	}
 	p.translations[id] = nil
 	p.freeIDs = append(p.freeIDs, id)
-}
-
-// released tells whether s forwards to a route its translation no longer
-// holds: VPP stores a new flow's path as a load-balance index it does not
-// lock (cs_lbi, cnat_node_vip.c), and cnat_translation_update releases
-// every path tracker, so after any update of the translation, or its
-// deletion, the sessions made before forward into a freed DPO.
-func (p *Plugin) released(s *session) bool {
-	if s.tr == nil {
-		return false
-	}
-	return int(s.tr.id) >= len(p.translations) || p.translations[s.tr.id] != s.tr || s.tr.stack != s.trStack
 }
 
 // attachClient keys t on the VIP address a and takes a reference on its

@@ -43,8 +43,8 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 		if p.released(s) {
 			r.Matched = true
 			r.Verdict = Drop
-			r.DropReason = "null-node: blackholed packets (the session's route was released when its translation was updated)"
-			r.step("cnat-vip: found session, but its stored route (cs_lbi) was released by an update of translation %d: blackholed", s.tr.id)
+			r.DropReason = "null-node: blackholed packets (the session's route to its backend was released by a translation update)"
+			r.step("cnat-vip: found session, but the route to %s it stored (cs_lbi) is gone: its last tracker was released by a translation update or delete and no route holds it: blackholed", s.newDst.Addr())
 			return r
 		}
 		return hitResult(s, f, now, r, "cnat-vip")
@@ -90,13 +90,13 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 		}
 	}
 	fwd := &session{
-		key:     key,
-		newSrc:  netip.AddrPortFrom(newSrcAddr, sport),
-		newDst:  newDst,
-		flags:   flags,
-		viaLB:   true,
-		tr:      t,
-		trStack: t.stack,
+		key:    key,
+		newSrc: netip.AddrPortFrom(newSrcAddr, sport),
+		newDst: newDst,
+		flags:  flags,
+		viaLB:  true,
+		tr:     t,
+		route:  pa.route,
 	}
 	c.sessRef++ // the forward entry holds the VIP's FIB entry
 	var rflags uint8
