@@ -26,6 +26,11 @@ const (
 	ProtoUDP   Protocol = 17
 	ProtoICMP6 Protocol = 58
 	ProtoSCTP  Protocol = 132
+	// ProtoExperiment is 253, reserved for experimentation (RFC 3692): VPP
+	// accepts a cnat translation for it and no packet ever matches one, which
+	// makes it the protocol of inert translations (the IPv6 renderer's flow
+	// keepers).
+	ProtoExperiment Protocol = 253
 )
 
 func (p Protocol) String() string {

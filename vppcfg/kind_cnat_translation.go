@@ -157,9 +157,9 @@ func validateCNAT(k Key, v *CNATTranslation) error {
 		return invalid(k, "VIP", "invalid address")
 	}
 	switch v.Protocol {
-	case ProtoTCP, ProtoUDP, ProtoSCTP:
+	case ProtoTCP, ProtoUDP, ProtoSCTP, ProtoExperiment:
 	default:
-		return invalid(k, "Protocol", "%s not supported by cnat translations (tcp, udp, sctp)", v.Protocol)
+		return invalid(k, "Protocol", "%s not supported by cnat translations (tcp, udp, sctp, and 253 for inert ones)", v.Protocol)
 	}
 	if v.LBType > CNATLBMaglev {
 		return invalid(k, "LBType", "unknown type %d", v.LBType)

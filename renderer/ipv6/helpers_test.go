@@ -86,6 +86,27 @@ func xlat(vip string, proto vppcfg.Protocol, paths ...vppcfg.CNATPath) *vppcfg.C
 	return t
 }
 
+// keeper is the flow keeper of a service whose IPv6 ClusterIP is vip.
+func keeper(vip string, dsts ...string) *vppcfg.CNATTranslation {
+	t := &vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(netip.MustParseAddr(vip), 0), Protocol: vppcfg.ProtoExperiment}
+	for _, d := range dsts {
+		t.Paths = append(t.Paths, to(d))
+	}
+	return t
+}
+
+// withoutKeepers returns items without the flow keepers.
+func withoutKeepers(items []vppcfg.Item) []vppcfg.Item {
+	var out []vppcfg.Item
+	for _, it := range items {
+		if t, ok := it.(*vppcfg.CNATTranslation); ok && t.Protocol == keeperProtocol {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
 // realIP marks a translation's VIP as a node address.
 func realIP(t *vppcfg.CNATTranslation) *vppcfg.CNATTranslation { t.IsRealIP = true; return t }
 

@@ -531,11 +531,9 @@ func assertCalls(t *testing.T, v dataplane.Node, want, forbidden string) {
 }
 
 // TestTraceEndpointChangeUpdatesInPlace checks that a new or removed
-// backend is one translation update (cnat keeps the translation's ID) and
-// that new flows only use the new set. Flows already open do not survive
-// it: VPP 25.10's cnat sessions keep a route taken from the translation's
-// paths, which every update releases, so their next packet is blackholed
-// (docs/renderer-ipv6.md, Differences from kube-proxy).
+// backend is an in-place update of the translation (cnat keeps its ID) and
+// of the service's flow keeper, that new flows only use the new set, and
+// that flows already open to a backend that stays keep going.
 func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 	svc := k8sService("scale", "fd00:96::26")
 	e := newEnv(t, cluster{
@@ -548,17 +546,18 @@ func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
 	}
 	e.Node.ResetCalls()
 	e.agent.proc.UpdateEndpointSlice(k8sSlice("scale", remote("fd00:1:2::2"), remote("fd00:1:2::3"), remote("fd00:1:2::4")))
-	if calls := e.Node.Calls(); calls["cnat_translation_update"] != 1 || calls["cnat_translation_del"] != 0 || tracetest.Writes(e.Node) != 1 {
-		t.Fatalf("adding an endpoint sent %v, want one cnat_translation_update", calls)
+	if calls := e.Node.Calls(); calls["cnat_translation_update"] != 2 || calls["cnat_translation_del"] != 0 || tracetest.Writes(e.Node) != 2 {
+		t.Fatalf("adding an endpoint sent %v, want two cnat_translation_updates (the translation and the flow keeper)", calls)
 	}
-	if tr := data(); tr.Verdict != fakevpp.Drop || !strings.Contains(tr.Reason, "blackholed") {
-		t.Fatalf("open flow after the update: %s to %s (%s), want blackholed as on VPP 25.10\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, strings.Join(tr.Steps, "\n"))
+	if tr := data(); tr.Verdict != fakevpp.Forward || tr.Out.Dst != open.Out.Dst {
+		t.Fatalf("open flow after the update: %s to %s (%s), want it kept to %s\n%s", tr.Verdict, tr.Out.Dst, tr.Reason, open.Out.Dst, strings.Join(tr.Steps, "\n"))
 	}
 	e.Check(localPod, protoTCP, "[fd00:96::26]:80", reaches(remote2, remote3, remote4))
 
 	// Remove the open flow's endpoint: new flows never reach it. What the
-	// stale session does now is not asserted: on VPP its route index may
-	// name a re-used load-balance object by then (seen forwarding again).
+	// stale session does now is not asserted: its backend's host entry is
+	// gone, and on VPP its route index may name a re-used load-balance
+	// object by then (seen forwarding again).
 	rest := []discoveryv1.Endpoint{remote("fd00:1:2::4")}
 	for _, a := range []string{"fd00:1:2::2", "fd00:1:2::3"} {
 		if "["+a+"]:8080" != open.Out.Dst.String() {

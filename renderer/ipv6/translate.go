@@ -14,7 +14,8 @@ import (
 //
 //   - Items: one cnat translation per frontend that has a usable backend
 //     (translationFor), load-balancing over the backends its traffic policy
-//     allows (renderer.Backends), sorted by key;
+//     allows (renderer.Backends), and the flow keeper that holds the
+//     backends only one of them tracks (flowKeeper), sorted by key;
 //   - a frontend without a usable backend gets no translation. cnat drops
 //     its packets by itself when the address stays an exclusive VIP, that
 //     is when another frontend of the service on the same address is
@@ -46,6 +47,9 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 		if fe.RealIP || !translated[fe.Addr.Addr()] {
 			denied = append(denied, fe.Frontend)
 		}
+	}
+	if k := flowKeeper(svc, r.Items); k != nil {
+		r.Items = append(r.Items, k)
 	}
 	r.Items = renderer.SortItems(r.Items)
 	r.Rules = renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs, cfg.NodeSources)

@@ -257,10 +257,74 @@ func TestRenderService(t *testing.T) {
 				tt.config(&cfg)
 			}
 			got := RenderService(tt.svc, testNode(), &cfg)
-			assertItems(t, got.Items, renderer.SortItems(tt.want))
+			// Flow keepers have their own table (TestFlowKeeper).
+			assertItems(t, withoutKeepers(got.Items), renderer.SortItems(tt.want))
 			if !slices.Equal(got.Rules, tt.rules) {
 				t.Fatalf("rules:\n  %v\nwant\n  %v", got.Rules, tt.rules)
 			}
+		})
+	}
+}
+
+// TestFlowKeeper: the keeper holds exactly the backend addresses that one
+// translation of the service alone tracks, and exists only when there is
+// one.
+func TestFlowKeeper(t *testing.T) {
+	tests := []struct {
+		name string
+		svc  *model.ContivService
+		want *vppcfg.CNATTranslation // nil: no keeper
+	}{
+		{
+			name: "ClusterIP only: every backend",
+			svc:  service("web", "fd00:96::10", withBackends("", be(local1, "local"), be(remote1))),
+			want: keeper("fd00:96::10", local1, remote1),
+		},
+		{
+			name: "NodePort, policy Cluster: the node-port translations track every backend too",
+			svc:  service("np", "fd00:96::10", withNodePort, withBackends("", be(local1, "local"), be(remote1))),
+		},
+		{
+			name: "NodePort, policy Local: the remote backend is the ClusterIP's alone",
+			svc:  service("np", "fd00:96::10", withNodePort, externalLocal, withBackends("", be(local1, "local"), be(remote1))),
+			want: keeper("fd00:96::10", remote1),
+		},
+		{
+			name: "two ports over the same pods: each backend tracked twice",
+			svc: service("two", "fd00:96::10", withoutDefaultPort,
+				withPort("a", model.ProtocolTCP, 80, 0), withPort("b", model.ProtocolTCP, 81, 0),
+				withBackends("a", be(remote1), be(remote2)), withBackends("b", be(remote1), be(remote2))),
+		},
+		{
+			name: "two ports over different pods: each once",
+			svc: service("two", "fd00:96::10", withoutDefaultPort,
+				withPort("a", model.ProtocolTCP, 80, 0), withPort("b", model.ProtocolTCP, 81, 0),
+				withBackends("a", be(remote1)), withBackends("b", be(remote2))),
+			want: keeper("fd00:96::10", remote1, remote2),
+		},
+		{
+			name: "no endpoint: no translation, no keeper",
+			svc:  service("empty", "fd00:96::10"),
+		},
+		{
+			name: "IPv4-only service: nothing",
+			svc:  service("v4", "10.96.0.10", withBackends("", be("10.1.2.2:8080"))),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testConfig()
+			var got []vppcfg.Item
+			for _, it := range RenderService(tt.svc, testNode(), &cfg).Items {
+				if tr, ok := it.(*vppcfg.CNATTranslation); ok && tr.Protocol == keeperProtocol {
+					got = append(got, it)
+				}
+			}
+			var want []vppcfg.Item
+			if tt.want != nil {
+				want = append(want, tt.want)
+			}
+			assertItems(t, got, want)
 		})
 	}
 }

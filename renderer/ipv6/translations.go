@@ -97,3 +97,60 @@ func uniquePaths(paths []vppcfg.CNATPath) []vppcfg.CNATPath {
 	}
 	return out
 }
+
+// keeperProtocol is the protocol of flow keepers: cnat accepts a
+// translation for 253 but keys no packet of it (cnat_session_make_key knows
+// TCP, UDP, SCTP and ICMP only), so a keeper never translates anything.
+const keeperProtocol = vppcfg.ProtoExperiment
+
+// flowKeeper returns the service's flow keeper, or nil when it needs none.
+//
+// A cnat session forwards through the load balance of its backend's host
+// entry, which cnat's path tracker adds when no other source holds it; a
+// translation update releases every tracker before it tracks the new paths,
+// so an entry that one translation alone held goes, with the load balance
+// the open flows stored (docs/renderer-ipv6.md, "Open flows across endpoint
+// changes"). The keeper is a second, inert translation tracking every
+// backend address the service's translations track once only: whichever of
+// the two VPP updates first, the other still holds the backends both keep,
+// so their open flows survive any endpoint change. Its VIP is the service's
+// IPv6 ClusterIP with port 0 under keeperProtocol, which no packet matches.
+func flowKeeper(svc *model.ContivService, translations []vppcfg.Item) *vppcfg.CNATTranslation {
+	held := map[netip.Addr]int{}
+	first := map[netip.Addr]netip.AddrPort{}
+	for _, it := range translations {
+		seen := map[netip.Addr]bool{}
+		for _, p := range it.(*vppcfg.CNATTranslation).Paths {
+			a := p.Dst.Addr()
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			if held[a]++; held[a] == 1 {
+				first[a] = p.Dst
+			}
+		}
+	}
+	var paths []vppcfg.CNATPath
+	for a, n := range held {
+		if n == 1 {
+			paths = append(paths, vppcfg.CNATPath{Dst: first[a]})
+		}
+	}
+	vip, ok := clusterIP6(svc)
+	if len(paths) == 0 || !ok {
+		return nil
+	}
+	return &vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: keeperProtocol, Paths: uniquePaths(paths)}
+}
+
+// clusterIP6 is the service's IPv6 ClusterIP: the address every keeper
+// shares with the service's own exclusive VIP.
+func clusterIP6(svc *model.ContivService) (netip.Addr, bool) {
+	for _, ip := range svc.ClusterIPs {
+		if ip.Is6() {
+			return ip, true
+		}
+	}
+	return netip.Addr{}, false
+}

@@ -70,6 +70,11 @@ func writeService(b *strings.Builder, s Service) {
 				fmt.Sprintf("%s dropped by %s drop route (table %d)", r.Prefix, o.Renderer, r.VRF))
 			continue
 		}
+		if t, ok := o.Item.(*vppcfg.CNATTranslation); ok && t.Protocol == vppcfg.ProtoExperiment {
+			writeWrapped(b, "  flow keeper       ", strings.Repeat(" ", 20),
+				fmt.Sprintf("%s %s holds the routes of %d backends, so open flows survive endpoint changes", o.Renderer, o.Item.Key(), len(t.Paths)))
+			continue
+		}
 		writeWrapped(b, "  also              ", strings.Repeat(" ", 20), o.Renderer+" "+o.Item.Key().String())
 	}
 }
