@@ -45,7 +45,7 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 		return append(rules, sctpDenies(svc, f)...)
 	}
 	var fromNode []netip.Prefix
-	if rangesHoldNode(ranges, nodeIPs, f) {
+	if RangesHoldNode(ranges, nodeIPs, f) {
 		for _, fe := range served {
 			if p := HostPrefix(fe.Addr.Addr()); fe.Kind == LoadBalancerFrontend && !slices.Contains(fromNode, p) {
 				fromNode = append(fromNode, p)
@@ -97,9 +97,9 @@ func sctpDenies(svc *model.ContivService, f Family) []vppcfg.ACLRule {
 	return out
 }
 
-// rangesHoldNode tells whether a source range holds one of the node's
+// RangesHoldNode tells whether a source range holds one of the node's
 // addresses of family f.
-func rangesHoldNode(ranges []netip.Prefix, nodeIPs model.IPAddresses, f Family) bool {
+func RangesHoldNode(ranges []netip.Prefix, nodeIPs model.IPAddresses, f Family) bool {
 	for _, ip := range nodeIPs {
 		if !f.Has(ip) {
 			continue

@@ -105,6 +105,16 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	if len(cfg.IPv6.NodeSources) == 0 {
 		cfg.IPv6.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv6, 128)}
 	}
+	// Its pods are its own clients too: each local pod's IPv6 address.
+	if len(cfg.IPv6.LocalClients) == 0 {
+		for _, lp := range plan.LocalPods {
+			for _, ip := range lp.IPs {
+				if ip.Is6() {
+					cfg.IPv6.LocalClients = append(cfg.IPv6.LocalClients, netip.PrefixFrom(ip, 128))
+				}
+			}
+		}
+	}
 	// Reported once the input is known to be usable, so that an error is the
 	// only line a failed run prints.
 	for _, kind := range slices.Sorted(maps.Keys(c.Ignored)) {

@@ -46,6 +46,15 @@ type Config struct {
 	// hold a node IP admits them, so that the node reaches it as
 	// kube-proxy's node does. Default none.
 	NodeSources []netip.Prefix `json:"nodeSources" yaml:"nodeSources"`
+	// LocalClients are this node's IPv6 pod CIDRs. With them (or
+	// NodeSources), an externalTrafficPolicy: Local service without an
+	// endpoint on this node still serves this node's pods and the node
+	// itself from every endpoint of the cluster through its node ports,
+	// external IPs and LoadBalancer IPs, as kube-proxy does, while clients
+	// from anywhere else are dropped. Without either, such frontends drop
+	// every client (docs/renderer-ipv6.md, "externalTrafficPolicy: Local
+	// from inside the cluster"). Default none.
+	LocalClients []netip.Prefix `json:"localClients" yaml:"localClients"`
 
 	// ACLShards is the number of filter ACLs (1–256) that hold the
 	// renderer's filter rules, each service's rules in the shard its ID

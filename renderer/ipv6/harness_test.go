@@ -154,6 +154,7 @@ func testConfig() ipv6.Config {
 	cfg := ipv6.DefaultConfig()
 	cfg.SNATAddress = nodeIP6
 	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 128)}
+	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("fd00:1:1::/64")}
 	return cfg
 }
 

@@ -51,7 +51,10 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 			return RenderService(svc, node, &r.cfg)
 		},
 		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(node, &r.cfg) },
-		Warn:       warnSCTP,
+		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {
+			warnSCTP(log, old, svc)
+			r.warnUnreachableFromPods(log, old, svc)
+		},
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +120,37 @@ func (r *Renderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
 // are skipped.
 func warnSCTP(log logrus.FieldLogger, old, svc *model.ContivService) {
 	renderer.WarnSCTP(log, renderer.IPv6, old, svc, "not translated by cnat over IPv6")
+}
+
+// warnUnreachableFromPods logs, when a service becomes so, an
+// externalTrafficPolicy: Local service with IPv6 external frontends and no
+// usable endpoint on this node, on a node whose configuration names
+// neither its pods nor its kernel's sources (Config.LocalClients,
+// NodeSources): its node ports, external IPs and LoadBalancer IPs then drop
+// this node's pods and the node itself, where kube-proxy sends them to
+// every endpoint of the cluster.
+func (r *Renderer) warnUnreachableFromPods(log logrus.FieldLogger, old, svc *model.ContivService) {
+	unreachable := func(s *model.ContivService) bool {
+		if s == nil || len(r.cfg.ownClients()) > 0 || s.ExternalTrafficPolicy != model.TrafficPolicyLocal {
+			return false
+		}
+		if _, ok := clusterIP6(s); !ok {
+			return false
+		}
+		// Only NodePort and LoadBalancer services may set the policy, so
+		// every port has external frontends.
+		for _, p := range s.Ports {
+			external := renderer.Frontend{Kind: renderer.NodePortFrontend, PortName: p.Name}
+			cluster := renderer.Frontend{Kind: renderer.ClusterIPFrontend, PortName: p.Name}
+			if len(renderer.Backends(s, external, renderer.IPv6)) == 0 && len(renderer.Backends(s, cluster, renderer.IPv6)) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	if unreachable(svc) && !unreachable(old) {
+		log.WithField("service", svc.ID.String()).Warning("externalTrafficPolicy Local without an IPv6 endpoint on this node: its node ports, external IPs and LoadBalancer IPs are unreachable from this node's pods and the node itself; set localClients and nodeSources to serve them from every endpoint (docs/renderer-ipv6.md)")
+	}
 }
 
 // symmetricDifference returns the addresses in exactly one of a and b.

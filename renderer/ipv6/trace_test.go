@@ -197,7 +197,7 @@ func TestTraceExternalTrafficPolicyLocal(t *testing.T) {
 	e := newEnv(t, cluster{
 		services: []*corev1.Service{
 			k8sService("with-local", "fd00:96::16", loadBalancer(30082, "2001:db8:1b::16"), etpLocal),
-			k8sService("no-local", "fd00:96::17", loadBalancer(30083, "2001:db8:1b::17"), etpLocal),
+			k8sService("no-local", "fd00:96::17", loadBalancer(30083, "2001:db8:1b::17"), externalIPs("2001:db8:e::17"), etpLocal),
 		},
 		slices: []*discoveryv1.EndpointSlice{
 			k8sSlice("with-local", local("fd00:1:1::2"), local("fd00:1:1::3"), remote("fd00:1:2::2")),
@@ -213,13 +213,39 @@ func TestTraceExternalTrafficPolicyLocal(t *testing.T) {
 		// The ClusterIP keeps every endpoint (internalTrafficPolicy Cluster).
 		e.Check(localPod, protoTCP, "[fd00:96::16]:80", reaches(pod2, pod3, remote2).SNATTo(pod2, pod3))
 	})
-	t.Run("without local endpoints: external frontends drop, the ClusterIP serves", func(t *testing.T) {
-		e.forEachClient(t, func(cl client) {
-			e.Check(cl, protoTCP, "[2001:db8:1b::17]:80", dropped)
-			e.Check(cl, protoTCP, "[fd00:16::1]:30083", dropped)
-		})
+	t.Run("without local endpoints: this node's pods and the node reach every endpoint, other clients are dropped", func(t *testing.T) {
+		// kube-proxy sends the node's own clients of an external frontend
+		// to every endpoint of the cluster and drops the others.
+		for _, cl := range []client{localPod, theNode} {
+			for _, fe := range []string{"[2001:db8:1b::17]:80", "[2001:db8:e::17]:80", "[fd00:16::1]:30083"} {
+				e.Check(cl, protoTCP, fe, reaches(remote2, remote3))
+			}
+		}
+		for _, cl := range []client{remotePod, external} {
+			for _, fe := range []string{"[2001:db8:1b::17]:80", "[2001:db8:e::17]:80", "[fd00:16::1]:30083"} {
+				e.Check(cl, protoTCP, fe, dropped)
+			}
+		}
 		e.Check(localPod, protoTCP, "[fd00:96::17]:80", reaches(remote2, remote3))
 	})
+}
+
+// TestTraceExternalTrafficPolicyLocalWithoutOwnClients: a node whose
+// configuration names neither its pods nor its kernel's sources cannot tell
+// them from the uplink's clients, so an externalTrafficPolicy: Local
+// service without a local endpoint drops them all (docs/renderer-ipv6.md).
+func TestTraceExternalTrafficPolicyLocalWithoutOwnClients(t *testing.T) {
+	cfg := testConfig()
+	cfg.NodeSources, cfg.LocalClients = nil, nil
+	e := newEnvWith(t, agentOptions{cfg: cfg}, cluster{
+		services: []*corev1.Service{k8sService("no-local", "fd00:96::17", loadBalancer(30083, "2001:db8:1b::17"), etpLocal)},
+		slices:   []*discoveryv1.EndpointSlice{k8sSlice("no-local", remote("fd00:1:2::2"), remote("fd00:1:2::3"))},
+	})
+	e.forEachClient(t, func(cl client) {
+		e.Check(cl, protoTCP, "[2001:db8:1b::17]:80", dropped)
+		e.Check(cl, protoTCP, "[fd00:16::1]:30083", dropped)
+	})
+	e.Check(localPod, protoTCP, "[fd00:96::17]:80", reaches(remote2, remote3))
 }
 
 func TestTraceInternalTrafficPolicyLocal(t *testing.T) {

@@ -23,24 +23,38 @@ import (
 //     in cnat). Otherwise cnat would not see the packets at all, or, on a
 //     node IP, would hand them to the host, so they are denied by a filter
 //     rule;
-//   - Rules: those denies and the loadBalancerSourceRanges of its
-//     LoadBalancer frontends (renderer.FilterRules), which go into the
-//     service's filter shard.
+//   - an external frontend of an externalTrafficPolicy: Local service
+//     without a local endpoint serves the node's own clients from the
+//     cluster-wide set when the configuration names them (ownClientsOnly);
+//   - Rules: those denies, the loadBalancerSourceRanges of its
+//     LoadBalancer frontends (renderer.FilterRules), and the filter that
+//     keeps other clients off the frontends served to the node's own
+//     (ownClientsRules), which go into the service's filter shard.
 //
 // A service without an IPv6 ClusterIP, SCTP ports and IPv4 addresses yield
 // nothing. The node-wide items the service relies on come from RenderNode.
 func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	var r renderer.Rendering
-	var served, unserved []Frontend
+	var served, unserved, ownOnly []Frontend
 	translated := map[netip.Addr]bool{} // addresses that stay cnat VIPs
 	for _, fe := range Frontends(svc, node.IPs) {
-		if t := translationFor(svc, fe, renderer.Backends(svc, fe.Frontend, renderer.IPv6), cfg); t != nil {
-			r.Items = append(r.Items, t)
-			served = append(served, fe)
-			translated[fe.Addr.Addr()] = true
-		} else {
-			unserved = append(unserved, fe)
+		backends := renderer.Backends(svc, fe.Frontend, renderer.IPv6)
+		own := ownClientsOnly(svc, fe, cfg)
+		if own {
+			backends = ownClientsBackends(svc, fe)
 		}
+		t := translationFor(svc, fe, backends, cfg)
+		switch {
+		case t != nil && own:
+			ownOnly = append(ownOnly, fe)
+		case t != nil:
+			served = append(served, fe)
+		default:
+			unserved = append(unserved, fe)
+			continue
+		}
+		r.Items = append(r.Items, t)
+		translated[fe.Addr.Addr()] = true
 	}
 	var denied []renderer.Frontend
 	for _, fe := range unserved {
@@ -52,7 +66,11 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 		r.Items = append(r.Items, k)
 	}
 	r.Items = renderer.SortItems(r.Items)
-	r.Rules = renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs, cfg.NodeSources)
+	r.Rules = append(ownClientsRules(svc, ownOnly, node.IPs, cfg),
+		renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs, cfg.NodeSources)...)
+	if len(r.Rules) == 0 {
+		r.Rules = nil
+	}
 	return r
 }
 

@@ -127,6 +127,12 @@ func TestNodePort(t *testing.T) {
 			}
 			unreachable(t, ext, hostPort(nodeIP(b, f), local.Spec.Ports[0].NodePort))
 		})
+		t.Run(famName(f)+"/Local from a pod of a node without an endpoint", func(t *testing.T) {
+			// kube-proxy sends a node's own pods to every endpoint of an
+			// eTP Local service, also where the node has none of them.
+			pod := everywhere[1] // on b, which runs no "local" pod
+			reachAll(t, fromPod(pod), netexec.ProtoHTTP, hostPort(nodeIP(b, f), local.Spec.Ports[0].NodePort), names(onlyA))
+		})
 		t.Run(famName(f)+"/healthCheckNodePort", func(t *testing.T) {
 			// What a cloud load balancer asks each node: 200 and the local
 			// endpoint count where one is, 503 where none is.

@@ -111,6 +111,14 @@ func Run(ctx context.Context, opts Options) error {
 	// The node's kernel sends from its host-link addresses (the node IPs
 	// are VPP's): its own traffic, for loadBalancerSourceRanges that hold
 	// the node.
+	// Its pods are its own clients too (localClients): an
+	// externalTrafficPolicy: Local service without an endpoint here still
+	// serves them from every endpoint, as kube-proxy does.
+	for _, c := range opts.Node.PodCIDRs() {
+		if c.Addr().Is6() {
+			cfg.IPv6.LocalClients = append(cfg.IPv6.LocalClients, c)
+		}
+	}
 	for _, ip := range opts.Node.HostIPs() {
 		if ip.Is4() {
 			cfg.NAT44.NodeSources = append(cfg.NAT44.NodeSources, netip.PrefixFrom(ip, 32))
