@@ -47,6 +47,8 @@ func (p Protocol) String() string {
 		return "icmp6"
 	case ProtoSCTP:
 		return "sctp"
+	case ProtoExperiment:
+		return "exp1" // VPP's name for 253, which its CLI parses
 	}
 	return "proto" + strconv.Itoa(int(p))
 }

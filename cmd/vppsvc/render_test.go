@@ -298,8 +298,8 @@ spec:
       10.1.2.2:8080            node-b     ready
       [fd00:1:1::2]:8080       node-a     local, ready
       [fd00:1:2::2]:8080       node-b     ready
-  flow keeper       ipv6 cnat-translation/[fd00:96::10]:0/proto253 holds the routes of 2 backends,
-                    so open flows survive endpoint changes
+  flow keeper       ipv6 cnat-translation/[fd00:96::10]:0/exp1 holds the routes of 2 backends, so
+                    open flows survive endpoint changes
   other ports       10.96.0.10/32 dropped by nat44 drop route (table 0)
 `,
 		},

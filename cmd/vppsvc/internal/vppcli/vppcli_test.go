@@ -119,6 +119,8 @@ func TestCNATLines(t *testing.T) {
 		&vppcfg.CNATSnatConfig{SnatIP6: ip("2001:db8:16::1"), Policy: vppcfg.CNATSnatPolicyK8s, ExcludePrefixes: []netip.Prefix{pf("fd00:96::/108")}},
 		&vppcfg.CNATSnatInterface{Interface: "tap-x", Table: vppcfg.CNATSnatPod},
 		&vppcfg.InterfaceFeature{Interface: "tap-x", Arc: "ip6-unicast", Feature: "cnat-snat-ip6"},
+		// A flow keeper: protocol 253 under the name VPP's CLI parses.
+		&vppcfg.CNATTranslation{VIP: ap("[fd00:96::11]:0"), Protocol: vppcfg.ProtoExperiment, Paths: []vppcfg.CNATPath{{Dst: ap("[fd00:1:2::2]:8080")}}},
 	}
 	assert.Equal(t, []string{
 		"set cnat snat-policy addr 2001:db8:16::1",
@@ -127,5 +129,6 @@ func TestCNATLines(t *testing.T) {
 		"set cnat snat-policy if table k8s tap-x",
 		"set interface feature tap-x cnat-snat-ip6 arc ip6-unicast",
 		"cnat translation add proto tcp vip fd00:96::10 80 to ->fd00:1:1::2 8080 to 2001:db8:16::1 0->fd00:1:2::2 8080 maglev  # api: flags alloc-port, flow-hash-config 0x1",
+		"cnat translation add proto exp1 vip fd00:96::11 0 to ->fd00:1:2::2 8080",
 	}, Lines(items))
 }
