@@ -62,7 +62,15 @@ const (
 	ICMP6DestUnreach       uint8 = 1
 	ICMP6TimeExceeded      uint8 = 3
 	ICMP6PortUnreachable   uint8 = 4 // code of ICMP6DestUnreach
+	ICMP4FragNeeded        uint8 = 4 // code of ICMP4DestUnreach
+	ICMP6PacketTooBig      uint8 = 2
 	ICMPTTLExceededTransit uint8 = 0 // code of ICMP4/6TimeExceeded
+)
+
+// Parameter problem types, named in steps.
+const (
+	icmp4ParamProblem uint8 = 12
+	icmp6ParamProblem uint8 = 4
 )
 
 // ICMPErrorAbout is the ICMP (ICMPv6 for IPv6) error that from sends about
@@ -207,6 +215,10 @@ func icmpErrName(proto, typ, code uint8) string {
 		return fmt.Sprintf("dest-unreachable/%d", code)
 	case proto == protoICMP6 && typ == ICMP6TimeExceeded:
 		return fmt.Sprintf("time-exceeded/%d", code)
+	case proto == protoICMP6 && typ == ICMP6PacketTooBig:
+		return "packet-too-big"
+	case proto == protoICMP && typ == icmp4ParamProblem, proto == protoICMP6 && typ == icmp6ParamProblem:
+		return fmt.Sprintf("parameter-problem/%d", code)
 	}
 	return fmt.Sprintf("icmp-error %d/%d", typ, code)
 }
