@@ -91,7 +91,29 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 		return t
 	}
 	t.Verdict, t.Reason = fakevpp.Drop, dropReason(vppTrace)
+	if why := icmpErrorReason(vppTrace); why != "" {
+		t.Reason = why
+	}
 	return t
+}
+
+// icmpErrorReason names where VPP turned the packet into its own ICMP
+// error ("vpp ip4-rewrite → ip4-icmp-error"): the packet's trace goes on
+// with the error's path, whose end is not the packet's. "" when VPP sent
+// none.
+func icmpErrorReason(vppTrace string) string {
+	prev := ""
+	for _, line := range strings.Split(vppTrace, "\n") {
+		m := traceNode.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		if m[1] == "ip4-icmp-error" || m[1] == "ip6-icmp-error" {
+			return fmt.Sprintf("vpp %s → %s (VPP answered with an ICMP error)", prev, m[1])
+		}
+		prev = m[1]
+	}
+	return ""
 }
 
 // localNodes are the graph nodes of delivery to VPP itself (VPP 25.10

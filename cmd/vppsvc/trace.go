@@ -22,7 +22,7 @@ func init() { extraCommands = append(extraCommands, newTraceCommand) }
 type traceFlags struct {
 	clusterFlags
 	src, dst, proto, ingress, flowsFile, output string
-	icmpType, icmpCode                          int
+	icmpType, icmpCode, ttl                     int
 	about                                       string
 	sendAbout                                   bool
 }
@@ -30,7 +30,7 @@ type traceFlags struct {
 func newTraceCommand(log *logrus.Logger) *cobra.Command {
 	f := &traceFlags{}
 	cmd := &cobra.Command{
-		Use:   "trace --src IP[:PORT] --dst IP:PORT [--proto TCP|UDP|SCTP|ICMP] [--icmp-type T --icmp-code C --about 'PROTO SRC -> DST' [--send-about]] [--ingress IF] | --flows FILE",
+		Use:   "trace --src IP[:PORT] --dst IP:PORT [--proto TCP|UDP|SCTP|ICMP] [--ttl N] [--icmp-type T --icmp-code C --about 'PROTO SRC -> DST' [--send-about]] [--ingress IF] | --flows FILE",
 		Short: "Show where a packet to a service goes on one node",
 		Long: `trace programs a fake VPP as render does, then sends packets through it and
 reports the verdict (forward, drop, local), every endpoint the packet may reach,
@@ -52,6 +52,9 @@ its source. With --send-about, trace first sends that packet from its source
 and the error comes back from the endpoint it reached (or from --src, a
 router on the way), quoting it as it arrived there.
 
+--ttl 1 sends a packet VPP would forward with TTL 1: VPP drops it and
+answers with a time exceeded, shown as "vpp sent".
+
 --flows FILE traces a YAML list of flows ("-" reads it from stdin); a bad
 entry is reported by position and name, the others are traced, and the exit
 status is 1 if any entry could not be traced.`,
@@ -66,10 +69,11 @@ status is 1 if any entry could not be traced.`,
 	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP, UDP, SCTP or ICMP (ICMPv6 for IPv6 addresses; vppsvc renders no SCTP port: such flows show where they are dropped)")
 	cmd.Flags().IntVar(&f.icmpType, "icmp-type", 0, "ICMP type (default: echo request, 8; 128 for ICMPv6); error types need --about")
 	cmd.Flags().IntVar(&f.icmpCode, "icmp-code", 0, "ICMP code")
+	cmd.Flags().IntVar(&f.ttl, "ttl", 64, "IPv4 TTL or IPv6 hop limit (1-255); with 1, VPP answers a packet it would forward with a time exceeded")
 	cmd.Flags().StringVar(&f.about, "about", "", "the packet an ICMP error quotes, as its sender saw it: 'PROTO SRC:PORT -> DST:PORT'")
 	cmd.Flags().BoolVar(&f.sendAbout, "send-about", false, "send the --about packet first; the error comes from the endpoint it reached, quoting it as it arrived")
 	cmd.Flags().StringVar(&f.ingress, "ingress", "", "interface the packet enters on (default: inferred from --src)")
-	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about} to trace in one run, - for stdin")
+	cmd.Flags().StringVar(&f.flowsFile, "flows", "", "YAML list of {name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about} to trace in one run, - for stdin")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	return cmd
 }
@@ -96,6 +100,9 @@ type traceResult struct {
 	// ICMP describes an ICMP or ICMPv6 flow: its type, the echo
 	// identifier, or the header an error quotes before and after VPP.
 	ICMP *icmpResult `json:"icmp,omitempty"`
+	// VPPSent is the ICMP error VPP itself sent about the packet, when
+	// one left (a time exceeded for a TTL that ran out).
+	VPPSent *vppSent `json:"vpp_sent,omitempty"`
 	// Error is set, and every other field but Name left empty, when the flow
 	// could not be traced.
 	Error string `json:"-"`
@@ -113,6 +120,14 @@ type icmpResult struct {
 	// it left ("PROTO SRC -> DST", as --about takes it).
 	Quoted    string `json:"quoted,omitempty"`
 	QuotedOut string `json:"quoted_out,omitempty"`
+}
+
+// vppSent is an ICMP error VPP sent about a traced packet.
+type vppSent struct {
+	Name   string `json:"name"`
+	Out    string `json:"out"`    // "src -> dst" as it left
+	Egress string `json:"egress"` // the interface it left by
+	Quoted string `json:"quoted"` // the header it quotes, "PROTO SRC -> DST"
 }
 
 // traceError is the JSON of a flow that could not be traced.
@@ -209,7 +224,7 @@ func writeTrace(w io.Writer, output string, results []traceResult, batch bool) e
 // one from flags.
 func (f *traceFlags) flows(cmd *cobra.Command) ([]flows.Parsed, bool, error) {
 	stdin := cmd.InOrStdin()
-	single := []string{"proto", "ingress", "icmp-type", "icmp-code", "about", "send-about"}
+	single := []string{"proto", "ingress", "ttl", "icmp-type", "icmp-code", "about", "send-about"}
 	if f.flowsFile != "" {
 		if f.src != "" || f.dst != "" {
 			return nil, false, usagef("--flows and --src/--dst are exclusive")
@@ -238,6 +253,9 @@ func (f *traceFlags) flows(cmd *cobra.Command) ([]flows.Parsed, bool, error) {
 	}
 	if cmd.Flags().Changed("icmp-code") {
 		spec.ICMPCode = &f.icmpCode
+	}
+	if cmd.Flags().Changed("ttl") {
+		spec.TTL = &f.ttl
 	}
 	fl, err := spec.Parse()
 	if err != nil {
@@ -280,7 +298,7 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 		return fail(fmt.Errorf("ingress: no interface %q on node %s", ingress, s.plan.Node))
 	}
 	fl.Src = s.kernelSource(fl.Src, ingress, &r)
-	in := fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst}
+	in := fakevpp.Packet{Ingress: ingress, Protocol: fl.Protocol, Src: fl.Src, Dst: fl.Dst, TTL: fl.TTL}
 	if fl.ICMP != nil {
 		r.ICMP = &icmpResult{Type: fl.ICMP.Type, Code: fl.ICMP.Code, Name: flows.ICMPTypeName(fl.Src.Addr().Is6(), fl.ICMP.Type, fl.ICMP.Code)}
 		if quoted != nil {
@@ -320,6 +338,11 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 	}
 	r.Endpoints = slices.Compact(r.Endpoints)
 	r.Steps = append(r.Steps, t.Steps...)
+	if e := t.ICMP; e != nil && e.Verdict == fakevpp.Forward && e.Out.Error != nil {
+		out := e.Out.Error
+		r.VPPSent = &vppSent{Name: flows.ICMPTypeName(e.Out.Src.Addr().Is6(), out.Type, out.Code),
+			Out: e.Out.Src.Addr().String() + " -> " + e.Out.Dst.Addr().String(), Egress: e.Egress, Quoted: formatHeader(out.Inner)}
+	}
 	if t.Verdict == fakevpp.Forward && !t.ReplyOK && t.HasReply() {
 		s.explainLocalReply(r.Steps, t.Out.Src.Addr())
 	}
@@ -463,6 +486,9 @@ func writeTraceText(w io.Writer, r traceResult) {
 	case verdictHost:
 	case string(fakevpp.Drop):
 		fmt.Fprintf(w, "  verdict:   drop (%s)\n", r.Reason)
+		if e := r.VPPSent; e != nil {
+			fmt.Fprintf(w, "  vpp sent:  %s %s via %s, quoting %s\n", e.Name, e.Out, e.Egress, e.Quoted)
+		}
 	case string(fakevpp.Local):
 		fmt.Fprintf(w, "  verdict:   local: addressed to VPP itself as %s\n", r.Out)
 		fmt.Fprintf(w, "  snat:      %t\n", r.SNAT)

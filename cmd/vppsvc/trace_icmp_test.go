@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -165,4 +166,45 @@ func TestTraceICMPErrorAsGiven(t *testing.T) {
 	assert.Equal(t, "forward", got[1].Verdict)
 	assert.Equal(t, "forward", got[2].Verdict, strings.Join(got[2].Steps, "\n"))
 	assert.Equal(t, "TCP 10.1.1.9:41010 -> 10.96.0.31:80", got[2].ICMP.QuotedOut)
+}
+
+// --ttl 1: VPP drops a packet it would forward and answers with a time
+// exceeded from the receiving interface's address (host0's for a pod's
+// tap, unnumbered to it), quoting the packet as the client sent it — NAT44
+// answers before translating; behind cnat the error quotes the translated
+// packet and cnat's session translates it back. On fakevpp and on a real
+// VPP (make test-realvpp).
+func TestTraceTTLExpiry(t *testing.T) {
+	for _, tc := range []struct{ src, dst, from, via string }{
+		{"10.1.1.9", "10.96.0.10:80", "172.30.255.1", "tap-default-client-a1"},
+		{"10.1.1.9", "8.8.8.8:443", "172.30.255.1", "tap-default-client-a1"},
+		{"198.51.100.7", "203.0.113.10:80", "192.168.16.1", "uplink0"},
+		{"fd00:1:1::9", "[fd00:96::15]:80", "fd00:ffff::1", "tap-default-client-a1"},
+		{"fd00:1:1::9", "[2001:db8:99::7]:443", "fd00:ffff::1", "tap-default-client-a1"},
+	} {
+		out, _, err := runCLI(t, onDataPlane(t, "trace", "--src", tc.src, "--dst", tc.dst, "--ttl", "1", "-o", "json")...)
+		require.NoError(t, err, tc.dst)
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &raw))
+		checkContract(t, raw)
+		var r struct {
+			traced
+			VPPSent *vppSent `json:"vpp_sent"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &r))
+		steps := strings.Join(r.Steps, "\n")
+		assert.Equal(t, "drop", r.Verdict, steps)
+		require.NotNil(t, r.VPPSent, steps)
+		assert.Equal(t, "time-exceeded/0", r.VPPSent.Name)
+		client, err := netip.ParseAddrPort(r.Src)
+		require.NoError(t, err)
+		assert.Equal(t, tc.from+" -> "+client.Addr().String(), r.VPPSent.Out, steps)
+		assert.Equal(t, tc.via, r.VPPSent.Egress)
+		assert.Equal(t, "TCP "+r.Src+" -> "+r.Dst, r.VPPSent.Quoted, "quotes the packet as the client sent it")
+	}
+	// TTL 2 is forwarded.
+	out, _, err := runCLI(t, onDataPlane(t, "trace", "--src", "10.1.1.9", "--dst", "10.96.0.10:80", "--ttl", "2", "-o", "json")...)
+	require.NoError(t, err)
+	assert.Contains(t, out, `"verdict": "forward"`)
+	assert.NotContains(t, out, "vpp_sent")
 }

@@ -23,7 +23,7 @@ var traceContract = map[string]string{
 }
 
 // traceExtras may appear besides the contract: for people, not parsers.
-var traceExtras = map[string]string{"src": "string", "dst": "string", "proto": "string", "out": "string", "reason": "string", "icmp": "object"}
+var traceExtras = map[string]string{"src": "string", "dst": "string", "proto": "string", "out": "string", "reason": "string", "icmp": "object", "vpp_sent": "object"}
 
 func jsonType(v any) string {
 	switch v.(type) {
@@ -144,7 +144,7 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 		"flow-3":         `entry 3: proto: want TCP, UDP, SCTP or ICMP, got "GRE"`,
 		"mixed-families": "entry 4: src 10.1.1.9 and dst fd00:96::15 are of different address families",
 		"bad-ingress":    `entry 5: ingress: no interface "eth9" on node node-a`,
-		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about)`,
+		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`,
 	}
 	for i, r := range results {
 		name := r["name"].(string)

@@ -38,6 +38,7 @@ type Spec struct {
 	ICMPCode  *int   `json:"icmp-code,omitempty"`
 	About     string `json:"about,omitempty"`
 	SendAbout bool   `json:"send-about,omitempty"`
+	TTL       *int   `json:"ttl,omitempty"`
 }
 
 // Flow is a parsed, valid flow.
@@ -53,6 +54,9 @@ type Flow struct {
 	// an error; for an error with SendAbout, Src and Dst may be invalid
 	// (not given: the trace fills them in from the quoted packet's trace).
 	ICMP *ICMP
+	// TTL is the IPv4 TTL or IPv6 hop limit the packet is sent with; 0
+	// means the data plane's default (64).
+	TTL uint8
 }
 
 // Parsed is one entry of a flows file: a valid Flow or the reason it is not.
@@ -71,7 +75,7 @@ type Parsed struct {
 var ErrNoFlows = errors.New("flows file: no flows in it (want a list of {name, src, dst, proto, ingress})")
 
 // specFields is the help an unknown field's error gives.
-const specFields = "name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about"
+const specFields = "name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about"
 
 // ParseFile parses a YAML (or JSON) list of flows. Only a file that is not
 // such a list, or an empty one, is an error for the whole file; each entry is
@@ -140,7 +144,7 @@ func entryDecodeError(err error) error {
 	case errors.As(err, &typeErr):
 		want := "a string"
 		switch typeErr.Field {
-		case "icmp-type", "icmp-code":
+		case "icmp-type", "icmp-code", "ttl":
 			want = "a number"
 		case "send-about":
 			want = "true or false"
@@ -167,6 +171,12 @@ func (s Spec) Parse() (Flow, error) {
 	var err error
 	if f.Protocol, err = ParseProtocol(s.Proto); err != nil {
 		return f, err
+	}
+	if s.TTL != nil {
+		if *s.TTL < 1 || *s.TTL > 255 {
+			return f, fmt.Errorf("ttl: %d is not 1-255", *s.TTL)
+		}
+		f.TTL = uint8(*s.TTL)
 	}
 	if f.Protocol == ProtoICMP {
 		return s.parseICMP(f)

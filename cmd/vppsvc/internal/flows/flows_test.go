@@ -97,11 +97,11 @@ func TestParseFileReportsEachBadEntry(t *testing.T) {
 	require.Len(t, got, 8)
 	for i, tc := range []struct{ name, err string }{
 		{"first", ""},
-		{"typo", `unknown field "prto" (fields: name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about)`},
+		{"typo", `unknown field "prto" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`},
 		{"numeric-proto", "proto: want a string, got a number"},
-		{"flow-4", `unknown field "source" (fields: name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about)`},
-		{"flow-5", "want {name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about}, got a string"},
-		{"flow-6", "empty entry: want {name, src, dst, proto, ingress, icmp-type, icmp-code, about, send-about}"},
+		{"flow-4", `unknown field "source" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`},
+		{"flow-5", "want {name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about}, got a string"},
+		{"flow-6", "empty entry: want {name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about}"},
 		{"flow-7", "name: want a string, got an array"},
 		{"last", ""},
 	} {

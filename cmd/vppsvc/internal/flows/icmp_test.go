@@ -102,3 +102,26 @@ func TestICMPTypeName(t *testing.T) {
 		assert.Equal(t, tc.want, ICMPTypeName(tc.ip6, tc.typ, tc.code), "%+v", tc)
 	}
 }
+
+func TestParseTTL(t *testing.T) {
+	for _, tc := range []struct {
+		ttl  *int
+		want uint8
+		err  string
+	}{
+		{nil, 0, ""}, {intp(1), 1, ""}, {intp(255), 255, ""},
+		{intp(0), 0, "ttl: 0 is not 1-255"}, {intp(256), 0, "ttl: 256 is not 1-255"},
+	} {
+		f, err := Spec{Src: "10.1.1.9", Dst: "10.96.0.10:80", TTL: tc.ttl}.Parse()
+		if tc.err != "" {
+			assert.EqualError(t, err, tc.err)
+			continue
+		}
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, f.TTL)
+	}
+	got, err := ParseFile([]byte("- {src: 10.1.1.9, dst: \"10.96.0.10:80\", ttl: 1}\n- {src: 10.1.1.9, dst: \"10.96.0.10:80\", ttl: one}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, uint8(1), got[0].Flow.TTL)
+	assert.EqualError(t, got[1].Err, "ttl: want a number, got a string")
+}
