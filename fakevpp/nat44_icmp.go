@@ -147,8 +147,19 @@ func (n *natState) out2inError(c *pktCtx) {
 			n.translateError(c, nodeOut2In, s, &s.o2i, false)
 		case s.flags&sfTwice != 0 && s.hasI2O && s.i2o.match == key:
 			n.translateError(c, nodeOut2In, s, &s.i2o, false)
-		default:
+		case !n.forwarding:
 			c.drop(nodeOut2In, "no translation: ICMP error matches the inside side of a session")
+		case s.hasI2O && s.i2o.match == key:
+			// With forwarding the fast path translates what matches the
+			// inside flow with it, as for other packets: an error from a
+			// backend behind an outside interface about a packet of a
+			// session made on an outside interface. The quoted header is
+			// rewritten; the outer source is kept, not being the flow's
+			// rewritten source.
+			n.translateError(c, nodeOut2In, s, &s.i2o, false)
+		default:
+			n.deleteSession(c.v, s)
+			c.drop(nodeOut2In, "ICMP error matches no flow of its session: session deleted (translation failed)")
 		}
 		return
 	}

@@ -17,6 +17,9 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 	if output {
 		node = nodeOutput
 	}
+	if !output && natTTL(c, node) {
+		return
+	}
 	if c.pkt.isErr {
 		n.in2outError(c, node, output)
 		return

@@ -12,6 +12,9 @@ import (
 // out2in is nat44-ed-out2in: sessions first, then mappings by external key,
 // forwarding bypass, and drops.
 func (n *natState) out2in(c *pktCtx) {
+	if natTTL(c, nodeOut2In) {
+		return
+	}
 	if c.pkt.isErr {
 		n.out2inError(c)
 		return

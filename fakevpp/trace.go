@@ -26,6 +26,9 @@ type Packet struct {
 	Src, Dst  netip.AddrPort
 	TCPFlags  uint8 // 0 means SYN for TCP
 	EchoReply bool  // ICMP/ICMPv6 only: an echo reply instead of a request
+	// TTL is the IPv4 TTL or IPv6 hop limit; 0 means DefaultTTL. A packet
+	// VPP forwards with TTL 1 is answered with a time exceeded (ttl.go).
+	TTL uint8
 	// Error makes an ICMP/ICMPv6 packet an error message (destination
 	// unreachable, time exceeded …) about the packet in Error.Inner; its
 	// own ports are then 0.
@@ -62,7 +65,15 @@ const (
 	ICMP6DestUnreach       uint8 = 1
 	ICMP6TimeExceeded      uint8 = 3
 	ICMP6PortUnreachable   uint8 = 4 // code of ICMP6DestUnreach
+	ICMP4FragNeeded        uint8 = 4 // code of ICMP4DestUnreach
+	ICMP6PacketTooBig      uint8 = 2
 	ICMPTTLExceededTransit uint8 = 0 // code of ICMP4/6TimeExceeded
+)
+
+// Parameter problem types, named in steps.
+const (
+	icmp4ParamProblem uint8 = 12
+	icmp6ParamProblem uint8 = 4
 )
 
 // ICMPErrorAbout is the ICMP (ICMPv6 for IPv6) error that from sends about
@@ -83,7 +94,10 @@ func (p Packet) String() string { return p.internal().String() }
 
 // internal is the packet as the graph carries it.
 func (p Packet) internal() pkt {
-	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply}
+	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply, ttl: p.TTL}
+	if q.ttl == 0 {
+		q.ttl = DefaultTTL
+	}
 	if p.Error != nil && (p.Protocol == protoICMP || p.Protocol == protoICMP6) {
 		q.isErr, q.errType, q.errCode, q.errFull = true, p.Error.Type, p.Error.Code, p.Error.Full
 		i := p.Error.Inner
@@ -94,7 +108,7 @@ func (p Packet) internal() pkt {
 
 // public is the packet as a Trace reports it, entering on ingress.
 func (p pkt) public(ingress string) Packet {
-	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
+	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply, TTL: p.ttl}
 	if p.isErr {
 		q.Error = &ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
 			Inner: Header{Protocol: p.inner.proto, Src: p.inner.src, Dst: p.inner.dst, TCPFlags: p.inner.tcpFlags, EchoReply: p.inner.echoReply}}
@@ -126,6 +140,20 @@ type Trace struct {
 	ReplyOK   bool   // the reply of Out, entering on Egress, comes back as In.Dst → In.Src
 	Reason    string // why it was dropped
 	Steps     []string
+	// ICMP is the ICMP error VPP itself sent about the packet (a time
+	// exceeded for a TTL that ran out, ttl.go), with what became of it;
+	// nil when VPP sent none.
+	ICMP *SentICMP
+}
+
+// SentICMP is an ICMP error VPP generated about a traced packet: its
+// verdict, the error as it left (or as it was when dropped) and by which
+// interface.
+type SentICMP struct {
+	Verdict Verdict
+	Out     Packet
+	Egress  string
+	Reason  string
 }
 
 // pkt is the packet while it walks the graph. An ICMP error (isErr) has no
@@ -140,6 +168,10 @@ type pkt struct {
 	errCode   uint8
 	errFull   bool // the error quotes the whole packet, not 8 bytes
 	inner     innerHdr
+	ttl       uint8
+	// local marks a packet VPP generated (VNET_BUFFER_F_LOCALLY_ORIGINATED):
+	// ip4-rewrite does not check or decrement its TTL.
+	local bool
 }
 
 // innerHdr is the quoted header of an ICMP error.
@@ -207,6 +239,10 @@ func icmpErrName(proto, typ, code uint8) string {
 		return fmt.Sprintf("dest-unreachable/%d", code)
 	case proto == protoICMP6 && typ == ICMP6TimeExceeded:
 		return fmt.Sprintf("time-exceeded/%d", code)
+	case proto == protoICMP6 && typ == ICMP6PacketTooBig:
+		return "packet-too-big"
+	case proto == protoICMP && typ == icmp4ParamProblem, proto == protoICMP6 && typ == icmp6ParamProblem:
+		return fmt.Sprintf("parameter-problem/%d", code)
 	}
 	return fmt.Sprintf("icmp-error %d/%d", typ, code)
 }
@@ -237,6 +273,7 @@ type pktCtx struct {
 	reason    string
 	done      bool
 	endpoints []netip.AddrPort
+	sent      *SentICMP // an ICMP error VPP generated about the packet
 }
 
 func (c *pktCtx) step(format string, args ...any) {
@@ -333,6 +370,9 @@ func normalise(p Packet) Packet {
 	if p.Protocol != protoICMP && p.Protocol != protoICMP6 {
 		p.EchoReply = false
 	}
+	if p.TTL == 0 {
+		p.TTL = DefaultTTL
+	}
 	return p
 }
 
@@ -389,7 +429,7 @@ func (v *VPP) trace(p Packet) (t Trace) {
 	t.In = in
 	c := &pktCtx{v: v, pkt: in.internal()}
 	defer func() {
-		t.Verdict, t.Reason, t.Steps = c.verdict, c.reason, c.steps
+		t.Verdict, t.Reason, t.Steps, t.ICMP = c.verdict, c.reason, c.steps, c.sent
 		t.Out = c.pkt.public(in.Ingress)
 		t.SNAT = t.Out.Src != in.Src
 		if c.verdict == Forward {
@@ -418,24 +458,36 @@ func (v *VPP) trace(p Packet) (t Trace) {
 		return t
 	}
 	c.step("%s-input %s: %s", c.family(), c.rx.name, c.pkt)
-	g := pipeline()
-	for _, n := range g.input {
+	for _, n := range pipeline().input {
 		if n.run(c); c.done {
 			return t
 		}
 	}
+	v.route(c)
+	return t
+}
+
+// route takes a packet from the FIB lookup on: the lookup nodes (cnat's
+// VIP path), the FIB lookup, ip4-rewrite/ip6-rewrite (the TTL check), the
+// output features of the egress interface; the packet is forwarded unless
+// one of them ended it.
+func (v *VPP) route(c *pktCtx) {
+	g := pipeline()
 	for _, n := range g.lookup {
 		if n.run(c); c.done {
-			return t
+			return
 		}
 	}
 	v.fibNode(c)
 	if c.done {
-		return t
+		return
+	}
+	if rewriteTTL(c); c.done {
+		return
 	}
 	for _, n := range g.output {
 		if n.run(c); c.done {
-			return t
+			return
 		}
 	}
 	// interface-output drops what is sent out of an admin-down interface.
@@ -443,11 +495,10 @@ func (v *VPP) trace(p Packet) (t Trace) {
 	// set down stops receiving, the packet generator does not.
 	if c.tx.adminDown {
 		c.drop("interface-output", c.tx.name+" is admin down")
-		return t
+		return
 	}
 	c.verdict = Forward
 	c.step("%s-output %s: %s", c.family(), c.tx.name, c.pkt)
-	return t
 }
 
 // fibNode is ip4-lookup/ip6-lookup: local delivery, an egress interface, or

@@ -56,13 +56,14 @@ type packet struct {
 	errType, errCode uint8
 	errFull          bool // the whole offending packet is quoted
 	inner            *packet
+	ttl              uint8 // TTL or hop limit; 0 is written as 64
 }
 
 func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
 
 // packetOf is the frame model of a (normalized) fakevpp packet.
 func packetOf(in fakevpp.Packet) packet {
-	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply}
+	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply, ttl: in.TTL}
 	if e := in.Error; e != nil && p.isICMP() {
 		p.isErr, p.errType, p.errCode, p.errFull = true, e.Type, e.Code, e.Full
 		p.inner = &packet{proto: e.Inner.Protocol, src: e.Inner.Src, dst: e.Inner.Dst, tcpFlags: e.Inner.TCPFlags, echoReply: e.Inner.EchoReply}
@@ -72,7 +73,7 @@ func packetOf(in fakevpp.Packet) packet {
 
 // public is p as a fakevpp packet entering on ingress.
 func (p packet) public(ingress string) fakevpp.Packet {
-	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply}
+	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply, TTL: p.ttl}
 	if p.isErr && p.inner != nil {
 		i := p.inner
 		q.Error = &fakevpp.ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
@@ -105,7 +106,7 @@ func encodeIP(p packet) []byte {
 		h[0] = 0x45
 		binary.BigEndian.PutUint16(h[2:], uint16(20+len(l4)))
 		binary.BigEndian.PutUint16(h[4:], 1) // identification
-		h[8] = 64                            // TTL
+		h[8] = ttlOf(p)
 		h[9] = p.proto
 		s4, d4 := src.As4(), dst.As4()
 		copy(h[12:], s4[:])
@@ -118,12 +119,20 @@ func encodeIP(p packet) []byte {
 	h[0] = 0x60
 	binary.BigEndian.PutUint16(h[4:], uint16(len(l4)))
 	h[6] = p.proto
-	h[7] = 64 // hop limit
+	h[7] = ttlOf(p)
 	s16, d16 := src.As16(), dst.As16()
 	copy(h[8:], s16[:])
 	copy(h[24:], d16[:])
 	fillL4Checksum(p.proto, l4, pseudoHeader(src, dst, p.proto, len(l4)))
 	return append(h, l4...)
+}
+
+// ttlOf is the TTL (hop limit) p is sent with: 64 unless it says.
+func ttlOf(p packet) byte {
+	if p.ttl == 0 {
+		return fakevpp.DefaultTTL
+	}
+	return p.ttl
 }
 
 // quoted is what an ICMP error carries of the packet it is about: the IP
@@ -291,7 +300,7 @@ func decodeFrame(frame []byte) (packet, error) {
 		if len(b) < ihl {
 			return packet{}, errNotIP
 		}
-		p.proto = b[9]
+		p.proto, p.ttl = b[9], b[8]
 		s, _ := netip.AddrFromSlice(b[12:16])
 		d, _ := netip.AddrFromSlice(b[16:20])
 		p.src, p.dst = netip.AddrPortFrom(s, 0), netip.AddrPortFrom(d, 0)
@@ -300,7 +309,7 @@ func decodeFrame(frame []byte) (packet, error) {
 		if len(b) < 40 || b[0]>>4 != 6 {
 			return packet{}, errNotIP
 		}
-		p.proto = b[6]
+		p.proto, p.ttl = b[6], b[7]
 		s, _ := netip.AddrFromSlice(b[8:24])
 		d, _ := netip.AddrFromSlice(b[24:40])
 		p.src, p.dst = netip.AddrPortFrom(s, 0), netip.AddrPortFrom(d, 0)

@@ -16,6 +16,7 @@ func TestFrameRoundTrip(t *testing.T) {
 	} {
 		f := encodeFrame(p, mac{2, 0, 0, 0, 0, 1}, mac{2, 0, 0, 0, 0, 2})
 		got, err := decodeFrame(f)
+		p.ttl = ttlOf(p) // sent with 64 when it gives none (TestFrameTTL)
 		if err != nil || got != p {
 			t.Errorf("%+v: decoded %+v, %v", p, got, err)
 		}
@@ -137,7 +138,9 @@ func TestFrameICMPErrorRoundTrip(t *testing.T) {
 	} {
 		f := encodeFrame(p, mac{}, mac{})
 		got, err := decodeFrame(f)
-		if err != nil || !got.isErr || got.errType != p.errType || got.errCode != p.errCode || got.inner == nil || *got.inner != *p.inner || got.src != p.src || got.dst != p.dst {
+		want := *p.inner
+		want.ttl = ttlOf(want) // sent with 64 when it gives none
+		if err != nil || !got.isErr || got.errType != p.errType || got.errCode != p.errCode || got.inner == nil || *got.inner != want || got.src != p.src || got.dst != p.dst {
 			t.Errorf("%+v: decoded %+v (inner %+v), %v", p, got, got.inner, err)
 		}
 		if isEcho(f) {
@@ -147,6 +150,24 @@ func TestFrameICMPErrorRoundTrip(t *testing.T) {
 			if l4 := f[34:]; checksum(l4, 0) != 0 {
 				t.Errorf("ICMP checksum does not verify")
 			}
+		}
+	}
+}
+
+// The TTL (hop limit) is sent as given, 64 when the packet gives none, and
+// decoded back.
+func TestFrameTTL(t *testing.T) {
+	for _, c := range []struct {
+		src, dst  string
+		ttl, want uint8
+	}{
+		{"10.1.1.2:40000", "8.8.8.8:443", 0, 64}, {"10.1.1.2:40000", "8.8.8.8:443", 1, 1},
+		{"[fd00::2]:40000", "[2001:db8::8]:443", 0, 64}, {"[fd00::2]:40000", "[2001:db8::8]:443", 2, 2},
+	} {
+		p := packet{proto: protoUDP, src: netip.MustParseAddrPort(c.src), dst: netip.MustParseAddrPort(c.dst), ttl: c.ttl}
+		got, err := decodeFrame(encodeFrame(p, mac{}, mac{}))
+		if err != nil || got.ttl != c.want {
+			t.Errorf("%s TTL %d: decoded TTL %d, %v; want %d", c.src, c.ttl, got.ttl, err, c.want)
 		}
 	}
 }

@@ -69,7 +69,11 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 	if err != nil {
 		return drop("trace: %v", err)
 	}
-	tx, out, err := n.collect(sent)
+	tx, out, gen, err := n.collect(sent)
+	if gen != nil {
+		// VPP's own ICMP error about the packet (a time exceeded).
+		t.ICMP = &fakevpp.SentICMP{Verdict: fakevpp.Forward, Out: gen.pkt.public(in.Ingress), Egress: gen.iface.name}
+	}
 	switch {
 	case err != nil:
 		return drop("trace: %v", err)
@@ -87,7 +91,29 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 		return t
 	}
 	t.Verdict, t.Reason = fakevpp.Drop, dropReason(vppTrace)
+	if why := icmpErrorReason(vppTrace); why != "" {
+		t.Reason = why
+	}
 	return t
+}
+
+// icmpErrorReason names where VPP turned the packet into its own ICMP
+// error ("vpp ip4-rewrite → ip4-icmp-error"): the packet's trace goes on
+// with the error's path, whose end is not the packet's. "" when VPP sent
+// none.
+func icmpErrorReason(vppTrace string) string {
+	prev := ""
+	for _, line := range strings.Split(vppTrace, "\n") {
+		m := traceNode.FindStringSubmatch(strings.TrimSpace(line))
+		if m == nil {
+			continue
+		}
+		if m[1] == "ip4-icmp-error" || m[1] == "ip6-icmp-error" {
+			return fmt.Sprintf("vpp %s → %s (VPP answered with an ICMP error)", prev, m[1])
+		}
+		prev = m[1]
+	}
+	return ""
 }
 
 // localNodes are the graph nodes of delivery to VPP itself (VPP 25.10
@@ -120,22 +146,35 @@ func (n *Node) inject(rx *pgIface, frame []byte) (string, error) {
 	return n.CLI("show trace max 10")
 }
 
+// generated is an ICMP error VPP sent about a traced packet, and the
+// interface it left by.
+type generated struct {
+	iface *pgIface
+	pkt   packet
+}
+
 // collect reads what the interfaces captured since the last call and
 // returns the frame of the traced flow, if one left: an IP packet of the
 // same protocol (an echo for an echo, an ICMP error for an error), not
-// neighbour discovery or a router advertisement VPP sent on its own.
-func (n *Node) collect(sent packet) (*pgIface, packet, error) {
+// neighbour discovery or a router advertisement VPP sent on its own; and
+// an ICMP error VPP sent about a packet that is not one itself.
+func (n *Node) collect(sent packet) (*pgIface, packet, *generated, error) {
 	var tx *pgIface
 	var out packet
+	var gen *generated
 	for _, ifc := range n.ifaces {
 		frames, err := readPcap(ifc.capture)
 		if err != nil {
-			return nil, packet{}, err
+			return nil, packet{}, nil, err
 		}
 		fresh := frames[min(ifc.seen, len(frames)):]
 		ifc.seen = len(frames)
 		for _, f := range fresh {
 			p, err := decodeFrame(f)
+			if err == nil && gen == nil && !sent.isErr && p.isICMP() && p.isErr {
+				gen = &generated{ifc, p}
+				continue
+			}
 			if err != nil || p.proto != sent.proto || p.isICMP() && p.isErr != sent.isErr || p.isICMP() && !p.isErr && !isEcho(f) {
 				continue
 			}
@@ -144,7 +183,7 @@ func (n *Node) collect(sent packet) (*pgIface, packet, error) {
 			}
 		}
 	}
-	return tx, out, nil
+	return tx, out, gen, nil
 }
 
 // traceNode matches the header of one node's entry in "show trace":

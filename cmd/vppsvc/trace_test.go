@@ -23,7 +23,7 @@ var traceContract = map[string]string{
 }
 
 // traceExtras may appear besides the contract: for people, not parsers.
-var traceExtras = map[string]string{"src": "string", "dst": "string", "proto": "string", "out": "string", "reason": "string"}
+var traceExtras = map[string]string{"src": "string", "dst": "string", "proto": "string", "out": "string", "reason": "string", "icmp": "object", "vpp_sent": "object"}
 
 func jsonType(v any) string {
 	switch v.(type) {
@@ -61,6 +61,15 @@ func checkContract(t *testing.T, flow map[string]any) {
 	assert.Contains(t, []any{"forward", "drop", "local"}, flow["verdict"])
 	var eps []netip.AddrPort
 	for _, e := range flow["endpoints"].([]any) {
+		if flow["proto"] == "ICMP" || flow["proto"] == "ICMPv6" {
+			// ICMP has no ports: endpoints are bare addresses.
+			a, err := netip.ParseAddr(e.(string))
+			if assert.NoError(t, err) {
+				assert.Equal(t, e, a.String())
+				eps = append(eps, netip.AddrPortFrom(a, 0))
+			}
+			continue
+		}
 		ep, err := netip.ParseAddrPort(e.(string))
 		if assert.NoError(t, err) {
 			assert.Equal(t, e, ep.String(), "ip:port, [IPv6]:port")
@@ -132,10 +141,10 @@ func TestTraceBatchWithMalformedFlow(t *testing.T) {
 	require.Len(t, results, 8)
 	errs := map[string]string{
 		"no-port":        `entry 2: dst: "10.96.0.10" has no port (want IP:PORT, or [IPv6]:PORT)`,
-		"flow-3":         `entry 3: proto: want TCP, UDP or SCTP, got "GRE"`,
+		"flow-3":         `entry 3: proto: want TCP, UDP, SCTP or ICMP, got "GRE"`,
 		"mixed-families": "entry 4: src 10.1.1.9 and dst fd00:96::15 are of different address families",
 		"bad-ingress":    `entry 5: ingress: no interface "eth9" on node node-a`,
-		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress)`,
+		"typo":           `entry 7: unknown field "prto" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`,
 	}
 	for i, r := range results {
 		name := r["name"].(string)

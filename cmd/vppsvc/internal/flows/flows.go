@@ -26,23 +26,37 @@ const DefaultSourcePort = 40000
 // measured ("-\n" repeated) takes about 1 s and 440 MiB of allocation.
 const MaxFileSize = 1 << 20
 
-// Spec is a flow as written by the user.
+// Spec is a flow as written by the user. ICMPType, ICMPCode, About and
+// SendAbout are for proto ICMP only (see ICMP).
 type Spec struct {
-	Name    string `json:"name"`
-	Src     string `json:"src"`
-	Dst     string `json:"dst"`
-	Proto   string `json:"proto,omitempty"`
-	Ingress string `json:"ingress,omitempty"`
+	Name      string `json:"name"`
+	Src       string `json:"src"`
+	Dst       string `json:"dst"`
+	Proto     string `json:"proto,omitempty"`
+	Ingress   string `json:"ingress,omitempty"`
+	ICMPType  *int   `json:"icmp-type,omitempty"`
+	ICMPCode  *int   `json:"icmp-code,omitempty"`
+	About     string `json:"about,omitempty"`
+	SendAbout bool   `json:"send-about,omitempty"`
+	TTL       *int   `json:"ttl,omitempty"`
 }
 
 // Flow is a parsed, valid flow.
 type Flow struct {
 	Name     string
 	Src, Dst netip.AddrPort
-	Protocol uint8 // 6 TCP, 17 UDP
+	Protocol uint8 // 6 TCP, 17 UDP, 132 SCTP, 1 ICMP, 58 ICMPv6
 	// Ingress is the interface the packet enters on; empty means "infer it
 	// from the source".
 	Ingress string
+	// ICMP is set for ICMP and ICMPv6 flows. Src and Dst then carry the
+	// echo identifier (EchoID) in both ports for an echo, and port 0 for
+	// an error; for an error with SendAbout, Src and Dst may be invalid
+	// (not given: the trace fills them in from the quoted packet's trace).
+	ICMP *ICMP
+	// TTL is the IPv4 TTL or IPv6 hop limit the packet is sent with; 0
+	// means the data plane's default (64).
+	TTL uint8
 }
 
 // Parsed is one entry of a flows file: a valid Flow or the reason it is not.
@@ -61,7 +75,7 @@ type Parsed struct {
 var ErrNoFlows = errors.New("flows file: no flows in it (want a list of {name, src, dst, proto, ingress})")
 
 // specFields is the help an unknown field's error gives.
-const specFields = "name, src, dst, proto, ingress"
+const specFields = "name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about"
 
 // ParseFile parses a YAML (or JSON) list of flows. Only a file that is not
 // such a list, or an empty one, is an error for the whole file; each entry is
@@ -128,7 +142,14 @@ func entryDecodeError(err error) error {
 	case errors.As(err, &typeErr) && typeErr.Field == "":
 		return fmt.Errorf("want {%s}, got %s", specFields, withArticle(typeErr.Value))
 	case errors.As(err, &typeErr):
-		return fmt.Errorf("%s: want a string, got %s", typeErr.Field, withArticle(typeErr.Value))
+		want := "a string"
+		switch typeErr.Field {
+		case "icmp-type", "icmp-code", "ttl":
+			want = "a number"
+		case "send-about":
+			want = "true or false"
+		}
+		return fmt.Errorf("%s: want %s, got %s", typeErr.Field, want, withArticle(typeErr.Value))
 	}
 	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return fmt.Errorf("unknown field %s (fields: %s)", field, specFields)
@@ -151,6 +172,18 @@ func (s Spec) Parse() (Flow, error) {
 	if f.Protocol, err = ParseProtocol(s.Proto); err != nil {
 		return f, err
 	}
+	if s.TTL != nil {
+		if *s.TTL < 1 || *s.TTL > 255 {
+			return f, fmt.Errorf("ttl: %d is not 1-255", *s.TTL)
+		}
+		f.TTL = uint8(*s.TTL)
+	}
+	if f.Protocol == ProtoICMP {
+		return s.parseICMP(f)
+	}
+	if s.ICMPType != nil || s.ICMPCode != nil || s.About != "" || s.SendAbout {
+		return f, fmt.Errorf("icmp-type, icmp-code, about and send-about need proto ICMP")
+	}
 	if f.Src, err = ParseEndpoint(s.Src, false); err != nil {
 		return f, fmt.Errorf("src: %w", err)
 	}
@@ -163,7 +196,9 @@ func (s Spec) Parse() (Flow, error) {
 	return f, nil
 }
 
-// ParseProtocol accepts TCP, UDP or SCTP in any case; empty means TCP.
+// ParseProtocol accepts TCP, UDP, SCTP or ICMP (ICMPv6 and ICMP6 are
+// other names of it) in any case; empty means TCP. ICMP is ProtoICMP
+// whatever the family: the addresses decide between ICMP and ICMPv6.
 func ParseProtocol(s string) (uint8, error) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
 	case "", "TCP":
@@ -172,8 +207,10 @@ func ParseProtocol(s string) (uint8, error) {
 		return 17, nil
 	case "SCTP":
 		return 132, nil
+	case "ICMP", "ICMPV6", "ICMP6":
+		return ProtoICMP, nil
 	}
-	return 0, fmt.Errorf("proto: want TCP, UDP or SCTP, got %q", s)
+	return 0, fmt.Errorf("proto: want TCP, UDP, SCTP or ICMP, got %q", s)
 }
 
 // ParseEndpoint parses "IP", "IP:PORT", "[IPv6]:PORT" or a bare IPv6

@@ -46,7 +46,7 @@ func TestParseFileKeepsGoodFlowsBesideBadOnes(t *testing.T) {
 	got, err := ParseFile([]byte(`
 - {name: pod-to-web, src: 10.1.1.9, dst: 10.96.0.10:80}
 - {name: dns, src: "10.1.1.9:5353", dst: "10.96.0.53:53", proto: udp, ingress: tap-x}
-- {name: bad-proto, src: 10.1.1.9, dst: 10.96.0.10:80, proto: ICMP}
+- {name: bad-proto, src: 10.1.1.9, dst: 10.96.0.10:80, proto: GRE}
 - {name: mixed, src: 10.1.1.9, dst: "[fd00:96::15]:80"}
 - {src: 10.1.1.9, dst: 10.96.0.10}
 `))
@@ -97,11 +97,11 @@ func TestParseFileReportsEachBadEntry(t *testing.T) {
 	require.Len(t, got, 8)
 	for i, tc := range []struct{ name, err string }{
 		{"first", ""},
-		{"typo", `unknown field "prto" (fields: name, src, dst, proto, ingress)`},
+		{"typo", `unknown field "prto" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`},
 		{"numeric-proto", "proto: want a string, got a number"},
-		{"flow-4", `unknown field "source" (fields: name, src, dst, proto, ingress)`},
-		{"flow-5", "want {name, src, dst, proto, ingress}, got a string"},
-		{"flow-6", "empty entry: want {name, src, dst, proto, ingress}"},
+		{"flow-4", `unknown field "source" (fields: name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about)`},
+		{"flow-5", "want {name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about}, got a string"},
+		{"flow-6", "empty entry: want {name, src, dst, proto, ingress, ttl, icmp-type, icmp-code, about, send-about}"},
 		{"flow-7", "name: want a string, got an array"},
 		{"last", ""},
 	} {
