@@ -130,6 +130,13 @@ func (v *VPP) bestIn(fib uint32, dst netip.Addr) (fibResult, *tableRoute) {
 			best, bestLen = fibResult{egress: ifc, prefix: k.dst}, k.dst.Bits()
 		}
 	}
+	// NAT44-ED's receive entries (the plugin's low source) lose to an API
+	// route of the same /32 and win over any shorter prefix.
+	if bestLen < 32 {
+		if ifc := v.natReceive(fib, dst); ifc != nil {
+			return fibResult{local: ifc, prefix: netip.PrefixFrom(dst, 32)}, nil
+		}
+	}
 	return best, via
 }
 

@@ -57,7 +57,9 @@ type natState struct {
 	byExt                 map[extKey]*mapping
 	byLocal               map[localKey]*mapping
 	resolve               []*resolveRec
-	addrResolve           []*addrResolve // pool addresses taken from interfaces (nat44_ifaddr.go)
+	addrResolve           []*addrResolve           // pool addresses taken from interfaces (nat44_ifaddr.go)
+	regs                  map[natRegKey]*natReg    // receive-entry registrations (nat44_receive.go)
+	receive               map[natReceiveKey]uint32 // receive entries: the interface that added each
 	sessions              pool[session]
 	flows                 map[flowKey]*session
 	affinity              map[affKey]*affinityRec
@@ -69,15 +71,22 @@ func newNATState(v *VPP) any {
 	return n
 }
 
-// reset empties every table; timeouts survive (semantics: disable keeps them).
+// reset empties every table; timeouts and receive-entry registrations
+// survive (semantics: disable keeps them).
 func (n *natState) reset(v *VPP) {
 	for vrf, k := range n.tableLocks {
 		for ; k > 0; k-- {
 			v.unlockTable(vrf)
 		}
 	}
-	t, b := n.timeouts, n.buckets
-	*n = natState{timeouts: t, buckets: b}
+	// Receive-entry registrations survive: what disabling leaves of them
+	// is what VPP leaks (disableReceiveEntries).
+	t, b, regs, receive := n.timeouts, n.buckets, n.regs, n.receive
+	*n = natState{timeouts: t, buckets: b, regs: regs, receive: receive}
+	if n.regs == nil {
+		n.regs = map[natRegKey]*natReg{}
+		n.receive = map[natReceiveKey]uint32{}
+	}
 	n.fibRefs = map[uint32]int{}
 	n.vrfLimits = map[uint32]uint32{}
 	n.tableLocks = map[uint32]int{}
@@ -173,6 +182,7 @@ func natEnableDisable(c *call, req *nat44_ed.Nat44EdPluginEnableDisable) []api.M
 		r.Retval = int32(api.FEATURE_ALREADY_DISABLED)
 		return reply(r)
 	}
+	n.disableReceiveEntries(v)
 	n.reset(v)
 	return reply(r)
 }
@@ -307,14 +317,14 @@ func natInterfaceAddDel(c *call, req *nat44_ed.Nat44InterfaceAddDelFeature) []ap
 	case !n.enabled:
 		r.Retval = int32(api.UNSUPPORTED)
 	case req.IsAdd:
-		r.Retval = n.addRole(sw, inside)
+		r.Retval = n.addRole(v, sw, inside)
 	default:
 		r.Retval = n.delRole(v, sw, inside)
 	}
 	return reply(r)
 }
 
-func (n *natState) addRole(sw uint32, inside bool) int32 {
+func (n *natState) addRole(v *VPP, sw uint32, inside bool) int32 {
 	if n.output(sw) != nil {
 		return int32(api.VALUE_EXIST)
 	}
@@ -330,6 +340,7 @@ func (n *natState) addRole(sw uint32, inside bool) int32 {
 		rec.inside = true
 	} else {
 		rec.outside = true
+		n.registerInterface(v, sw, true)
 	}
 	n.fibRef(0, true)
 	return 0
@@ -341,6 +352,12 @@ func (n *natState) delRole(v *VPP, sw uint32, inside bool) int32 {
 	idx, rec := n.ifaces.find(func(r *natIface) bool { return r.sw == sw })
 	if rec == nil {
 		return int32(api.NO_SUCH_ENTRY)
+	}
+	if !inside {
+		// nat44_ed_del_interface unregisters for the role asked for: when
+		// the quirk below drops an outside role on a request for the
+		// inside one, its receive entries stay.
+		n.registerInterface(v, sw, false)
 	}
 	if rec.inside && rec.outside {
 		if inside {
@@ -404,6 +421,7 @@ func natOutputInterfaceAddDel(c *call, req *nat44_ed.Nat44EdAddDelOutputInterfac
 			break
 		}
 		n.outputs.add(&natIface{sw: sw, inside: true, outside: true})
+		n.registerInterface(v, sw, true)
 		n.fibRef(0, true)
 	default:
 		idx, rec := n.outputs.find(func(r *natIface) bool { return r.sw == sw })
@@ -411,6 +429,7 @@ func natOutputInterfaceAddDel(c *call, req *nat44_ed.Nat44EdAddDelOutputInterfac
 			r.Retval = int32(api.NO_SUCH_ENTRY)
 			break
 		}
+		n.registerInterface(v, sw, false)
 		n.outputs.del(idx)
 		n.fibRef(0, false)
 	}
@@ -474,6 +493,9 @@ func (n *natState) addPoolAddr(v *VPP, a netip.Addr, vrf uint32, twice bool) int
 		n.lockTable(v, vrf)
 	}
 	*list = append(*list, natAddr{addr: a, vrf: vrf})
+	if !twice {
+		n.registerAddr(v, a, true)
+	}
 	return 0
 }
 
@@ -503,6 +525,9 @@ func (n *natState) delPoolAddr(v *VPP, a netip.Addr, twice bool) int32 {
 	l := *list
 	l[i] = l[len(l)-1]
 	*list = l[:len(l)-1]
+	if !twice {
+		n.registerAddr(v, a, false)
+	}
 	return 0
 }
 
@@ -566,6 +591,7 @@ func natInterfaceDeleted(v *VPP, ifc *iface) {
 		}
 	}
 	if idx, rec := n.outputs.find(func(r *natIface) bool { return r.sw == ifc.index }); rec != nil {
+		n.registerInterface(v, ifc.index, false)
 		n.outputs.del(idx)
 		n.fibRef(0, false)
 	}

@@ -331,6 +331,7 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 		n.byLocal[localKey{m.local, m.localPort, m.proto, vrf}] = m
 	}
 	n.byExt[extKey{m.ext, m.extPort, m.proto}] = m
+	n.registerAddr(v, m.ext, true)
 	return 0
 }
 
@@ -383,6 +384,7 @@ func (n *natState) delStaticInternal(v *VPP, a smArgs) int32 {
 	if remove {
 		delete(n.byExt, extKey{a.ext, a.eport, a.proto})
 		n.mappings.del(m.index)
+		n.registerAddr(v, a.ext, false)
 	}
 	return 0
 }
