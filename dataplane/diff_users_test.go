@@ -37,7 +37,9 @@ func TestDiffUserDumps(t *testing.T) {
 	// flags and twice-NAT address of each dump generation.
 	runDifferential(t, "sessions/user-dumps", func(d *diffCase) {
 		nat := natTopology(d)
-		setTimeouts(d, nat, 1, 60, 60, 60)
+		// UDP times out after 3 s: long enough for the dumps before the
+		// wait on a loaded machine (1 s was not), short for the wait.
+		setTimeouts(d, nat, 3, 60, 60, 60)
 		_, err := nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, VrfID: ^uint32(0), Flags: nat_types.NAT_IS_TWICE_NAT,
 			FirstIPAddress: ip4a("192.168.16.200"), LastIPAddress: ip4a("192.168.16.200")})
 		d.Retval("twice-NAT pool 192.168.16.200", err)
@@ -65,8 +67,8 @@ func TestDiffUserDumps(t *testing.T) {
 		userSessionDumps(d, "10.1.1.3 (static)", "10.1.1.3", 0)
 		userSessionDumps(d, "10.1.1.4 (twice-NAT)", "10.1.1.4", 0)
 		userSessionDumps(d, "192.168.16.1 (an outside address)", "192.168.16.1", 0)
-		d.Wait(1500 * time.Millisecond)
-		userSessionDumps(d, "10.1.1.2 1.5 s later: UDP timed out, still listed", "10.1.1.2", 0)
-		users(d, "users 1.5 s later")
+		d.Wait(3500 * time.Millisecond)
+		userSessionDumps(d, "10.1.1.2 3.5 s later: UDP timed out, still listed", "10.1.1.2", 0)
+		users(d, "users 3.5 s later")
 	})
 }
