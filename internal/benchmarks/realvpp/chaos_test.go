@@ -137,37 +137,80 @@ func waitWrites(tb testing.TB, n *rv.Node, writes int) {
 
 // TestChaosRecoveryAsFastAsColdSync: re-applying N items after a VPP
 // restart costs no more than a cold sync of N, plus the time govpp's
-// health check takes to notice the restart (its probe interval). Issue
-// 19 measured 12.9 s against 5 s at 50,000 × 1: requests in flight to the
-// dead VPP each waited out the 10 s reply timeout.
+// health check takes to notice the restart (its probe interval), and
+// exactly the cold sync's writes. Issue 19 measured 12.9 s against 5 s at
+// 50,000 × 1: requests in flight to the dead VPP each waited out the 10 s
+// reply timeout.
+//
+// The times are wall times on a machine other work shares: within one
+// hour of 2026-11-27 the same 50,000 × 1 cold sync took 3.9 s and 13.1 s.
+// So a round whose recovery is over the bound is measured again (up to
+// recoveryRounds rounds, each a cold sync into a fresh VPP and a
+// recovery), and the best recovery is held against the best cold sync: a
+// busy spell may slow either, but not every round.
 func TestChaosRecoveryAsFastAsColdSync(t *testing.T) {
+	const recoveryRounds = 3
 	for _, c := range []struct{ services, eps int }{{5000, 10}, {50000, 1}} {
 		t.Run(fmt.Sprintf("%dx%d", c.services, c.eps), func(t *testing.T) {
 			skipLarge(t, c.services)
 			n := openNode(t)
 			needRestart(t)
-			buildNode(t, n, false)
-			a := startAgent(t, n, ipv4, 0, "uplink0", "host0")
-			defer a.stop()
-			start := time.Now()
-			a.Processor.Resync(snapshot(c.services, c.eps, false, false))
-			a.converge(t)
-			cold := time.Since(start)
-			resyncs := a.Reconciler.Stats().Resyncs
-			killAndRestart(t, n, vppPID(t, n))
-			back := time.Now()
-			waitResync(t, a, resyncs)
-			a.converge(t)
-			recovery := time.Since(back)
-			t.Logf("cold sync %s, recovery after the interfaces came back %s (%.2f×)", cold.Round(time.Millisecond), recovery.Round(time.Millisecond), recovery.Seconds()/cold.Seconds())
-			checkState(t, a, n)
-			// Detection takes up to one probe interval; a shared 2-core
-			// machine varies by a quarter between runs.
-			if limit := cold*5/4 + core.HealthCheckProbeInterval; recovery > limit {
-				t.Errorf("recovery took %s, more than a cold sync (%s) and a health-check probe interval", recovery, cold)
+			var bestCold, bestRecovery time.Duration
+			for round := range recoveryRounds {
+				if round > 0 {
+					if err := n.Restart(); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					buildNode(t, n, false)
+				}
+				cold, coldWrites, recovery, writes := coldThenRecovery(t, n, c.services, c.eps)
+				t.Logf("round %d: cold sync %s (%d writes), recovery after the interfaces came back %s (%.2f×; %d writes)",
+					round+1, cold.Round(time.Millisecond), coldWrites, recovery.Round(time.Millisecond), recovery.Seconds()/cold.Seconds(), writes)
+				if writes != coldWrites {
+					t.Errorf("the recovery wrote %d requests, the cold sync %d", writes, coldWrites)
+				}
+				if round == 0 || cold < bestCold {
+					bestCold = cold
+				}
+				if round == 0 || recovery < bestRecovery {
+					bestRecovery = recovery
+				}
+				// Detection takes up to one probe interval; a shared
+				// 2-core machine varies by a quarter between runs.
+				if bestRecovery <= bestCold*5/4+core.HealthCheckProbeInterval {
+					return
+				}
 			}
+			t.Errorf("best recovery of %d rounds %s, more than the best cold sync (%s) and a health-check probe interval", recoveryRounds, bestRecovery, bestCold)
 		})
 	}
+}
+
+// coldThenRecovery cold-syncs services × eps into n's VPP through a new
+// agent, kills and restarts VPP, and waits for the agent to re-apply
+// everything (checked against VPP). It returns both times and the writes
+// each sent.
+func coldThenRecovery(t *testing.T, n *rv.Node, services, eps int) (cold time.Duration, coldWrites int, recovery time.Duration, writes int) {
+	t.Helper()
+	a := startAgent(t, n, ipv4, 0, "uplink0", "host0")
+	defer a.stop()
+	n.ResetCalls()
+	start := time.Now()
+	a.Processor.Resync(snapshot(services, eps, false, false))
+	a.converge(t)
+	cold = time.Since(start)
+	coldWrites, _ = callCounts(n.Calls())
+	resyncs := a.Reconciler.Stats().Resyncs
+	killAndRestart(t, n, vppPID(t, n))
+	n.ResetCalls()
+	back := time.Now()
+	waitResync(t, a, resyncs)
+	a.converge(t)
+	recovery = time.Since(back)
+	writes, _ = callCounts(n.Calls())
+	checkState(t, a, n)
+	return cold, coldWrites, recovery, writes
 }
 
 // TestChaosKillDuringIncrementalChange: VPP is killed while the agent
