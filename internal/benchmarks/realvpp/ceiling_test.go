@@ -45,6 +45,7 @@ type recorder struct {
 	mu    sync.Mutex
 	names map[uint16]string // message ID → name_crc
 	msgs  [][]byte
+	at    []time.Time // when each of msgs was written
 }
 
 func newRecorder(a adapter.VppAPI) *recorder { return &recorder{VppAPI: a, names: map[uint16]string{}} }
@@ -70,6 +71,7 @@ func (r *recorder) SendMsg(context uint32, data []byte) error {
 	defer r.mu.Unlock()
 	if name, ok := r.names[binary.BigEndian.Uint16(data)]; ok && !isReadOnly(name) {
 		r.msgs = append(r.msgs, append([]byte(nil), data...))
+		r.at = append(r.at, time.Now())
 	}
 	return nil
 }
@@ -86,6 +88,9 @@ func (r *recorder) mark() int {
 type recording struct {
 	names       map[uint16]string
 	setup, sync [][]byte
+	// first and last are when the first and the last write after the
+	// mark went out.
+	first, last time.Time
 }
 
 func (r *recorder) split(mark int) recording {
@@ -95,7 +100,11 @@ func (r *recorder) split(mark int) recording {
 	for k, v := range r.names {
 		names[k] = v
 	}
-	return recording{names: names, setup: r.msgs[:mark:mark], sync: r.msgs[mark:]}
+	rec := recording{names: names, setup: r.msgs[:mark:mark], sync: r.msgs[mark:]}
+	if len(rec.sync) > 0 {
+		rec.first, rec.last = r.at[mark], r.at[len(r.at)-1]
+	}
+	return rec
 }
 
 // decode turns recorded requests into govpp messages.

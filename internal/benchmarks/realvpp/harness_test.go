@@ -51,8 +51,14 @@ func init() {
 	core.SetLogger(quiet())
 }
 
+// quiet is the agents' logger: discarded, unless VPPSVC_BENCH_LOG names a
+// level (e.g. info) to log at, to stderr.
 func quiet() *logrus.Logger {
 	l := logrus.New()
+	if lvl, err := logrus.ParseLevel(os.Getenv("VPPSVC_BENCH_LOG")); err == nil {
+		l.SetLevel(lvl)
+		return l
+	}
 	l.SetOutput(io.Discard)
 	return l
 }
