@@ -35,11 +35,9 @@ type call struct {
 }
 
 // pipeline sends independent requests on one stream without waiting for
-// each reply: one goroutine (the caller's) sends while another reads the
-// replies in order, with at most depth requests unanswered, so VPP always
-// has requests queued and the client encodes the next ones while VPP works.
-// VPP handles the messages of one client in order, so a cold sync of tens
-// of thousands of objects costs about len/depth round trips instead of len.
+// each reply: up to depth requests go out, then their replies are read in
+// order. VPP handles the messages of one client in order, so a cold sync of
+// tens of thousands of objects costs len/depth round trips instead of len.
 // The window also bounds govpp's reply buffer, which drops replies that do
 // not fit. A transport error or an out-of-order reply fails the calls not
 // yet answered with vppcfg.ErrDrift: the layer then re-reads VPP instead of
@@ -55,102 +53,62 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 		return
 	}
 	defer func() { _ = stream.Close() }()
-	r := &replies{d: d, stream: stream, slots: make(chan struct{}, depth), sent: make(chan *call, depth), done: make(chan struct{})}
-	go r.read()
-	defer func() {
-		close(r.sent)
-		<-r.done
-	}()
-	for j, c := range calls {
-		// A slot first: at most depth requests are unanswered.
-		r.slots <- struct{}{}
-		if err := r.failure(); err != nil {
-			// The reader lost the stream: VPP may have executed some of
-			// the requests it did not answer, so nothing more is sent.
-			<-r.slots
-			failAll(calls[j:], err)
-			return
+	for start := 0; start < len(calls); start += depth {
+		chunk := calls[start:min(start+depth, len(calls))]
+		sent, stopped := make([]*call, 0, len(chunk)), false
+		for j, c := range chunk {
+			if err := ctx.Err(); err != nil {
+				// The connection this pass began on is lost (withDeadline
+				// binds ctx to it) or the pass timed out: nothing more is
+				// sent. govpp may already have reconnected to a restarted
+				// VPP, which the resync of that connection fills; a request
+				// sent now would be written twice.
+				failAll(chunk[j:], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
+				failAll(calls[start+len(chunk):], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
+				stopped = true
+				break
+			}
+			if err := stream.SendMsg(c.req); err != nil {
+				// Nothing reached VPP for this call. After an unknown
+				// message or an encode error the others still go; once the
+				// socket is broken (VPP died, before govpp's health check
+				// reports it) every later send would fail the same way, so
+				// the rest of the pass is not tried.
+				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
+				d.count(c.req.GetMessageName(), true)
+				if connectionBroken(err) {
+					failAll(chunk[j+1:], c.err)
+					failAll(calls[start+len(chunk):], c.err)
+					stopped = true
+					break
+				}
+				continue
+			}
+			sent = append(sent, c)
 		}
-		if err := ctx.Err(); err != nil {
-			// The connection this pass began on is lost (withDeadline
-			// binds ctx to it) or the pass timed out: nothing more is
-			// sent. govpp may already have reconnected to a restarted
-			// VPP, which the resync of that connection fills; a request
-			// sent now would be written twice.
-			<-r.slots
-			failAll(calls[j:], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
-			return
-		}
-		if err := stream.SendMsg(c.req); err != nil {
-			// Nothing reached VPP for this call. After an unknown
-			// message or an encode error the others still go; once the
-			// socket is broken (VPP died, before govpp's health check
-			// reports it) every later send would fail the same way, so
-			// the rest of the pass is not tried.
-			<-r.slots
-			c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
-			d.count(c.req.GetMessageName(), true)
-			if connectionBroken(err) {
-				failAll(calls[j+1:], c.err)
+		for i, c := range sent {
+			msg, err := stream.RecvMsg()
+			if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
+				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
+			}
+			if err != nil {
+				err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
+				for _, rest := range sent[i:] {
+					rest.err = err
+					d.count(rest.req.GetMessageName(), true)
+				}
+				failAll(calls[start+len(chunk):], err)
 				return
 			}
-			continue
+			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
+			d.count(c.req.GetMessageName(), c.err != nil)
+			if c.err == nil && c.done != nil {
+				c.done(msg)
+			}
 		}
-		r.sent <- c
-	}
-}
-
-// replies reads a pipeline's replies in the order its requests were sent.
-type replies struct {
-	d      *Driver
-	stream api.Stream
-	// slots holds one token per request sent and not yet answered.
-	slots chan struct{}
-	// sent are the calls sent, in order; closed when the sender is done.
-	sent chan *call
-	done chan struct{}
-
-	mu  sync.Mutex
-	err error // the stream's failure, once a reply could not be read
-}
-
-func (r *replies) failure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
-// read matches each sent call with the next reply. After a failure the
-// calls still coming are failed with it, unanswered.
-func (r *replies) read() {
-	defer close(r.done)
-	for c := range r.sent {
-		if err := r.failure(); err != nil {
-			c.err = err
-			r.d.count(c.req.GetMessageName(), true)
-			<-r.slots
-			continue
+		if stopped {
+			return
 		}
-		msg, err := r.stream.RecvMsg()
-		if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
-			err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
-		}
-		if err != nil {
-			err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
-			r.mu.Lock()
-			r.err = err
-			r.mu.Unlock()
-			c.err = err
-			r.d.count(c.req.GetMessageName(), true)
-			<-r.slots
-			continue
-		}
-		c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
-		r.d.count(c.req.GetMessageName(), c.err != nil)
-		if c.err == nil && c.done != nil {
-			c.done(msg)
-		}
-		<-r.slots
 	}
 }
 
