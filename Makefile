@@ -131,11 +131,16 @@ bench-kubeproxy:
 	GO='$(GO)' scripts/bench-kubeproxy.sh
 
 ## bench-realvpp: vppsvc's cost on a real VPP 25.10 (docs/performance.md,
-## "Real VPP 25.10"): cold syncs, an agent restart and NAT44-ED's mapping
-## shapes through the product's agent, then CPU clocks per packet from
-## VPP's "show runtime". Needs VPPSVC_TEST_VPP_SOCKET (a scratch VPP);
+## "Real VPP 25.10" and "A real VPP at control-plane speed"): cold syncs of
+## 5,000 x 10 and 50,000 x 1 with and without a ServiceCIDR, each with VPP's
+## own ceiling for the same writes replayed into a fresh VPP (metrics
+## ceiling-calls/s, wire-calls/s, product/ceiling), an agent restart,
+## NAT44-ED's mapping shapes at 2, 10 and 100 outside interfaces (first and
+## last 1,000 adds: last1k/first1k), then CPU clocks per packet from VPP's
+## "show runtime". Needs VPPSVC_TEST_VPP_SOCKET (a scratch VPP);
 ## VPPSVC_TEST_VPP_RESTART restarts that VPP between benchmarks (faster
-## than deleting 50,000 mappings). About 3 minutes on 2 cores.
+## than deleting 50,000 mappings) and is needed for the ceilings. About 10
+## minutes on 2 cores.
 bench-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "bench-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x -timeout 60m ./internal/benchmarks/realvpp/

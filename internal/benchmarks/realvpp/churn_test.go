@@ -49,8 +49,9 @@ const (
 // mappings), 100 changes a second through the product's agent for
 // VPPSVC_CHAOS_CHURN (skipped when unset), drawn by a seeded PRNG
 // (VPPSVC_CHAOS_SEED, default 1): 80 % endpoint changes (a service with 2
-// endpoints gains or loses one, with 1 or 3 goes back to 2, so LB ↔ static
-// mapping switches happen and the mean stays 2), 20 % alternately a service
+// endpoints gains or loses one, with 1 or 3 goes back to 2, so the one
+// backend's LB mapping with its placeholder local comes and goes, and the
+// mean stays 2), 20 % alternately a service
 // deleted (slice first) and a deleted one added back with 2 endpoints
 // (service first), so the count stays 10,000. One more service has no
 // endpoints throughout, as in a real cluster (see churnModel.snapshot). Every 10 s it samples the test process's RSS (the agent runs in
@@ -99,7 +100,8 @@ func TestChaosChurn(t *testing.T) {
 		samples = append(samples, sample{at: at, rss: rss(t), goHeap: float64(ms.HeapAlloc), vppHeap: heapUsed(t, n),
 			pending: st.Pending, failed: st.Failed, done: done})
 	}
-	failures0 := sumCalls(a.Reconciler.Stats().CallFailures)
+	failuresByMsg0 := a.Reconciler.Stats().CallFailures
+	failures0 := sumCalls(failuresByMsg0)
 	callsByMsg0 := a.Reconciler.Stats().Calls
 	calls0 := sumCalls(callsByMsg0)
 	var changes, late, svcOps int
@@ -153,6 +155,16 @@ func TestChaosChurn(t *testing.T) {
 	}
 	slices.Sort(byMsg)
 	t.Logf("VPP writes during the churn: %s", strings.Join(byMsg, ", "))
+	if failures != 0 {
+		var failedMsgs []string
+		for msg, c := range st.CallFailures {
+			if d := c - failuresByMsg0[msg]; d > 0 {
+				failedMsgs = append(failedMsgs, fmt.Sprintf("%s %d", msg, d))
+			}
+		}
+		slices.Sort(failedMsgs)
+		t.Logf("failed VPP calls during the churn: %s; items failed now: %s", strings.Join(failedMsgs, ", "), a.Divergence())
+	}
 	checkMappings(t, n, m.mappings())
 	checkState(t, a, n)
 
@@ -290,9 +302,13 @@ func (m *churnModel) serviceChange(p *processor.Processor, rng *rand.Rand, del b
 	p.UpdateEndpointSlice(m.slice(i))
 }
 
+// lbPlaceholder is the local an LB mapping of one backend carries beside
+// it (vppcfg.LBPlaceholder for a frontend on port 80), as the dump shows it.
+const lbPlaceholder = "0.0.0.0:80"
+
 // mappings is what the NAT44 renderer must make of the model: per
-// present service with endpoints, its ClusterIP:80/tcp → its endpoints
-// (a static mapping for one, an LB mapping for more).
+// present service with endpoints, its ClusterIP:80/tcp → its endpoints,
+// an LB mapping (of one backend and the placeholder, or of several).
 func (m *churnModel) mappings() map[string]string {
 	out := make(map[string]string, len(m.present))
 	for _, i := range m.present {
@@ -305,13 +321,13 @@ func (m *churnModel) mappings() map[string]string {
 		if len(locals) == 0 {
 			continue
 		}
-		kind := "static"
-		if len(locals) > 1 {
-			kind = "lb"
+		if len(locals) == 1 {
+			// One backend: an LB mapping with the placeholder local.
+			locals = append(locals, lbPlaceholder)
 		}
 		ext := netip.AddrPortFrom(netip.MustParseAddr(benchmarks.Service(i).Spec.ClusterIP), 80)
 		slices.Sort(locals)
-		out[fmt.Sprintf("%s/%d", ext, protoNumber(corev1.ProtocolTCP))] = kind + " " + strings.Join(locals, ",")
+		out[fmt.Sprintf("%s/%d", ext, protoNumber(corev1.ProtocolTCP))] = "lb " + strings.Join(locals, ",")
 	}
 	return out
 }

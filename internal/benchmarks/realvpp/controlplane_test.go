@@ -3,6 +3,7 @@ package realvpp
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
@@ -12,79 +13,140 @@ import (
 	"go.fd.io/govpp/binapi/nat44_ed"
 	"go.fd.io/govpp/binapi/nat_types"
 	"go.fd.io/govpp/core"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	rv "github.com/vppsvc/vppsvc/realvpp"
 )
 
-// size is a generated cluster: services with endpoints each.
-type size struct{ services, endpoints int }
+// size is a generated cluster: services with endpoints each; cidr adds a
+// ServiceCIDR object for the ClusterIPs' range (172.30.0.0/16), so one drop
+// route serves every ClusterIP instead of one route each.
+type size struct {
+	services, endpoints int
+	cidr                bool
+}
 
 func (s size) String() string {
-	return fmt.Sprintf("services=%d/endpoints=%d", s.services, s.endpoints)
+	out := fmt.Sprintf("services=%d/endpoints=%d", s.services, s.endpoints)
+	if s.cidr {
+		out += "/service-cidr"
+	}
+	return out
 }
 
 // coldSizes are the states of the scale targets (docs/performance.md): 5,000 services × 10
 // endpoints and 50,000 × 1 (LB mappings, one local each beside the placeholder).
-var coldSizes = []size{{5000, 10}, {50000, 1}}
+var coldSizes = []size{{services: 5000, endpoints: 10}, {services: 50000, endpoints: 1}}
+
+// serviceCIDR is the generated cluster's ClusterIP range as the API
+// serves it.
+func serviceCIDR() *networkingv1.ServiceCIDR {
+	return &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes"},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"172.30.0.0/16"}}}
+}
 
 // coldSync programs the generated cluster of sz into an empty real VPP
 // through a new agent (uplink0 and host0 as frontends) and returns the
 // agent, the wall time from Processor.Resync to convergence, the VPP
-// calls it sent (writes, reads) and the main heap's growth in bytes.
-func coldSync(b *testing.B, n *rv.Node, sz size) (a *runningAgent, took time.Duration, writes, reads int, heap float64) {
+// calls it sent (writes, reads), the main heap's growth in bytes and the
+// recording of the writes (those of the agent's start apart).
+func coldSync(b *testing.B, n *rv.Node, sz size) (a *runningAgent, took time.Duration, writes, reads int, heap float64, rec recording) {
 	b.Helper()
-	a = startAgent(b, n, ipv4, 0, "uplink0", "host0")
+	r := newRecorder(n.Adapter())
+	a = startAgentOn(b, r, ipv4, 0, "uplink0", "host0")
 	snap := snapshot(sz.services, sz.endpoints, false, false)
+	if sz.cidr {
+		snap.ServiceCIDRs = append(snap.ServiceCIDRs, serviceCIDR())
+	}
 	heap0 := heapUsed(b, n)
 	n.ResetCalls()
+	mark := r.mark()
 	start := time.Now()
 	a.Processor.Resync(snap)
 	a.converge(b)
-	took = time.Since(start)
+	end := time.Now()
+	took = end.Sub(start)
 	writes, reads = callCounts(n.Calls())
-	return a, took, writes, reads, heapUsed(b, n) - heap0
+	rec = r.split(mark)
+	if len(rec.sync) > 0 {
+		b.Logf("%s: first write %s after Resync, writes for %s, converged %s after the last write",
+			sz, rec.first.Sub(start).Round(time.Millisecond), rec.last.Sub(rec.first).Round(time.Millisecond), end.Sub(rec.last).Round(time.Millisecond))
+	}
+	return a, took, writes, reads, heapUsed(b, n) - heap0, rec
 }
 
 // BenchmarkRealColdSync is the first Processor.Resync of a generated
 // cluster (internal/benchmarks' kube-proxy-shaped one) into an empty real
 // VPP, through the product's agent, timed until the agent has converged
-// (every item applied). It reports the wall time per sync (ns/op),
-// services/s, the state-changing VPP calls per sync (vpp-writes/op) and per
-// second (vpp-calls/s), and VPP's main-heap growth per service
-// (vpp-heap-B/service, "show memory main-heap" used before and after).
+// (every item applied), without and with a ServiceCIDR object. It reports
+// the wall time per sync (ns/op), services/s, the state-changing VPP calls
+// per sync (vpp-writes/op) and per second (vpp-calls/s), and VPP's
+// main-heap growth per service (vpp-heap-B/service, "show memory
+// main-heap" used before and after).
+//
+// Then, with the restart command set, VPP's own ceiling for the same
+// writes (ceiling_test.go): ceiling-calls/s through a bare govpp stream,
+// wire-calls/s through the socket adapter alone (each the best of
+// ceilingDepths, each into a freshly started VPP), ceiling-ns/op the time
+// VPP alone needs for the sync, and product/ceiling the product's calls/s
+// over the stream ceiling (1 = VPP is the limit).
 // Run with -benchtime=1x: each iteration re-creates the node.
 func BenchmarkRealColdSync(b *testing.B) {
-	for _, sz := range coldSizes {
-		b.Run(sz.String(), func(b *testing.B) {
-			skipLarge(b, sz.services)
-			n := openNode(b)
-			var took time.Duration
-			var writes, reads int
-			var heap float64
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				if i > 0 {
-					if err := n.Reset(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				buildNode(b, n, false)
-				var d time.Duration
-				var a *runningAgent
-				a, d, writes, reads, heap = coldSync(b, n, sz)
-				took += d
-				a.stop()
-			}
-			// The timer stayed stopped: report the measured syncs alone.
-			b.ReportMetric(float64(took.Nanoseconds())/float64(b.N), "ns/op")
-			b.ReportMetric(float64(sz.services)*float64(b.N)/took.Seconds(), "services/s")
-			b.ReportMetric(float64(writes), "vpp-writes/op")
-			b.ReportMetric(float64(reads), "vpp-reads/op")
-			b.ReportMetric(float64(writes)*float64(b.N)/took.Seconds(), "vpp-calls/s")
-			b.ReportMetric(heap/float64(sz.services), "vpp-heap-B/service")
-		})
+	for _, base := range coldSizes {
+		for _, cidr := range []bool{false, true} {
+			sz := base
+			sz.cidr = cidr
+			b.Run(sz.String(), func(b *testing.B) { benchColdSync(b, sz) })
+		}
 	}
+}
+
+func benchColdSync(b *testing.B, sz size) {
+	skipLarge(b, sz.services)
+	n := openNode(b)
+	var took time.Duration
+	var writes, reads int
+	var heap float64
+	var rec recording
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if i > 0 {
+			if err := n.Reset(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		buildNode(b, n, false)
+		var d time.Duration
+		var a *runningAgent
+		a, d, writes, reads, heap, rec = coldSync(b, n, sz)
+		took += d
+		a.stop()
+	}
+	// The timer stayed stopped: report the measured syncs alone.
+	perSync := took / time.Duration(b.N)
+	b.ReportMetric(float64(perSync.Nanoseconds()), "ns/op")
+	b.ReportMetric(float64(sz.services)/perSync.Seconds(), "services/s")
+	b.ReportMetric(float64(writes), "vpp-writes/op")
+	b.ReportMetric(float64(reads), "vpp-reads/op")
+	product := float64(writes) / perSync.Seconds()
+	b.ReportMetric(product, "vpp-calls/s")
+	b.ReportMetric(heap/float64(sz.services), "vpp-heap-B/service")
+	if len(rec.sync) != writes {
+		b.Errorf("recorded %d writes, counted %d", len(rec.sync), writes)
+	}
+	c, ok := measureCeiling(b, n, rec)
+	if !ok {
+		return
+	}
+	calls := float64(len(rec.sync))
+	b.ReportMetric(calls/c.stream.Seconds(), "ceiling-calls/s")
+	b.ReportMetric(calls/c.wire.Seconds(), "wire-calls/s")
+	b.ReportMetric(float64(c.stream.Nanoseconds()), "ceiling-ns/op")
+	b.ReportMetric(product/(calls/c.stream.Seconds()), "product/ceiling")
+	b.Logf("%s: product %s (%.0f calls/s); VPP's ceiling %s through a govpp stream (depth %d), %s on the wire (depth %d)",
+		sz, perSync.Round(time.Millisecond), product, c.stream.Round(time.Millisecond), c.streamDepth, c.wire.Round(time.Millisecond), c.wireDep)
 }
 
 // BenchmarkRealAgentRestart is an agent restart over a real VPP programmed
@@ -99,7 +161,7 @@ func BenchmarkRealAgentRestart(b *testing.B) {
 			skipLarge(b, sz.services)
 			n := openNode(b)
 			buildNode(b, n, false)
-			a, _, _, _, _ := coldSync(b, n, sz)
+			a, _, _, _, _, _ := coldSync(b, n, sz)
 			a.stop()
 			snap := snapshot(sz.services, sz.endpoints, false, false)
 			var took time.Duration
@@ -130,18 +192,29 @@ func BenchmarkRealAgentRestart(b *testing.B) {
 // mappingShapeCount is how many mappings BenchmarkRealMappingShape adds.
 const mappingShapeCount = 10000
 
-// BenchmarkRealMappingShape measures what each of NAT44-ED's two mapping
-// shapes costs VPP to add, per item, one request at a time over the binary
-// API (the round trip included): a plain static mapping (what vppsvc
-// renders for a service with one backend) and an LB static mapping with 2
-// locals (two or more backends), both out2in-only with self-twice-NAT as
-// for a ClusterIP, 10,000 of them, with 2 and with 10 NAT44 outside
-// interfaces. It reports the mean µs per add, the mean of the first and
-// last thousand (growth with the number of mappings), and the main heap's
-// growth per mapping.
+// BenchmarkRealMappingShape measures what NAT44-ED's mapping shapes cost
+// VPP to add, per item, one request at a time over the binary API (the
+// round trip included), 10,000 of them, each out2in-only with
+// self-twice-NAT as for a ClusterIP: a plain static mapping (what vppsvc
+// rendered for a service with one backend before it used an LB mapping),
+// an LB mapping with 2 locals (two backends), and the LB mapping of one
+// backend and the placeholder local (0.0.0.0, the frontend's port,
+// probability 0: what vppsvc renders for one backend now), with 2, 10 and
+// 100 NAT44 outside interfaces (uplink, host and pod taps, as the renderer
+// sets them). It reports the mean µs per add, the mean and the median of
+// the first and last thousand and their ratios (last1k/first1k: 1 is flat,
+// the target is at most 1.2 at 100 interfaces; the median's ratio is the
+// one a busy machine does not move), and the main heap's growth per
+// mapping.
+// The static mapping is not measured at 100 interfaces: its add walks a
+// vector of mappings × interfaces once per interface (quadratic in the
+// interfaces), hours for 10,000.
 func BenchmarkRealMappingShape(b *testing.B) {
-	for _, outside := range []int{2, 10} {
-		for _, shape := range []string{"static", "lb"} {
+	for _, outside := range []int{2, 10, 100} {
+		for _, shape := range []string{"static", "lb", "lb1"} {
+			if shape == "static" && outside > 10 {
+				continue
+			}
 			b.Run(fmt.Sprintf("shape=%s/outside=%d", shape, outside), func(b *testing.B) {
 				n := openNode(b)
 				for i := 0; i < b.N; i++ {
@@ -197,6 +270,7 @@ func benchMappingShape(b *testing.B, n *rv.Node, shape string, outside int) {
 	heap0 := heapUsed(b, n)
 	const chunk = 1000
 	var first, last, total time.Duration
+	var firsts, lasts []time.Duration
 	b.ResetTimer()
 	for i := 0; i < mappingShapeCount; i++ {
 		ext := offsetAddr(netip.MustParseAddr("172.30.0.0"), i+1)
@@ -208,20 +282,26 @@ func benchMappingShape(b *testing.B, n *rv.Node, shape string, outside int) {
 				PoolIPAddress: ip4(nodeIP), Tag: fmt.Sprint("default/svc", i)},
 				&nat44_ed.Nat44AddDelStaticMappingV2Reply{})
 		} else {
+			locals := []nat44_ed.Nat44LbAddrPort{
+				{Addr: ip4(offsetAddr(netip.MustParseAddr("10.0.0.0"), 2*i+1)), Port: 80, Probability: 1},
+				{Addr: ip4(offsetAddr(netip.MustParseAddr("10.0.0.0"), 2*i+2)), Port: 80, Probability: 1},
+			}
+			if shape == "lb1" {
+				locals[1] = nat44_ed.Nat44LbAddrPort{Port: 80} // the placeholder: 0.0.0.0, probability 0
+			}
 			call(&nat44_ed.Nat44AddDelLbStaticMapping{IsAdd: true, Flags: flags, ExternalAddr: ip4(ext), ExternalPort: 80,
-				Protocol: 6, Tag: fmt.Sprint("default/svc", i), Locals: []nat44_ed.Nat44LbAddrPort{
-					{Addr: ip4(offsetAddr(netip.MustParseAddr("10.0.0.0"), 2*i+1)), Port: 80, Probability: 1},
-					{Addr: ip4(offsetAddr(netip.MustParseAddr("10.0.0.0"), 2*i+2)), Port: 80, Probability: 1},
-				}},
+				Protocol: 6, Tag: fmt.Sprint("default/svc", i), Locals: locals},
 				&nat44_ed.Nat44AddDelLbStaticMappingReply{})
 		}
 		d := time.Since(start)
 		total += d
 		if i < chunk {
 			first += d
+			firsts = append(firsts, d)
 		}
 		if i >= mappingShapeCount-chunk {
 			last += d
+			lasts = append(lasts, d)
 		}
 	}
 	b.StopTimer()
@@ -231,6 +311,14 @@ func benchMappingShape(b *testing.B, n *rv.Node, shape string, outside int) {
 	b.ReportMetric(float64(total.Microseconds())/mappingShapeCount, "µs/add")
 	b.ReportMetric(float64(first.Microseconds())/chunk, "µs/add-first1k")
 	b.ReportMetric(float64(last.Microseconds())/chunk, "µs/add-last1k")
+	b.ReportMetric(float64(last)/float64(first), "last1k/first1k")
+	// Medians: one add is one round trip, and on a shared machine a few of
+	// them wait for a core; the median is what VPP's add costs.
+	slices.Sort(firsts)
+	slices.Sort(lasts)
+	b.ReportMetric(float64(firsts[chunk/2].Nanoseconds())/1e3, "µs/add-first1k-median")
+	b.ReportMetric(float64(lasts[chunk/2].Nanoseconds())/1e3, "µs/add-last1k-median")
+	b.ReportMetric(float64(lasts[chunk/2])/float64(firsts[chunk/2]), "last1k/first1k-median")
 	b.ReportMetric(heap/mappingShapeCount, "vpp-heap-B/mapping")
 }
 

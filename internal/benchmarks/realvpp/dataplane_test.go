@@ -66,9 +66,9 @@ const rounds = 3
 // burst's per-node table.
 func BenchmarkRealPacketCost(b *testing.B) {
 	for _, c := range []packetCase{
-		{fam: ipv4, size: size{10, 10}}, {fam: ipv4, size: size{5000, 10}}, {fam: ipv4, size: size{50000, 1}},
-		{fam: ipv4, size: size{50000, 1}, sessions: 262144},
-		{fam: ipv6, size: size{10, 10}},
+		{fam: ipv4, size: size{services: 10, endpoints: 10}}, {fam: ipv4, size: size{services: 5000, endpoints: 10}}, {fam: ipv4, size: size{services: 50000, endpoints: 1}},
+		{fam: ipv4, size: size{services: 50000, endpoints: 1}, sessions: 262144},
+		{fam: ipv6, size: size{services: 10, endpoints: 10}},
 	} {
 		b.Run(c.String(), func(b *testing.B) {
 			skipLarge(b, c.services)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
+	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/core"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -50,8 +51,14 @@ func init() {
 	core.SetLogger(quiet())
 }
 
+// quiet is the agents' logger: discarded, unless VPPSVC_BENCH_LOG names a
+// level (e.g. info) to log at, to stderr.
 func quiet() *logrus.Logger {
 	l := logrus.New()
+	if lvl, err := logrus.ParseLevel(os.Getenv("VPPSVC_BENCH_LOG")); err == nil {
+		l.SetLevel(lvl)
+		return l
+	}
 	l.SetOutput(io.Discard)
 	return l
 }
@@ -124,12 +131,19 @@ type runningAgent struct {
 // renderer; sessions, when not zero, is the NAT44 session limit) and waits for its VPP layer's first sync with VPP.
 func startAgent(b testing.TB, n *rv.Node, fam family, sessions uint32, frontends ...string) *runningAgent {
 	b.Helper()
+	return startAgentOn(b, n.Adapter(), fam, sessions, frontends...)
+}
+
+// startAgentOn is startAgent over a given client connection to the node's
+// VPP (a recording adapter around the node's).
+func startAgentOn(b testing.TB, vpp adapter.VppAPI, fam family, sessions uint32, frontends ...string) *runningAgent {
+	b.Helper()
 	cfg := agent.DefaultConfig([]netip.Addr{nodeIP, nodeIP6})
 	cfg.DisableIPv4, cfg.DisableIPv6 = fam != ipv4, fam != ipv6
 	cfg.NAT44.SessionLimit = sessions
 	a, err := agent.New(agent.Options{
 		NodeName: benchmarks.NodeName, FrontendInterfaces: frontends, Config: cfg,
-		VPP: n.Adapter(), Log: quiet(), RetryMin: time.Millisecond, RetryMax: 50 * time.Millisecond,
+		VPP: vpp, Log: quiet(), RetryMin: time.Millisecond, RetryMax: 50 * time.Millisecond,
 	})
 	if err != nil {
 		b.Fatal(err)
