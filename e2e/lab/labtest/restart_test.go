@@ -48,6 +48,7 @@ func TestAgentRestart(t *testing.T) {
 	l := needLab(t)
 	ns := newNamespace(t)
 	a, b := l.Nodes[0], l.Nodes[1]
+	needVPP(t, a, "the test counts what vppsvc writes to VPP across a node agent restart; a kube-proxy restart is not covered")
 	backends := createPods(t, ns, "ar", 2, a.Name, b.Name)
 	clients := createPods(t, ns, "client", 1, a.Name)
 	svc := createService(t, ns, webService("ar", "ar"))
@@ -118,6 +119,7 @@ func TestVPPRestart(t *testing.T) {
 	l := needLab(t)
 	ns := newNamespace(t)
 	a, b := l.Nodes[0], l.Nodes[1]
+	needVPP(t, b, "it has no VPP to kill")
 	backends := createPods(t, ns, "vr", 2, a.Name, b.Name)
 	clients := createPods(t, ns, "client", 2, a.Name, b.Name)
 	svc := createService(t, ns, webService("vr", "vr"))
