@@ -52,8 +52,10 @@ func TestClusterIP(t *testing.T) {
 				}
 			}
 			for _, n := range l.Nodes {
-				reachAll(t, fromHost(n), netexec.ProtoHTTP, hostPort(ip, 80), want)
-				reachAll(t, fromHost(n), netexec.ProtoUDP, hostPort(ip, 90), want)
+				t.Run("from host "+n.Name+" ("+n.KindName()+")", func(t *testing.T) {
+					reachAll(t, fromHost(n), netexec.ProtoHTTP, hostPort(ip, 80), want)
+					reachAll(t, fromHost(n), netexec.ProtoUDP, hostPort(ip, 90), want)
+				})
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,7 +90,14 @@ func RunKernel(ctx context.Context, opts Options) error {
 	if err := n.buildKernelNode(); err != nil {
 		return err
 	}
-	if err := n.startKubeProxy(ctx); err != nil {
+	// The API server listens on the root namespace's loopback, which
+	// kube-proxy, inside the node's namespace, cannot reach: the agent
+	// forwards the node's loopback port to it.
+	kubeconfig, err := n.forwardAPIServer(ctx, restCfg.Host)
+	if err != nil {
+		return err
+	}
+	if err := n.startKubeProxy(ctx, kubeconfig); err != nil {
 		return err
 	}
 	pods := newPodController(n)
@@ -123,6 +131,19 @@ func (n *nodeAgent) buildKernelNode() error {
 	if err := lx.AddBridgeIn(ns, topology.KernelBridge, n.opts.Node.PodGateways()); err != nil {
 		return err
 	}
+	// A node has a default route (here towards the external client, the
+	// segment's stand-in for a router, which forwards nothing): the
+	// kernel needs a route for a ClusterIP before kube-proxy's output
+	// chain translates it, or the node's own connections to Services fail
+	// with "network is unreachable".
+	for _, r := range []host.Route{
+		{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: topology.ExternalClientV4, Dev: "eth0"},
+		{Dst: netip.MustParsePrefix("::/0"), Via: topology.ExternalClientV6, Dev: "eth0"},
+	} {
+		if err := lx.AddRoute(ns, r); err != nil {
+			return err
+		}
+	}
 	for _, other := range n.opts.Nodes {
 		if other.Index == n.opts.Node.Index {
 			continue
@@ -146,7 +167,7 @@ func (n *nodeAgent) buildKernelNode() error {
 // startKubeProxy starts kube-proxy in the node's namespace unless the one
 // recorded runs (a restarted agent adopts it), and waits until its
 // /healthz answers 200 (its first sync is done).
-func (n *nodeAgent) startKubeProxy(ctx context.Context) error {
+func (n *nodeAgent) startKubeProxy(ctx context.Context, kubeconfig string) error {
 	node, ns := n.opts.Node, n.opts.Names.HostNS(n.opts.Node.Index)
 	pidFile := KubeProxyPIDFile(n.opts.StateDir, node.Name)
 	if !alive(pidFile) {
@@ -154,7 +175,7 @@ func (n *nodeAgent) startKubeProxy(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		cmd := host.Command(ns, n.opts.KubeProxy, KubeProxyArgs(node, n.opts.Kubeconfig)...)
+		cmd := host.Command(ns, n.opts.KubeProxy, KubeProxyArgs(node, kubeconfig)...)
 		cmd.Stdout, cmd.Stderr = logf, logf
 		err = cmd.Start()
 		logf.Close()
@@ -228,4 +249,64 @@ func (c *podController) wireKernelPod(st *podState) error {
 		}
 	}
 	return nil
+}
+
+// APIServerPort is where a kernel node's agent forwards the API server on
+// the node's loopback.
+const APIServerPort = 6443
+
+// forwardAPIServer listens on the node namespace's loopback, at the API
+// server's own address with APIServerPort (so its certificate still
+// matches), forwards every connection to the API server in the root
+// namespace until ctx ends, and writes the kubeconfig that points there.
+func (n *nodeAgent) forwardAPIServer(ctx context.Context, server string) (string, error) {
+	u, err := url.Parse(server)
+	if err != nil {
+		return "", fmt.Errorf("API server %q: %w", server, err)
+	}
+	target := u.Host
+	local := net.JoinHostPort(u.Hostname(), strconv.Itoa(APIServerPort))
+	ns := n.opts.Names.HostNS(n.opts.Node.Index)
+	ln, err := host.Listen(ns, "tcp", local)
+	if err != nil {
+		return "", fmt.Errorf("forwarding the API server into %s: %w", ns, err)
+	}
+	go func() { <-ctx.Done(); ln.Close() }()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				d := net.Dialer{Timeout: 5 * time.Second}
+				up, err := d.DialContext(ctx, "tcp", target)
+				if err != nil {
+					n.log.WithError(err).Warn("API server forward: dial failed")
+					return
+				}
+				defer up.Close()
+				done := make(chan struct{}, 2)
+				go func() { _, _ = io.Copy(up, c); done <- struct{}{} }()
+				go func() { _, _ = io.Copy(c, up); done <- struct{}{} }()
+				select {
+				case <-done:
+				case <-ctx.Done():
+				}
+			}()
+		}
+	}()
+	cfg, err := clientcmd.LoadFromFile(n.opts.Kubeconfig)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range cfg.Clusters {
+		c.Server = "https://" + local
+	}
+	path := filepath.Join(Dir(n.opts.StateDir, n.opts.Node.Name), "kube-proxy.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return "", err
+	}
+	return path, nil
 }
