@@ -387,6 +387,38 @@ func (l *Lab) KillAgent(node string) error {
 	return nil
 }
 
+// KillKubeProxy SIGKILLs a kernel node's kube-proxy, as a crash would
+// (its nft tables and the kernel's conntrack entries stay), and waits
+// until it is gone. Its agent starts a new one when it starts again.
+func (l *Lab) KillKubeProxy(node string) error {
+	pidFile := nodeagent.KubeProxyPIDFile(l.Opts.StateDir, node)
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return fmt.Errorf("kube-proxy of %s: %w", node, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return fmt.Errorf("kube-proxy of %s: bad pid file %s", node, pidFile)
+	}
+	// Only the process running the lab's kube-proxy binary is signalled.
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || filepath.Base(exe) != filepath.Base(l.Opts.KubeProxy) {
+		return fmt.Errorf("kube-proxy of %s: pid %d is not running %s (%v)", node, pid, l.Opts.KubeProxy, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	for range 250 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err != nil {
+			return nil
+		}
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == "" {
+			return nil // a zombie: gone for the network
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("kube-proxy of %s (pid %d) still running 5s after SIGKILL", node, pid)
+}
+
 // Node is the lab's node named name (the zero Node if there is none).
 func (l *Lab) Node(name string) topology.Node {
 	for _, n := range l.Nodes {

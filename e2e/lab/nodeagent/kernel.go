@@ -170,7 +170,7 @@ func (n *nodeAgent) buildKernelNode() error {
 func (n *nodeAgent) startKubeProxy(ctx context.Context, kubeconfig string) error {
 	node, ns := n.opts.Node, n.opts.Names.HostNS(n.opts.Node.Index)
 	pidFile := KubeProxyPIDFile(n.opts.StateDir, node.Name)
-	if !alive(pidFile) {
+	if !running(pidFile) {
 		logf, err := os.OpenFile(filepath.Join(Dir(n.opts.StateDir, node.Name), "kube-proxy.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
@@ -208,7 +208,7 @@ func (n *nodeAgent) startKubeProxy(ctx context.Context, kubeconfig string) error
 		} else {
 			last = err.Error()
 		}
-		if !alive(pidFile) {
+		if !running(pidFile) {
 			return fmt.Errorf("kube-proxy exited; see %s", filepath.Join(Dir(n.opts.StateDir, node.Name), "kube-proxy.log"))
 		}
 		if time.Now().After(deadline) {
@@ -309,4 +309,24 @@ func (n *nodeAgent) forwardAPIServer(ctx context.Context, server string) (string
 		return "", err
 	}
 	return path, nil
+}
+
+// running tells whether the process recorded in pidFile runs: alive, and
+// not a zombie (a killed kube-proxy whose agent died stays one until init
+// reaps it, and signal 0 still reaches it).
+func running(pidFile string) bool {
+	if !alive(pidFile) {
+		return false
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z'
 }
