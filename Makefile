@@ -51,8 +51,10 @@ lab: $(LAB_KUBE_PROXY)
 ## at the version e2e/tools/kube-proxy/go.mod requires (a module of its
 ## own, so the e2e module's Kubernetes does not move), into .lab/kube-proxy
 ## for the lab's kernel nodes. Several minutes the first time.
+KUBE_PROXY_VERSION = $(shell cd e2e/tools/kube-proxy && $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
 kube-proxy:
-	cd e2e/tools/kube-proxy && $(GO) build -o ../../../.lab/kube-proxy k8s.io/kubernetes/cmd/kube-proxy
+	@case "$(KUBE_PROXY_VERSION)" in v[0-9]*) ;; *) echo "kube-proxy: no k8s.io/kubernetes version in e2e/tools/kube-proxy/go.mod" >&2; exit 2;; esac
+	cd e2e/tools/kube-proxy && $(GO) build -ldflags "-X k8s.io/component-base/version.gitVersion=$(KUBE_PROXY_VERSION)" -o ../../../.lab/kube-proxy k8s.io/kubernetes/cmd/kube-proxy
 
 ## lab-figures: the lab's figures for docs/performance.md ("The lab"):
 ## connections/s, round trip and throughput through a ClusterIP against the

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -48,11 +49,28 @@ func KubeProxyBinary(ctx context.Context, log logrus.FieldLogger) (string, error
 	log.WithField("output", out).Info("building kube-proxy from Kubernetes' source (once; `make kube-proxy` does the same)")
 	ctx, cancel := context.WithTimeout(ctx, kubeProxyBuildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "k8s.io/kubernetes/cmd/kube-proxy")
+	args := []string{"build", "-o", out}
+	if v := requiredKubernetes(ctx, src); v != "" {
+		// As Kubernetes' release builds stamp it (a plain build says v0.0.0-master).
+		args = append(args, "-ldflags", "-X k8s.io/component-base/version.gitVersion="+v)
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "k8s.io/kubernetes/cmd/kube-proxy")...)
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("building kube-proxy in %s: %w", src, err)
 	}
 	return out, nil
+}
+
+// requiredKubernetes is the k8s.io/kubernetes version the module in dir
+// requires ("v1.37.2"), or "" when the go command cannot say.
+func requiredKubernetes(ctx context.Context, dir string) string {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}}", "k8s.io/kubernetes")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if v := strings.TrimSpace(string(out)); err == nil && strings.HasPrefix(v, "v") {
+		return v
+	}
+	return ""
 }
