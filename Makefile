@@ -32,13 +32,29 @@ test-realvpp:
 ## controller in process, one VPP and one node agent embedding vppsvc per
 ## node, pods running agnhost's netexec protocol, an external client. Runs
 ## until interrupted, then removes everything it created. Needs root and
-## VPPSVC_LAB_VPP (a VPP 25.10 bin/vpp). LAB_NODES=3 for more nodes.
+## VPPSVC_LAB_VPP (a VPP 25.10 bin/vpp). LAB_NODES=3 for more nodes;
+## LAB_KINDS=vpp,kernel gives each node its kind (kernel: pods on a Linux
+## bridge, kube-proxy in nftables mode; docs/lab.md "kube-proxy beside
+## vppsvc"), for make lab and make test-lab alike.
 LAB_NODES ?= 2
-.PHONY: lab test-lab lab-down lab-figures
-lab:
-	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
+LAB_KINDS ?=
+# VPP is needed unless every node is a kernel node.
+LAB_NEEDS_VPP = $(if $(LAB_KINDS),$(findstring vpp,$(LAB_KINDS)),yes)
+LAB_KUBE_PROXY = $(if $(findstring kernel,$(LAB_KINDS)),kube-proxy)
+.PHONY: lab test-lab lab-down lab-figures kube-proxy
+lab: $(LAB_KUBE_PROXY)
+	@test -z "$(LAB_NEEDS_VPP)" || test -n "$$VPPSVC_LAB_VPP" || { echo "lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
 	cd e2e && $(GO) build -o ../.lab/vppsvc-lab ./cmd/vppsvc-lab
-	./.lab/vppsvc-lab up --nodes $(LAB_NODES)
+	./.lab/vppsvc-lab up $(if $(LAB_KINDS),--kinds $(LAB_KINDS),--nodes $(LAB_NODES))
+
+## kube-proxy: Kubernetes' own cmd/kube-proxy, built from k8s.io/kubernetes
+## at the version e2e/tools/kube-proxy/go.mod requires (a module of its
+## own, so the e2e module's Kubernetes does not move), into .lab/kube-proxy
+## for the lab's kernel nodes. Several minutes the first time.
+KUBE_PROXY_VERSION = $(shell cd e2e/tools/kube-proxy && $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
+kube-proxy:
+	@case "$(KUBE_PROXY_VERSION)" in v[0-9]*) ;; *) echo "kube-proxy: no k8s.io/kubernetes version in e2e/tools/kube-proxy/go.mod" >&2; exit 2;; esac
+	cd e2e/tools/kube-proxy && $(GO) build -ldflags "-X k8s.io/component-base/version.gitVersion=$(KUBE_PROXY_VERSION)" -o ../../../.lab/kube-proxy k8s.io/kubernetes/cmd/kube-proxy
 
 ## lab-figures: the lab's figures for docs/performance.md ("The lab"):
 ## connections/s, round trip and throughput through a ClusterIP against the
@@ -54,9 +70,9 @@ lab-down:
 ## test-lab: the lab's tests (docs/lab.md): Kubernetes' Service behaviours
 ## with real sockets through real VPPs, on IPv4 and IPv6; the lab comes up
 ## at the start and is torn down at the end. Needs root and VPPSVC_LAB_VPP.
-test-lab:
-	@test -n "$$VPPSVC_LAB_VPP" || { echo "test-lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
-	cd e2e && $(GO) test -count=1 -p 1 -timeout 30m -v ./lab/labtest/
+test-lab: $(LAB_KUBE_PROXY)
+	@test -z "$(LAB_NEEDS_VPP)" || test -n "$$VPPSVC_LAB_VPP" || { echo "test-lab: set VPPSVC_LAB_VPP to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)" >&2; exit 2; }
+	cd e2e && VPPSVC_LAB_KINDS=$(LAB_KINDS) $(GO) test -count=1 -p 1 -timeout 30m -v ./lab/labtest/
 
 .PHONY: sim-cluster
 ## sim-cluster: the cluster-scale simulation (docs/scale.md): N agents

@@ -26,7 +26,15 @@ func (l *Lab) PrintAccess(w io.Writer) {
 		dir := nodeagent.Dir(l.Opts.StateDir, node.Name)
 		ips := node.IPs()
 		cidrs := node.PodCIDRs()
-		fmt.Fprintf(w, "\n%s  node IPs %s, %s   pod CIDRs %s, %s\n", node.Name, ips[0], ips[1], cidrs[0], cidrs[1])
+		fmt.Fprintf(w, "\n%s (%s)  node IPs %s, %s   pod CIDRs %s, %s\n", node.Name, node.KindName(), ips[0], ips[1], cidrs[0], cidrs[1])
+		if node.IsKernel() {
+			fmt.Fprintf(w, "  the node itself:  ip netns exec %s <command>   (its kernel: uplink eth0, pods' bridge %s)\n", n.HostNS(node.Index), topology.KernelBridge)
+			fmt.Fprintf(w, "  a pod:            ip netns exec %s<k> <command>\n", n.PodNS(node.Index, 1)[:len(n.PodNS(node.Index, 1))-1])
+			fmt.Fprintf(w, "  kube-proxy rules: ip netns exec %s nft list table ip kube-proxy   (and ip6)\n", n.HostNS(node.Index))
+			fmt.Fprintf(w, "  kube-proxy log:   %s\n", filepath.Join(dir, "kube-proxy.log"))
+			fmt.Fprintf(w, "  agent log:        %s\n", filepath.Join(dir, "agent.log"))
+			continue
+		}
 		fmt.Fprintf(w, "  the node itself:  ip netns exec %s <command>   (its kernel, behind VPP's host0)\n", n.HostNS(node.Index))
 		fmt.Fprintf(w, "  a pod:            ip netns exec %s <command>   (pod in slot k: kubectl get pod -o wide shows its IP %s)\n",
 			n.PodNS(node.Index, 1)[:len(n.PodNS(node.Index, 1))-1]+"<k>", node.PodIPs(1)[0].String()[:len(node.PodIPs(1)[0].String())-2]+"<10+k>")

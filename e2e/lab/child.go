@@ -64,16 +64,25 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
 	node := fs.String("node", "", "node name")
 	nodes := fs.Int("nodes", 2, "nodes in the lab")
+	kinds := fs.String("kinds", "", "each node's kind, in order (vpp,kernel); empty: all vpp")
+	kubeProxy := fs.String("kube-proxy", "", "the kube-proxy binary of a kernel node")
 	prefix := fs.String("prefix", topology.DefaultPrefix, "prefix of the lab's names")
 	stateDir := fs.String("state-dir", "", "the lab's state directory")
 	kubeconfig := fs.String("kubeconfig", "", "the lab's kubeconfig")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	ks, err := topology.ParseKinds(*kinds)
+	if err != nil {
+		return err
+	}
+	for len(ks) < *nodes {
+		ks = append(ks, topology.KindVPP)
+	}
 	var self topology.Node
 	var all []topology.Node
 	for i := 1; i <= *nodes; i++ {
-		n := topology.Node{Name: topology.NodeName(i), Index: i}
+		n := topology.Node{Name: topology.NodeName(i), Index: i, Kind: ks[i-1]}
 		all = append(all, n)
 		if n.Name == *node {
 			self = n
@@ -101,8 +110,12 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}()
-	return nodeagent.Run(ctx, nodeagent.Options{
+	opts := nodeagent.Options{
 		Node: self, Nodes: all, Names: topology.Names{Prefix: *prefix}, StateDir: *stateDir,
-		Kubeconfig: *kubeconfig, Executable: exe, Log: log,
-	})
+		Kubeconfig: *kubeconfig, Executable: exe, KubeProxy: *kubeProxy, Log: log,
+	}
+	if self.IsKernel() {
+		return nodeagent.RunKernel(ctx, opts)
+	}
+	return nodeagent.Run(ctx, opts)
 }

@@ -32,8 +32,15 @@ import (
 
 // Options configure a lab.
 type Options struct {
-	// Nodes is how many VPP nodes (2 by default).
+	// Nodes is how many VPP nodes (2 by default); Kinds, when given, sets
+	// both the count and each node's kind.
 	Nodes int
+	// Kinds is each node's kind, in order (topology.KindVPP or
+	// topology.KindKernel); empty, Nodes VPP nodes.
+	Kinds []topology.Kind
+	// KubeProxy is the kernel nodes' kube-proxy binary (KubeProxyBinary
+	// by default); unused without a kernel node.
+	KubeProxy string
 	// Prefix starts every Linux name the lab creates (topology.DefaultPrefix).
 	Prefix string
 	// StateDir holds the lab's records, the VPPs' directories, the logs and
@@ -64,8 +71,17 @@ type Lab struct {
 func (l *Lab) Kubeconfig() string { return filepath.Join(l.Opts.StateDir, "kubeconfig") }
 
 func (o *Options) defaults() error {
+	if len(o.Kinds) > 0 {
+		if o.Nodes != 0 && o.Nodes != len(o.Kinds) {
+			return fmt.Errorf("lab: %d nodes but %d kinds (%s)", o.Nodes, len(o.Kinds), topology.FormatKinds(o.Kinds))
+		}
+		o.Nodes = len(o.Kinds)
+	}
 	if o.Nodes == 0 {
 		o.Nodes = 2
+	}
+	for len(o.Kinds) < o.Nodes {
+		o.Kinds = append(o.Kinds, topology.KindVPP)
 	}
 	if o.Nodes < 1 || o.Nodes > 9 {
 		return fmt.Errorf("lab: %d nodes: 1 to 9 fit the address plan", o.Nodes)
@@ -105,15 +121,21 @@ func Preflight(opts Options) error {
 	if pid := runningLab(opts.StateDir); pid != 0 {
 		return fmt.Errorf("lab: a lab is running already (pid %d, %s)", pid, lockFile(opts.StateDir))
 	}
-	if opts.VPPBinary == "" {
-		return fmt.Errorf("lab: set %s to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)", vppnode.EnvBinary)
+	if opts.hasKind(topology.KindVPP) {
+		if opts.VPPBinary == "" {
+			return fmt.Errorf("lab: set %s to a VPP 25.10 binary (a build directory's bin/vpp; docs/lab.md)", vppnode.EnvBinary)
+		}
+		if err := vppnode.CheckBinary(opts.VPPBinary); err != nil {
+			return fmt.Errorf("lab: %w", err)
+		}
 	}
-	if err := vppnode.CheckBinary(opts.VPPBinary); err != nil {
-		return fmt.Errorf("lab: %w", err)
+	tools := map[string]string{"ip": "iproute2"}
+	if opts.hasKind(topology.KindKernel) {
+		tools["nft"] = "nftables, which kube-proxy's nftables mode runs"
 	}
-	for _, tool := range []string{"ip"} {
+	for tool, pkg := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("lab: %s not found (iproute2)", tool)
+			return fmt.Errorf("lab: %s not found (%s)", tool, pkg)
 		}
 	}
 	linux, err := host.New(host.Options{Prefix: opts.Prefix, StateDir: opts.StateDir, Log: opts.Log})
@@ -155,7 +177,12 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 	}
 	l := &Lab{Opts: opts, Names: topology.Names{Prefix: opts.Prefix}, Linux: linux, agents: map[string]*exec.Cmd{}, log: opts.Log}
 	for i := 1; i <= opts.Nodes; i++ {
-		l.Nodes = append(l.Nodes, topology.Node{Name: topology.NodeName(i), Index: i})
+		l.Nodes = append(l.Nodes, topology.Node{Name: topology.NodeName(i), Index: i, Kind: opts.Kinds[i-1]})
+	}
+	if opts.hasKind(topology.KindKernel) && l.Opts.KubeProxy == "" {
+		if l.Opts.KubeProxy, err = KubeProxyBinary(ctx, opts.Log); err != nil {
+			return nil, fmt.Errorf("lab: %w", err)
+		}
 	}
 	killStaleVPPs(opts.StateDir, l.Nodes, opts.Log)
 	for _, n := range l.Nodes {
@@ -240,6 +267,12 @@ func (l *Lab) buildMachine() error {
 		}
 	}
 	for _, node := range l.Nodes {
+		if node.IsKernel() {
+			if err := l.buildKernelNode(node); err != nil {
+				return err
+			}
+			continue
+		}
 		i := node.Index
 		hostIPs, vppHost := node.HostIPs(), node.VPPHostLinkPrefixes()
 		if err := lx.AddVeth(n.Uplink(i), "", n.UplinkPort(i)); err != nil {
@@ -283,8 +316,8 @@ func (l *Lab) buildMachine() error {
 // childArgs are the arguments a re-run of the lab's program gets to act as
 // node agent for node.
 func (l *Lab) childArgs(node string) []string {
-	return []string{"--node", node, "--nodes", strconv.Itoa(l.Opts.Nodes), "--prefix", l.Opts.Prefix,
-		"--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig()}
+	return []string{"--node", node, "--nodes", strconv.Itoa(l.Opts.Nodes), "--kinds", topology.FormatKinds(l.Opts.Kinds),
+		"--prefix", l.Opts.Prefix, "--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig(), "--kube-proxy", l.Opts.KubeProxy}
 }
 
 // StartAgent starts node's agent as a process of its own (it runs, or
@@ -352,6 +385,48 @@ func (l *Lab) KillAgent(node string) error {
 	}
 	delete(l.agents, node)
 	return nil
+}
+
+// KillKubeProxy SIGKILLs a kernel node's kube-proxy, as a crash would
+// (its nft tables and the kernel's conntrack entries stay), and waits
+// until it is gone. Its agent starts a new one when it starts again.
+func (l *Lab) KillKubeProxy(node string) error {
+	pidFile := nodeagent.KubeProxyPIDFile(l.Opts.StateDir, node)
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		return fmt.Errorf("kube-proxy of %s: %w", node, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return fmt.Errorf("kube-proxy of %s: bad pid file %s", node, pidFile)
+	}
+	// Only the process running the lab's kube-proxy binary is signalled.
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err != nil || filepath.Base(exe) != filepath.Base(l.Opts.KubeProxy) {
+		return fmt.Errorf("kube-proxy of %s: pid %d is not running %s (%v)", node, pid, l.Opts.KubeProxy, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return err
+	}
+	for range 250 {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid)); err != nil {
+			return nil
+		}
+		if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == "" {
+			return nil // a zombie: gone for the network
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("kube-proxy of %s (pid %d) still running 5s after SIGKILL", node, pid)
+}
+
+// Node is the lab's node named name (the zero Node if there is none).
+func (l *Lab) Node(name string) topology.Node {
+	for _, n := range l.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	return topology.Node{}
 }
 
 // VPP is node's VPP process, for tests that kill it.
@@ -425,4 +500,41 @@ func killStaleVPPs(stateDir string, nodes []topology.Node, log logrus.FieldLogge
 			_ = v.Kill()
 		}
 	}
+}
+
+func (o *Options) hasKind(k topology.Kind) bool {
+	for _, x := range o.Kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// buildKernelNode creates what a kernel node has before its agent runs:
+// its namespace (the node itself) with its uplink on the lab's bridge as
+// eth0, holding the node IPs. The agent adds the pods' bridge, the routes
+// and kube-proxy (nodeagent.RunKernel).
+func (l *Lab) buildKernelNode(node topology.Node) error {
+	n, lx, i := l.Names, l.Linux, node.Index
+	ns := n.HostNS(i)
+	if err := lx.AddNamespace(ns); err != nil {
+		return err
+	}
+	if err := lx.AddVeth(n.UplinkPort(i), ns, "eth0"); err != nil {
+		return err
+	}
+	if err := lx.SetMaster(n.UplinkPort(i), n.Bridge()); err != nil {
+		return err
+	}
+	for _, ip := range node.IPs() {
+		p := topology.UplinkV4
+		if ip.Is6() {
+			p = topology.UplinkV6
+		}
+		if err := lx.AddAddress(ns, "eth0", netip.PrefixFrom(ip, p.Bits())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,7 +1,7 @@
 // Command vppsvc-lab runs the lab: a two-node dual-stack Kubernetes cluster
 // on real VPP 25.10s, in this machine's network namespaces (docs/lab.md).
 //
-//	vppsvc-lab [up] [--nodes N]   bring the lab up, print how to reach it, run until interrupted, tear down
+//	vppsvc-lab [up] [--nodes N | --kinds vpp,kernel]   bring the lab up, print how to reach it, run until interrupted, tear down
 //	vppsvc-lab down               remove what a killed lab left (nothing else is touched)
 //
 // It runs as root; VPPSVC_LAB_VPP names a VPP 25.10 binary (bin/vpp of a
@@ -20,6 +20,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/e2e/lab"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 )
 
 func main() {
@@ -31,12 +32,21 @@ func main() {
 	}
 	fs := flag.NewFlagSet("vppsvc-lab "+cmd, flag.ContinueOnError)
 	var opts lab.Options
-	fs.IntVar(&opts.Nodes, "nodes", 2, "VPP nodes (1 to 9)")
+	fs.IntVar(&opts.Nodes, "nodes", 0, "VPP nodes (1 to 9; default 2)")
+	kinds := fs.String("kinds", os.Getenv(topology.EnvKinds), "each node's kind in order, vpp or kernel (kube-proxy in nftables mode): vpp,kernel (default two vpp; env "+topology.EnvKinds+")")
 	fs.StringVar(&opts.Prefix, "prefix", "", "prefix of every name the lab creates (default vsl)")
 	fs.StringVar(&opts.StateDir, "state-dir", "", "the lab's state directory (default /run/vppsvc-lab)")
 	fs.BoolVar(&opts.Verbose, "v", false, "print the API server's and etcd's logs")
 	if err := fs.Parse(args); err != nil {
 		os.Exit(2)
+	}
+	if *kinds != "" {
+		ks, err := topology.ParseKinds(*kinds)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "vppsvc-lab:", err)
+			os.Exit(2)
+		}
+		opts.Kinds = ks
 	}
 	log := logrus.New()
 	opts.Log = log

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/e2e/lab"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
 )
 
@@ -28,8 +30,12 @@ var skipReason string
 
 func TestMain(m *testing.M) {
 	lab.RunChild() // the lab re-runs this test binary as node agents and containers
+	kinds, kerr := topology.ParseKinds(os.Getenv(topology.EnvKinds))
 	switch {
-	case os.Getenv(vppnode.EnvBinary) == "":
+	case kerr != nil:
+		fmt.Fprintln(os.Stderr, "lab:", kerr)
+		os.Exit(2)
+	case os.Getenv(vppnode.EnvBinary) == "" && slices.Contains(kinds, topology.KindVPP):
 		skipReason = vppnode.EnvBinary + " is not set (a VPP 25.10 bin/vpp; docs/lab.md)"
 	case os.Geteuid() != 0:
 		skipReason = "the lab needs root"
@@ -44,13 +50,13 @@ func TestMain(m *testing.M) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()
-	l, err := lab.Up(ctx, lab.Options{Log: log})
+	l, err := lab.Up(ctx, lab.Options{Kinds: kinds, Log: log})
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lab:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("lab up in %s\n", time.Since(start).Round(100*time.Millisecond))
+	fmt.Printf("lab up in %s (%s)\n", time.Since(start).Round(100*time.Millisecond), topology.FormatKinds(kinds))
 	theLab = l
 	// Interrupted (Ctrl-C, a timeout's SIGTERM): tear the lab down first.
 	sig := make(chan os.Signal, 1)
@@ -64,6 +70,15 @@ func TestMain(m *testing.M) {
 	signal.Stop(sig)
 	l.Close()
 	os.Exit(code)
+}
+
+// needVPP skips a test, saying why, when node is a kernel node: what it
+// checks exists only where vppsvc drives VPP.
+func needVPP(t *testing.T, node topology.Node, what string) {
+	t.Helper()
+	if node.IsKernel() {
+		t.Skipf("%s is a kernel node (kube-proxy): %s", node.Name, what)
+	}
 }
 
 // needLab skips a test when the lab is not up.

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vppsvc/vppsvc/e2e/lab"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 )
 
 // writes are the changing VPP calls among a node agent's stats: vppsvc's
@@ -43,7 +45,10 @@ func readOnly(msg string) bool {
 // TestAgentRestart: the embedding node agent killed (SIGKILL) and started
 // again under traffic: no established connection breaks, and VPP receives
 // no add or delete from the new agent (vppsvc's resync and the CNI's
-// re-run of its plan are both hitless).
+// re-run of its plan are both hitless). On a kernel node kube-proxy is
+// killed with the agent and the new agent starts a new one: the
+// connections must survive in the kernel's conntrack, as a kube-proxy
+// restart keeps them.
 func TestAgentRestart(t *testing.T) {
 	l := needLab(t)
 	ns := newNamespace(t)
@@ -62,6 +67,13 @@ func TestAgentRestart(t *testing.T) {
 	if err := l.KillAgent(a.Name); err != nil {
 		t.Fatal(err)
 	}
+	if a.IsKernel() {
+		// A kernel node's agent restart is kube-proxy's: it is killed
+		// too, and the restarted agent starts a new one.
+		if err := l.KillKubeProxy(a.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.Now()
 	if err := l.StartAgent(a.Name); err != nil {
 		t.Fatal(err)
@@ -70,6 +82,24 @@ func TestAgentRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("agent of %s ready again in %s", a.Name, time.Since(start).Round(time.Millisecond))
+	if !a.IsKernel() {
+		checkNoVPPWrites(t, l, a, start)
+	}
+	for _, f := range families {
+		reachAll(t, fromPod(clients[0]), netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(backends))
+	}
+	for i, stop := range stops {
+		if r := stop(); r.Err() != nil {
+			t.Errorf("connection %d (%s) broke across the agent restart: %v", i, r.Hostname, r.Err())
+		} else {
+			t.Logf("connection %d (%s): %d exchanges, slowest %s", i, r.Hostname, r.Exchanges, r.MaxRTT)
+		}
+	}
+}
+
+// checkNoVPPWrites: a restarted agent over a configured VPP changes nothing.
+func checkNoVPPWrites(t *testing.T, l *lab.Lab, a topology.Node, start time.Time) {
+	t.Helper()
 	// Let the new agent's pod controller re-run every pod's plan and
 	// vppsvc settle, then read what it sent.
 	var st nodeagent.Stats
@@ -99,16 +129,6 @@ func TestAgentRestart(t *testing.T) {
 	if len(w) > 0 {
 		t.Errorf("the restarted agent changed VPP: %v", w)
 	}
-	for _, f := range families {
-		reachAll(t, fromPod(clients[0]), netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(backends))
-	}
-	for i, stop := range stops {
-		if r := stop(); r.Err() != nil {
-			t.Errorf("connection %d (%s) broke across the agent restart: %v", i, r.Hostname, r.Err())
-		} else {
-			t.Logf("connection %d (%s): %d exchanges, slowest %s", i, r.Hostname, r.Exchanges, r.MaxRTT)
-		}
-	}
 }
 
 // TestVPPRestart: a node's VPP killed; the node agent starts it again and
@@ -118,6 +138,7 @@ func TestVPPRestart(t *testing.T) {
 	l := needLab(t)
 	ns := newNamespace(t)
 	a, b := l.Nodes[0], l.Nodes[1]
+	needVPP(t, b, "it has no VPP to kill")
 	backends := createPods(t, ns, "vr", 2, a.Name, b.Name)
 	clients := createPods(t, ns, "client", 2, a.Name, b.Name)
 	svc := createService(t, ns, webService("vr", "vr"))

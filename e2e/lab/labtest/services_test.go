@@ -52,8 +52,10 @@ func TestClusterIP(t *testing.T) {
 				}
 			}
 			for _, n := range l.Nodes {
-				reachAll(t, fromHost(n), netexec.ProtoHTTP, hostPort(ip, 80), want)
-				reachAll(t, fromHost(n), netexec.ProtoUDP, hostPort(ip, 90), want)
+				t.Run("from host "+n.Name+" ("+n.KindName()+")", func(t *testing.T) {
+					reachAll(t, fromHost(n), netexec.ProtoHTTP, hostPort(ip, 80), want)
+					reachAll(t, fromHost(n), netexec.ProtoUDP, hostPort(ip, 90), want)
+				})
 			}
 		})
 	}
@@ -202,7 +204,7 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 				extIP = ext6
 			}
 			allowed, refused := fromExternal(externalClient(f)), fromExternal(refusedClient(f))
-			if f == corev1.IPv6Protocol {
+			if f == corev1.IPv6Protocol && !l.Nodes[0].IsKernel() {
 				t.Run("client VPP has not resolved yet", func(t *testing.T) {
 					t.Skip("VPP 25.10 never answers an on-link IPv6 client whose first packet reaches a cnat VIP: " +
 						"the session learns a cnat client (/128) for the source (cnat_session_create), and neighbour " +
@@ -224,7 +226,7 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 			node := fromHost(l.Nodes[0])
 			reachAll(t, node, netexec.ProtoHTTP, hostPort(lbIP(nodeRanged, f), 80), names(backends))
 			t.Run("node outside the ranges", func(t *testing.T) {
-				if f == corev1.IPv6Protocol {
+				if f == corev1.IPv6Protocol && !l.Nodes[0].IsKernel() {
 					// The lab runs IPv6 with hairpinSNAT: hairpin-only.
 					t.Skip("with hairpinSNAT: hairpin-only, cnat-input-ip6 translates this node's own traffic before the input ACL, so loadBalancerSourceRanges do not stop the node (docs/renderer-ipv6.md, hairpin-only's price)")
 				}
@@ -321,6 +323,10 @@ func TestStatusPerNode(t *testing.T) {
 	createPods(t, ns, "st", 1, l.Nodes[0].Name)
 	createService(t, ns, webService("st", "st"))
 	for _, n := range l.Nodes {
+		if n.IsKernel() {
+			t.Run(n.Name, func(t *testing.T) { needVPP(t, n, "no vppsvc runs there, so no inspector") })
+			continue
+		}
 		sock := nodeagent.InspectSocket(l.Opts.StateDir, n.Name)
 		c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, "unix", sock)

@@ -89,8 +89,12 @@ func ReachAll(ctx context.Context, dial DialFunc, proto, addr string, want []str
 		}
 	}
 	if len(missing) > 0 {
-		return t, fmt.Errorf("%s %s: %s never answered in %d requests (seen %v, %d failures)",
-			proto, addr, strings.Join(missing, ","), t.Requests, t.Names(), t.Failures)
+		first := ""
+		if len(t.Errors) > 0 {
+			first = "; first: " + t.Errors[0]
+		}
+		return t, fmt.Errorf("%s %s: %s never answered in %d requests (seen %v, %d failures%s)",
+			proto, addr, strings.Join(missing, ","), t.Requests, t.Names(), t.Failures, first)
 	}
 	return t, nil
 }

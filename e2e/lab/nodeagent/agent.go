@@ -36,7 +36,9 @@ type Options struct {
 	// Executable is re-run inside a pod's namespace as its container
 	// (role netexec, see ContainerEnv).
 	Executable string
-	Log        logrus.FieldLogger
+	// KubeProxy is the kube-proxy binary a kernel node runs (RunKernel).
+	KubeProxy string
+	Log       logrus.FieldLogger
 }
 
 // ContainerEnv is set on a pod container's process; its value is the role
@@ -57,7 +59,10 @@ type nodeAgent struct {
 	linux *host.Lab
 	vpp   *vppnode.VPP
 	k8s   kubernetes.Interface
-	svc   *agent.Agent
+	svc   *agent.Agent // nil on a kernel node
+	// kernel is a kube-proxy node (RunKernel): pods on a Linux bridge,
+	// no VPP.
+	kernel bool
 
 	mu sync.Mutex
 	vc *vppnode.Client // replaced after a VPP restart

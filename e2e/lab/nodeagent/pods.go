@@ -188,7 +188,11 @@ func (c *podController) wire(ctx context.Context, pod *corev1.Pod) (*podState, e
 	c.mu.Lock()
 	c.wired[key] = st
 	c.mu.Unlock()
-	if err := c.wireInterfaces(ctx, st); err != nil {
+	wire := func() error { return c.wireInterfaces(ctx, st) }
+	if c.n.kernel {
+		wire = func() error { return c.wireKernelPod(st) }
+	}
+	if err := wire(); err != nil {
 		return st, err
 	}
 	ns := names.PodNS(i, k)
@@ -412,8 +416,10 @@ func (c *podController) reportRunning(ctx context.Context, pod *corev1.Pod, st *
 			return err
 		}
 	}
-	c.n.svc.Processor.UpdateLocalPod(processor.LocalPod{
-		ID: processor.PodID{Namespace: pod.Namespace, Name: pod.Name}, IPs: st.ips, Interface: st.iface})
+	if c.n.svc != nil {
+		c.n.svc.Processor.UpdateLocalPod(processor.LocalPod{
+			ID: processor.PodID{Namespace: pod.Namespace, Name: pod.Name}, IPs: st.ips, Interface: st.iface})
+	}
 	return nil
 }
 
@@ -452,22 +458,27 @@ func (c *podController) teardown(ctx context.Context, key string) error {
 		return nil
 	}
 	ns, name, _ := strings.Cut(key, "/")
-	c.n.svc.Processor.DeleteLocalPod(processor.PodID{Namespace: ns, Name: name})
+	if c.n.svc != nil {
+		c.n.svc.Processor.DeleteLocalPod(processor.PodID{Namespace: ns, Name: name})
+	}
 	pidFile := c.pidFile(st.uid)
 	if b, err := os.ReadFile(pidFile); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 && alive(pidFile) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	vc := c.n.client()
-	for _, ip := range st.ips {
-		if err := vc.DelRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
+	if !c.n.kernel {
+		vc := c.n.client()
+		for _, ip := range st.ips {
+			if err := vc.DelRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
+				return err
+			}
+		}
+		if err := vc.DeleteInterface(ctx, st.iface); err != nil {
 			return err
 		}
 	}
-	if err := vc.DeleteInterface(ctx, st.iface); err != nil {
-		return err
-	}
+	// A kernel node's veth goes with the pod's namespace.
 	i := c.n.opts.Node.Index
 	if err := c.n.linux.DelNamespace(c.n.opts.Names.PodNS(i, st.slot)); err != nil {
 		return err

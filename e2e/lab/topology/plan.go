@@ -50,6 +50,7 @@ const NodePortRange = "30000-30999"
 type Node struct {
 	Name  string
 	Index int // 1-based
+	Kind  Kind
 }
 
 // NodeName is the Kubernetes name of node i (1-based).
