@@ -131,13 +131,7 @@ func TestDiffICMP(t *testing.T) {
 	// (its source is kept), IPv4 and IPv6.
 	runDifferential(t, "icmp/cnat", func(d *diffCase) {
 		cnatTopology(d)
-		c := cnat.NewServiceClient(d.Conn)
-		for _, tr := range []struct{ vip, backend string }{{"10.96.0.10:80", "10.1.1.2:8080"}, {"[fd00:96::1]:80", "[fd00:1:1::2]:8080"}} {
-			_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
-				Vip: cnatEndpoint(tr.vip), IPProto: ip_types.IP_API_PROTO_UDP,
-				Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint(tr.backend), SrcEp: cnatEndpoint(zeroOf(tr.vip))}}}})
-			d.Retval("translation "+tr.vip+" → "+tr.backend, err)
-		}
+		udpVIPs(d)
 		for _, f := range []struct {
 			client, vip, router string
 			unreach, port, ttl  uint8
@@ -150,7 +144,7 @@ func TestDiffICMP(t *testing.T) {
 			d.Trace("a router's TTL exceeded", icmpError(in.Egress, f.router, f.ttl, 0, in.Out))
 		}
 		// TCP: the quoted header of 8 bytes, and the whole packet.
-		_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+		_, err := cnat.NewServiceClient(d.Conn).CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
 			Vip: cnatEndpoint("10.96.0.11:80"), IPProto: ip_types.IP_API_PROTO_TCP,
 			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint("10.1.1.2:8080"), SrcEp: cnatEndpoint("0.0.0.0:0")}}}})
 		d.Retval("translation 10.96.0.11:80 → 10.1.1.2:8080/TCP", err)
@@ -176,6 +170,19 @@ func cnatTopology(d *diffCase) {
 		n.AddRoute(pfx("::/0"), "uplink0"),
 	} {
 		d.Must(err)
+	}
+}
+
+// udpVIPs translates UDP to 10.96.0.10:80 and [fd00:96::1]:80 to a pod
+// behind tap2 each, without source NAT.
+func udpVIPs(d *diffCase) {
+	d.t.Helper()
+	c := cnat.NewServiceClient(d.Conn)
+	for _, tr := range []struct{ vip, backend string }{{"10.96.0.10:80", "10.1.1.2:8080"}, {"[fd00:96::1]:80", "[fd00:1:1::2]:8080"}} {
+		_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
+			Vip: cnatEndpoint(tr.vip), IPProto: ip_types.IP_API_PROTO_UDP,
+			Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint(tr.backend), SrcEp: cnatEndpoint(zeroOf(tr.vip))}}}})
+		d.Retval("translation "+tr.vip+" → "+tr.backend, err)
 	}
 }
 

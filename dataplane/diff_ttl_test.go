@@ -10,9 +10,6 @@ import (
 	"fmt"
 	"testing"
 
-	"go.fd.io/govpp/binapi/cnat"
-	"go.fd.io/govpp/binapi/ip_types"
-
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
@@ -58,13 +55,7 @@ func TestDiffTTL(t *testing.T) {
 	// ip4-rewrite/ip6-rewrite's check.
 	runDifferential(t, "ttl/cnat", func(d *diffCase) {
 		cnatTopology(d)
-		c := cnat.NewServiceClient(d.Conn)
-		for _, tr := range []struct{ vip, backend string }{{"10.96.0.10:80", "10.1.1.2:8080"}, {"[fd00:96::1]:80", "[fd00:1:1::2]:8080"}} {
-			_, err := c.CnatTranslationUpdate(d.Ctx, &cnat.CnatTranslationUpdate{Translation: cnat.CnatTranslation{
-				Vip: cnatEndpoint(tr.vip), IPProto: ip_types.IP_API_PROTO_UDP,
-				Paths: []cnat.CnatEndpointTuple{{DstEp: cnatEndpoint(tr.backend), SrcEp: cnatEndpoint(zeroOf(tr.vip))}}}})
-			d.Retval("translation "+tr.vip+" → "+tr.backend, err)
-		}
+		udpVIPs(d)
 		for _, f := range []struct{ client, vip, pod, remote string }{
 			{"198.51.100.7:1234", "10.96.0.10:80", "10.1.1.3:5353", "198.51.100.8:53"},
 			{"[2001:db8::7]:1234", "[fd00:96::1]:80", "[fd00:1:1::3]:5353", "[2001:db8::8]:53"},

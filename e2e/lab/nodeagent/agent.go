@@ -84,12 +84,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	restCfg, err := clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	restCfg.QPS, restCfg.Burst = 100, 200
-	k8s, err := kubernetes.NewForConfig(restCfg)
+	k8s, _, err := apiClient(opts.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -318,4 +313,16 @@ func (n *nodeAgent) serveInspector(ctx context.Context) error {
 		_ = srv.Close()
 	}()
 	return nil
+}
+
+// apiClient is a client of the lab's API server, from its kubeconfig, with
+// room for a node agent's bursts, and the server's address.
+func apiClient(kubeconfig string) (*kubernetes.Clientset, string, error) {
+	restCfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	restCfg.QPS, restCfg.Burst = 100, 200
+	k8s, err := kubernetes.NewForConfig(restCfg)
+	return k8s, restCfg.Host, err
 }

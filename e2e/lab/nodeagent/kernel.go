@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
@@ -76,12 +75,7 @@ func RunKernel(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	restCfg, err := clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
-	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
-	}
-	restCfg.QPS, restCfg.Burst = 100, 200
-	k8s, err := kubernetes.NewForConfig(restCfg)
+	k8s, apiHost, err := apiClient(opts.Kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -93,7 +87,7 @@ func RunKernel(ctx context.Context, opts Options) error {
 	// The API server listens on the root namespace's loopback, which
 	// kube-proxy, inside the node's namespace, cannot reach: the agent
 	// forwards the node's loopback port to it.
-	kubeconfig, err := n.forwardAPIServer(ctx, restCfg.Host)
+	kubeconfig, err := n.forwardAPIServer(ctx, apiHost)
 	if err != nil {
 		return err
 	}
