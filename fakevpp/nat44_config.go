@@ -58,7 +58,7 @@ type natState struct {
 	byLocal               map[localKey]*mapping
 	resolve               []*resolveRec
 	addrResolve           []*addrResolve           // pool addresses taken from interfaces (nat44_ifaddr.go)
-	regs                  map[natRegKey]*natReg    // receive-entry registrations (nat44_receive.go)
+	regs                  map[natRegKey]int        // receive-entry registrations (nat44_receive.go)
 	receive               map[natReceiveKey]uint32 // receive entries: the interface that added each
 	sessions              pool[session]
 	flows                 map[flowKey]*session
@@ -84,7 +84,7 @@ func (n *natState) reset(v *VPP) {
 	t, b, regs, receive := n.timeouts, n.buckets, n.regs, n.receive
 	*n = natState{timeouts: t, buckets: b, regs: regs, receive: receive}
 	if n.regs == nil {
-		n.regs = map[natRegKey]*natReg{}
+		n.regs = map[natRegKey]int{}
 		n.receive = map[natReceiveKey]uint32{}
 	}
 	n.fibRefs = map[uint32]int{}

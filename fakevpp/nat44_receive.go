@@ -30,9 +30,6 @@ type natRegKey struct {
 	sw   uint32
 }
 
-// natReg is a registration's count.
-type natReg struct{ count int }
-
 // natReceiveKey is a receive entry: a /32 in a table.
 type natReceiveKey struct {
 	table uint32
@@ -45,15 +42,13 @@ func (n *natState) register(v *VPP, a netip.Addr, sw uint32, add bool) {
 		return
 	}
 	k := natRegKey{a, sw}
-	r := n.regs[k]
 	switch {
-	case add && r == nil:
-		n.regs[k] = &natReg{count: 1}
-		n.receive[natReceiveKey{ifc.table[0], a}] = sw
 	case add:
-		r.count++
-	case r != nil:
-		if r.count--; r.count == 0 {
+		if n.regs[k]++; n.regs[k] == 1 {
+			n.receive[natReceiveKey{ifc.table[0], a}] = sw
+		}
+	case n.regs[k] > 0:
+		if n.regs[k]--; n.regs[k] == 0 {
 			delete(n.regs, k)
 			delete(n.receive, natReceiveKey{ifc.table[0], a})
 		}

@@ -22,9 +22,10 @@ import (
 // the cluster"). Without a local endpoint there is no local set to keep:
 // the translation takes the cluster set and the filter admits only the
 // node's own clients (ownClientsRules), which matches kube-proxy exactly.
-func ownClientsOnly(svc *model.ContivService, fe Frontend, cfg *Config) bool {
-	return fe.Kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal &&
-		len(cfg.ownClients()) > 0 && len(renderer.Backends(svc, fe.Frontend, renderer.IPv6)) == 0
+// backends are the frontend's own (renderer.Backends).
+func ownClientsOnly(svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) bool {
+	return len(backends) == 0 && fe.Kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal &&
+		len(cfg.ownClients()) > 0
 }
 
 // ownClientsBackends is the set an ownClientsOnly frontend load-balances

@@ -39,7 +39,7 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 	translated := map[netip.Addr]bool{} // addresses that stay cnat VIPs
 	for _, fe := range Frontends(svc, node.IPs) {
 		backends := renderer.Backends(svc, fe.Frontend, renderer.IPv6)
-		own := ownClientsOnly(svc, fe, cfg)
+		own := ownClientsOnly(svc, fe, backends, cfg)
 		if own {
 			backends = ownClientsBackends(svc, fe)
 		}
