@@ -9,6 +9,8 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // Interface addresses added and removed at run time (VPP 25.10
@@ -145,7 +147,7 @@ func ipAddressDump(c *call, req *ip.IPAddressDump) []api.Message {
 	for _, p := range ifc.addrs {
 		if p.Addr().Is6() == req.IsIPv6 {
 			out = append(out, &ip.IPAddressDetails{SwIfIndex: interface_types.InterfaceIndex(ifc.index),
-				Prefix: ip_types.AddressWithPrefix{Address: ipAddress(p.Addr()), Len: uint8(p.Bits())}})
+				Prefix: ip_types.AddressWithPrefix{Address: apiaddr.To(p.Addr()), Len: uint8(p.Bits())}})
 		}
 	}
 	return out

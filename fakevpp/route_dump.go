@@ -8,6 +8,8 @@ import (
 	"go.fd.io/govpp/binapi/fib_types"
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // ipTableDump lists the tables of both families (ip_table_dump): every table
@@ -70,7 +72,7 @@ func ipRouteDump(c *call, req *ip.IPRouteDump) []api.Message {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].dst.String() < entries[j].dst.String() })
 	out := make([]api.Message, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, &ip.IPRouteDetails{Route: ip.IPRoute{TableID: table, Prefix: ip_types.Prefix{Address: ipAddress(e.dst.Addr()), Len: uint8(e.dst.Bits())},
+		out = append(out, &ip.IPRouteDetails{Route: ip.IPRoute{TableID: table, Prefix: ip_types.Prefix{Address: apiaddr.To(e.dst.Addr()), Len: uint8(e.dst.Bits())},
 			NPaths: 1, Paths: []fib_types.FibPath{e.path}}})
 	}
 	return out

@@ -11,6 +11,8 @@ import (
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_neighbor"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // VRF tables (VPP 25.10 vnet/fib, vnet/ip). A table exists while something
@@ -353,7 +355,7 @@ func pathNextHop(p fib_types.FibPath, ip6 bool) netip.Addr {
 }
 
 func prefixOf(p ip_types.Prefix) (netip.Prefix, bool) {
-	a, ok := addrOf(p.Address)
+	a, ok := apiaddr.From(p.Address)
 	if !ok {
 		return netip.Prefix{}, false
 	}
@@ -361,27 +363,10 @@ func prefixOf(p ip_types.Prefix) (netip.Prefix, bool) {
 	return q, q.IsValid()
 }
 
-func addrOf(a ip_types.Address) (netip.Addr, bool) {
-	switch a.Af {
-	case ip_types.ADDRESS_IP4:
-		return netip.AddrFrom4(a.Un.GetIP4()), true
-	case ip_types.ADDRESS_IP6:
-		return netip.AddrFrom16(a.Un.GetIP6()), true
-	}
-	return netip.Addr{}, false
-}
-
-func ipAddress(a netip.Addr) ip_types.Address {
-	if a.Is4() {
-		return ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(a.As4())}
-	}
-	return ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(a.As16())}
-}
-
 // ipNeighborAddDel records or removes a neighbour (see AddNeighbour).
 func ipNeighborAddDel(c *call, req *ip_neighbor.IPNeighborAddDel) []api.Message {
 	r := &ip_neighbor.IPNeighborAddDelReply{}
-	a, ok := addrOf(req.Neighbor.IPAddress)
+	a, ok := apiaddr.From(req.Neighbor.IPAddress)
 	sw := uint32(req.Neighbor.SwIfIndex)
 	switch {
 	case c.v.iface(sw) == nil:

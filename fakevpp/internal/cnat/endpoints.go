@@ -7,6 +7,8 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // Return values used by the cnat handlers (docs/fakevpp.md#pools-return-values-and-zero-values).
@@ -38,7 +40,7 @@ type endpoint struct {
 func (p *Plugin) decodeEndpoint(in cnat.CnatEndpoint, what string) (endpoint, int32) {
 	ep := endpoint{sw: uint32(in.SwIfIndex), port: in.Port}
 	if ep.sw == invalidIndex {
-		a, ok := fromAPIAddress(in.Addr)
+		a, ok := apiaddr.From(in.Addr)
 		if !ok {
 			// ip_address_decode2 leaves the family untouched for an unknown
 			// Af: VPP then works on whatever was in memory.
@@ -57,7 +59,7 @@ func (p *Plugin) decodeEndpoint(in cnat.CnatEndpoint, what string) (endpoint, in
 		return ep, rvInvalidAddressFamily
 	}
 	if ep.sw == 0 {
-		lit, _ := fromAPIAddress(in.Addr)
+		lit, _ := apiaddr.From(in.Addr)
 		p.violate("cnat endpoint uses SwIfIndex 0 (local0)",
 			fmt.Sprintf("%s: Addr %s is ignored and the endpoint never resolves; set SwIfIndex to ^uint32(0) for a literal address", what, lit))
 	}
@@ -115,7 +117,7 @@ func (ep endpoint) encode() cnat.CnatEndpoint {
 		out.IfAf = ip_types.ADDRESS_IP6
 	}
 	if ep.resolved {
-		out.Addr = toAPIAddress(ep.addr)
+		out.Addr = apiaddr.To(ep.addr)
 	}
 	return out
 }
@@ -180,25 +182,6 @@ func (p *Plugin) InterfaceAddressChanged(sw uint32, addr netip.Addr, added bool)
 	}
 	p.addressChanged(&p.snat.ip4, sw, addr, added)
 	p.addressChanged(&p.snat.ip6, sw, addr, added)
-}
-
-// fromAPIAddress converts a binapi address; false for an unknown family.
-func fromAPIAddress(a ip_types.Address) (netip.Addr, bool) {
-	switch a.Af {
-	case ip_types.ADDRESS_IP4:
-		return netip.AddrFrom4(a.Un.GetIP4()), true
-	case ip_types.ADDRESS_IP6:
-		return netip.AddrFrom16(a.Un.GetIP6()), true
-	}
-	return netip.Addr{}, false
-}
-
-// toAPIAddress converts to a binapi address.
-func toAPIAddress(a netip.Addr) ip_types.Address {
-	if a.Is4() {
-		return ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(a.As4())}
-	}
-	return ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(a.As16())}
 }
 
 func unspecified(ip6 bool) netip.Addr {

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.fd.io/govpp/binapi/cnat"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // README.md#endpoints: interface endpoints resolve when the interface gets an address and
@@ -44,10 +46,10 @@ func TestInterfaceEndpointResolution(t *testing.T) {
 	// moves it to the remaining one.
 	b5 := ifs.add(5, "10.1.1.51")
 	p.InterfaceAddressChanged(5, b5, true)
-	assert.Equal(t, toAPIAddress(a5), p.TranslationDump()[0].Translation.Paths[0].DstEp.Addr)
+	assert.Equal(t, apiaddr.To(a5), p.TranslationDump()[0].Translation.Paths[0].DstEp.Addr)
 	ifs.del(5, a5)
 	p.InterfaceAddressChanged(5, a5, false)
-	assert.Equal(t, toAPIAddress(b5), p.TranslationDump()[0].Translation.Paths[0].DstEp.Addr)
+	assert.Equal(t, apiaddr.To(b5), p.TranslationDump()[0].Translation.Paths[0].DstEp.Addr)
 	ifs.del(5, b5)
 	p.InterfaceAddressChanged(5, b5, false)
 	path := p.TranslationDump()[0].Translation.Paths[0]

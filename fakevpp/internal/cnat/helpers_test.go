@@ -11,6 +11,8 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // fakeIfs is a minimal Interfaces: sw 0 (local0) always exists.
@@ -92,7 +94,7 @@ func lit(s string) cnat.CnatEndpoint {
 	} else {
 		ap = netip.AddrPortFrom(netip.MustParseAddr(s), 0)
 	}
-	return cnat.CnatEndpoint{Addr: toAPIAddress(ap.Addr()), SwIfIndex: anyIfIdx, Port: ap.Port()}
+	return cnat.CnatEndpoint{Addr: apiaddr.To(ap.Addr()), SwIfIndex: anyIfIdx, Port: ap.Port()}
 }
 
 // ifEp is an interface endpoint.

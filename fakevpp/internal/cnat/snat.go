@@ -8,6 +8,8 @@ import (
 	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // snatConfig is cnat_snat_policy_main_t plus the cnat-snat feature bindings
@@ -120,7 +122,7 @@ func (p *Plugin) SnatPolicyAddDelIf(m *cnat.CnatSnatPolicyAddDelIf) *cnat.CnatSn
 func (p *Plugin) SnatPolicyAddDelExcludePfx(m *cnat.CnatSnatPolicyAddDelExcludePfx) *cnat.CnatSnatPolicyAddDelExcludePfxReply {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a, ok := fromAPIAddress(m.Prefix.Address)
+	a, ok := apiaddr.From(m.Prefix.Address)
 	if !ok {
 		p.violate("cnat excluded prefix with an invalid address family",
 			fmt.Sprintf("CnatSnatPolicyAddDelExcludePfx %s: VPP uses an undefined prefix; the fake ignores it", m.Prefix))

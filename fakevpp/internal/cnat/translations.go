@@ -5,6 +5,8 @@ import (
 	"net/netip"
 
 	"go.fd.io/govpp/binapi/cnat"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 // Translation flags as stored in cnat_translation_t.flags. ALLOC_PORT and
@@ -305,7 +307,7 @@ func (p *Plugin) checkFamilies(t *translation, pa path) {
 // endpointSummary renders an undecoded endpoint for violation details.
 func endpointSummary(e cnat.CnatEndpoint) string {
 	if uint32(e.SwIfIndex) == invalidIndex {
-		a, _ := fromAPIAddress(e.Addr)
+		a, _ := apiaddr.From(e.Addr)
 		return fmt.Sprintf("%s:%d", a, e.Port)
 	}
 	return fmt.Sprintf("sw%d:%d", e.SwIfIndex, e.Port)

@@ -10,6 +10,8 @@ import (
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/fakevpp/internal/apiaddr"
 )
 
 func TestTranslationUpdateRetvals(t *testing.T) {
@@ -228,7 +230,7 @@ func TestTranslationDumpFields(t *testing.T) {
 	p.InterfaceAddressChanged(5, a, true)
 	got := p.TranslationDump()[0].Translation.Paths[1]
 	assert.Equal(t, uint8(3), got.Flags)
-	assert.Equal(t, toAPIAddress(a), got.DstEp.Addr)
+	assert.Equal(t, apiaddr.To(a), got.DstEp.Addr)
 	assert.Equal(t, interface_types.InterfaceIndex(5), got.DstEp.SwIfIndex)
 }
 
@@ -289,7 +291,7 @@ func TestUnresolvedInterfaceVIPDuplicates(t *testing.T) {
 	// The address appears: the VIP resolves and traffic is translated.
 	a := ifs.add(7, "192.168.0.7")
 	p.InterfaceAddressChanged(7, a, true)
-	assert.Equal(t, toAPIAddress(a), p.TranslationDump()[0].Translation.Vip.Addr)
+	assert.Equal(t, apiaddr.To(a), p.TranslationDump()[0].Translation.Vip.Addr)
 	r := p.VIP(tcpFlow("8.8.8.8:5555", "192.168.0.7:80", TCPSyn), at(0))
 	assert.Equal(t, ap(backendA), r.Flow.Dst)
 
