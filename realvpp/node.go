@@ -193,7 +193,10 @@ func (n *Node) dumpInterfaces(ctx context.Context) ([]*interfaces.SwInterfaceDet
 
 // recvAll reads a dump's stream to its end: (stream, err) as a dump call
 // returns them.
-func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
+func recvAll[T any](s interface {
+	Recv() (T, error)
+	Close() error
+}, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +207,7 @@ func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
 			return out, nil
 		}
 		if err != nil {
+			_ = s.Close() // the generated client closes it only at the end
 			return nil, err
 		}
 		out = append(out, d)

@@ -79,6 +79,7 @@ func (r *dumpRun) add(it vppcfg.Item, tag string, handle uint32) {
 // receiver is a generated dump stream client.
 type receiver[T any] interface {
 	Recv() (T, error)
+	Close() error
 }
 
 // drain reads a dump stream to its end.
@@ -94,6 +95,10 @@ func drain[T any](d *Driver, what string, open func() (receiver[T], error), each
 			return nil
 		}
 		if err != nil {
+			// The generated client closes its stream only at the dump's
+			// end; left open, the replies still coming would wait on it
+			// (see ReplyHandoverTimeout).
+			_ = s.Close()
 			return fmt.Errorf("dump %s: %w", what, err)
 		}
 		each(m)

@@ -50,6 +50,7 @@ func (d *Driver) dumpInterfaces(ctx context.Context, swIfIndex uint32) (map[uint
 			return out, nil
 		}
 		if err != nil {
+			_ = stream.Close() // closed by the client only at the end
 			return nil, fmt.Errorf("dump interfaces: %w", err)
 		}
 		if swIfIndex != ^uint32(0) && uint32(det.SwIfIndex) != swIfIndex {

@@ -96,6 +96,7 @@ func dumpOutputInterfaces(r *dumpRun, rpc nat44_ed.RPCService) error {
 				break
 			}
 			if err != nil {
+				_ = s.Close() // closed by the client only at the end
 				return fmt.Errorf("dump NAT44 output interfaces: %w", err)
 			}
 			got++

@@ -98,7 +98,10 @@ func (c *Client) changed(msg string) {
 
 // recvAll reads a dump's stream to its end: (stream, err) as a dump call
 // returns them.
-func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
+func recvAll[T any](s interface {
+	Recv() (T, error)
+	Close() error
+}, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +112,7 @@ func recvAll[T any](s interface{ Recv() (T, error) }, err error) ([]T, error) {
 			return out, nil
 		}
 		if err != nil {
+			_ = s.Close() // the generated client closes it only at the end
 			return nil, err
 		}
 		out = append(out, d)
