@@ -44,7 +44,8 @@ const weightSpread = 3
 // by removing and adding each local; a service crosses it at 86 endpoints
 // with the default weights.
 func lbLocals(backends []model.ServiceBackend, cfg *Config) (locals []vppcfg.NAT44LBLocal, left int) {
-	locals = make([]vppcfg.NAT44LBLocal, 0, len(backends))
+	// Room for the placeholder a single backend gets (mappingFor).
+	locals = make([]vppcfg.NAT44LBLocal, 0, max(len(backends), 2))
 	for _, b := range backends {
 		locals = append(locals, vppcfg.NAT44LBLocal{
 			Addr: b.AddrPort(), Probability: uint8(backendWeight(b, cfg)), VRF: backendVRF(b, cfg),

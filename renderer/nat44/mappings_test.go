@@ -40,8 +40,8 @@ func TestMappingKindByBackendCount(t *testing.T) {
 	}
 	// One backend is an LB mapping too: scaling to two and back then
 	// changes locals in place instead of swapping mappings.
-	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly || len(m.Locals) != 1 {
-		t.Fatalf("one backend: %v, want an out2in-only LB mapping of one local", m)
+	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly || len(m.Locals) != 2 || m.Locals[0] != vppcfg.LBPlaceholder(m) {
+		t.Fatalf("one backend: %v, want an out2in-only LB mapping of one local and the placeholder", m)
 	}
 	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80"), be("10.1.2.3:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly {
 		t.Fatalf("two backends: %v, want an out2in-only LB mapping", m)

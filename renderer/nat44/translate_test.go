@@ -30,10 +30,13 @@ func shortCircuit(ext, clusterIP string) *vppcfg.CNATTranslation {
 }
 
 // single is the mapping of a frontend with one backend: an LB mapping of
-// one local (the layer pads it with vppcfg.LBPlaceholder).
+// one local and vppcfg.LBPlaceholder, which the renderer adds itself.
 func single(name, ext string, proto vppcfg.Protocol, local vppcfg.NAT44LBLocal, twice vppcfg.TwiceNATMode) *vppcfg.NAT44LBMapping {
 	return &vppcfg.NAT44LBMapping{
-		External: ap(ext), Protocol: proto, Locals: []vppcfg.NAT44LBLocal{local},
+		External: ap(ext), Protocol: proto,
+		// Beside it the placeholder: unspecified address, the frontend's
+		// port, probability 0, the local's VRF (sorted first).
+		Locals:     []vppcfg.NAT44LBLocal{{Addr: netip.AddrPortFrom(netip.IPv4Unspecified(), ap(ext).Port()), VRF: local.VRF}, local},
 		Out2InOnly: true, TwiceNAT: twice, Label: "default/" + name,
 	}
 }
