@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -301,6 +302,43 @@ func TestChaosFrozenVPP(t *testing.T) {
 	a.converge(t)
 	t.Logf("converged %s after VPP was thawed", time.Since(thaw).Round(time.Millisecond))
 	checkState(t, a, n)
+}
+
+// TestChaosVPPStall: VPP's main thread stops for 5 s, about as long as
+// enabling NAT44 on an interface takes with 50,000 mappings (over 3 s on
+// this machine, more on a bigger node). The agent waits: it
+// neither takes VPP for dead nor reconnects (govpp's default health check
+// gave up after 0.75 s: a reconnect, with every call in between failed).
+func TestChaosVPPStall(t *testing.T) {
+	n := openNode(t)
+	buildNode(t, n, false)
+	conns := &connectCounter{VppAPI: n.Adapter()}
+	a := startAgentOn(t, conns, ipv4, 0, "uplink0", "host0")
+	defer a.stop()
+	a.Processor.Resync(snapshot(100, 2, false, false))
+	a.converge(t)
+	pid := vppPID(t, n)
+	before := conns.n.Load()
+	signalVPP(t, pid, syscall.SIGSTOP)
+	time.Sleep(5 * time.Second)
+	signalVPP(t, pid, syscall.SIGCONT)
+	time.Sleep(3 * time.Second) // a reconnect would be done by now
+	a.converge(t)
+	if got := conns.n.Load() - before; got != 0 {
+		t.Errorf("a 5 s stall cost %d reconnects: the agent took VPP for dead", got)
+	}
+	checkState(t, a, n)
+}
+
+// connectCounter counts the connections made through a client adapter.
+type connectCounter struct {
+	adapter.VppAPI
+	n atomic.Int32
+}
+
+func (c *connectCounter) Connect() error {
+	c.n.Add(1)
+	return c.VppAPI.Connect()
 }
 
 // TestChaosSessionTableFull: a flood of new connections fills NAT44-ED's
