@@ -41,8 +41,8 @@ func twiceNATMode(svc *model.ContivService, kind renderer.FrontendKind) vppcfg.T
 // frontend need not be a pool address (VPP requires that of an LB mapping
 // otherwise).
 //
-// Every mapping is a load-balancing one, one backend included (the layer
-// pads it: vppcfg.LBPlaceholder). A static mapping would be a different
+// Every mapping is a load-balancing one, one backend included (with
+// vppcfg.LBPlaceholder beside it). A static mapping would be a different
 // VPP object, so scaling between one backend and two would delete it and
 // every open connection with it; an LB mapping changes one local at a time
 // and keeps the sessions of the backends that stay. It also leaves the
