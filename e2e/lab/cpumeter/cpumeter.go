@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,6 +114,33 @@ type Profile struct {
 	EndpointTCP int
 	// Idle are samples of the idle task outside any network path.
 	Idle int
+	// VPPKernel are the VPP samples whose leaf is in the kernel (its
+	// system calls, and the veth and af_packet work they do).
+	VPPKernel int
+	// Leaves count the data plane's samples by leaf function, "vpp " or
+	// "softirq " before it: where its time goes.
+	Leaves map[string]int
+}
+
+// TopLeaves are the n leaf functions with the most data-plane samples,
+// formatted "name share%".
+func (p Profile) TopLeaves(n int) []string {
+	type kv struct {
+		k string
+		v int
+	}
+	var all []kv
+	total := 0
+	for k, v := range p.Leaves {
+		all = append(all, kv{k, v})
+		total += v
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v > all[j].v || all[i].v == all[j].v && all[i].k < all[j].k })
+	var out []string
+	for i := 0; i < n && i < len(all); i++ {
+		out = append(out, fmt.Sprintf("%s %.0f%%", all[i].k, 100*float64(all[i].v)/float64(total)))
+	}
+	return out
 }
 
 // DataPlane is the CPU time of the data plane's samples.
@@ -140,13 +168,15 @@ var (
 // "pid/tid" line followed by its call chain, one frame a line, and a blank
 // line. dataPlane are the data plane's processes (the VPPs).
 func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
-	p := Profile{Freq: freq}
+	p := Profile{Freq: freq, Leaves: map[string]int{}}
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 64*1024), 1024*1024)
 	var (
 		in           bool
 		pid          int
 		onNet, inTCP bool
+		leaf         string
+		leafKernel   bool
 	)
 	flush := func() {
 		if !in {
@@ -158,12 +188,17 @@ func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
 			p.EndpointTCP++
 		case dataPlane[pid]:
 			p.VPP++
+			p.Leaves["vpp "+leaf]++
+			if leafKernel {
+				p.VPPKernel++
+			}
 		case onNet:
 			p.Softirq++
+			p.Leaves["softirq "+leaf]++
 		case pid == 0:
 			p.Idle++
 		}
-		in, onNet, inTCP = false, false, false
+		in, onNet, inTCP, leaf, leafKernel = false, false, false, "", false
 	}
 	for s.Scan() {
 		line := s.Text()
@@ -190,6 +225,10 @@ func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
 			continue
 		}
 		sym, _, _ := strings.Cut(f[1], "+")
+		if leaf == "" {
+			leaf = sym
+			leafKernel = strings.HasPrefix(f[0], "ffff")
+		}
 		if netPath[sym] {
 			onNet = true
 		}

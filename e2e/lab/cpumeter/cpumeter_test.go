@@ -1,6 +1,8 @@
 package cpumeter
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,6 +71,23 @@ func sample(pid string, frames ...string) string {
 	return b.String() + "\n"
 }
 
+func TestClassifyLeaves(t *testing.T) {
+	in := sample("100", "nat44_ed_in2out_node_fn", "vlib_main") + sample("100", "nat44_ed_in2out_node_fn", "vlib_main") +
+		sample("100", "veth_xmit", "tpacket_snd") + sample("0", "nft_do_chain", "net_rx_action") + sample("300", "main.loop")
+	// sample writes kernel-looking addresses; a user-space leaf has a short one.
+	in = strings.Replace(in, "\tffffffff81000000 nat44_ed_in2out_node_fn", "\t7f0000001000 nat44_ed_in2out_node_fn", -1)
+	p, err := Classify(strings.NewReader(in), 500, map[int]bool{100: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.VPP != 3 || p.VPPKernel != 1 || p.Softirq != 1 {
+		t.Errorf("%+v: want 3 VPP samples, 1 of them in the kernel, 1 softirq", p)
+	}
+	if got, want := p.TopLeaves(2), []string{"vpp nat44_ed_in2out_node_fn 50%", "softirq nft_do_chain 25%"}; !slices.Equal(got, want) {
+		t.Errorf("top leaves %v, want %v", got, want)
+	}
+}
+
 func TestClassify(t *testing.T) {
 	vpp := map[int]bool{100: true}
 	for _, tc := range []struct {
@@ -97,8 +116,17 @@ func TestClassify(t *testing.T) {
 				t.Fatalf("error %v, want error %t", err, tc.bad)
 			}
 			tc.want.Freq = 500
-			if !tc.bad && got != tc.want {
+			leaves := got.Leaves
+			got.Leaves, got.VPPKernel = nil, 0
+			if !tc.bad && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%+v, want %+v", got, tc.want)
+			}
+			n := 0
+			for _, v := range leaves {
+				n += v
+			}
+			if !tc.bad && n != tc.want.VPP+tc.want.Softirq {
+				t.Errorf("leaves %v: %d samples, want the data plane's %d", leaves, n, tc.want.VPP+tc.want.Softirq)
 			}
 		})
 	}
