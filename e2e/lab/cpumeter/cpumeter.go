@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,18 +121,26 @@ type Profile struct {
 	// Leaves count the data plane's samples by leaf function, "vpp " or
 	// "softirq " before it: where its time goes.
 	Leaves map[string]int
+	// OtherLeaves count the samples outside the data plane, the endpoints'
+	// TCP and idle by leaf function (what the rest of the machine did).
+	OtherLeaves map[string]int
 }
 
 // TopLeaves are the n leaf functions with the most data-plane samples,
 // formatted "name share%".
-func (p Profile) TopLeaves(n int) []string {
+func (p Profile) TopLeaves(n int) []string { return top(p.Leaves, n) }
+
+// TopOther are the n leaf functions with the most samples of the rest.
+func (p Profile) TopOther(n int) []string { return top(p.OtherLeaves, n) }
+
+func top(leaves map[string]int, n int) []string {
 	type kv struct {
 		k string
 		v int
 	}
 	var all []kv
 	total := 0
-	for k, v := range p.Leaves {
+	for k, v := range leaves {
 		all = append(all, kv{k, v})
 		total += v
 	}
@@ -145,6 +154,10 @@ func (p Profile) TopLeaves(n int) []string {
 
 // DataPlane is the CPU time of the data plane's samples.
 func (p Profile) DataPlane() time.Duration { return p.dur(p.VPP + p.Softirq) }
+
+// SoftirqTime is the CPU time of the kernel's network path alone (the data
+// plane of a node without VPP).
+func (p Profile) SoftirqTime() time.Duration { return p.dur(p.Softirq) }
 
 // Busy is the CPU time of every sample but the idle ones.
 func (p Profile) Busy() time.Duration { return p.dur(p.Samples - p.Idle) }
@@ -168,7 +181,7 @@ var (
 // "pid/tid" line followed by its call chain, one frame a line, and a blank
 // line. dataPlane are the data plane's processes (the VPPs).
 func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
-	p := Profile{Freq: freq, Leaves: map[string]int{}}
+	p := Profile{Freq: freq, Leaves: map[string]int{}, OtherLeaves: map[string]int{}}
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 64*1024), 1024*1024)
 	var (
@@ -197,6 +210,8 @@ func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
 			p.Leaves["softirq "+leaf]++
 		case pid == 0:
 			p.Idle++
+		default:
+			p.OtherLeaves[leaf]++
 		}
 		in, onNet, inTCP, leaf, leafKernel = false, false, false, "", false
 	}
@@ -254,21 +269,47 @@ const MaxPerfRun = 2 * time.Minute
 
 // Recording is a running `perf record` of every CPU.
 type Recording struct {
-	cmd      *exec.Cmd
-	out      string
-	freq     int
-	done     chan error
-	cancel   context.CancelFunc
-	stderr   bytes.Buffer
-	ctl, ack *os.File
-	dir      string
+	cmd     *exec.Cmd
+	out     string
+	freq    int
+	done    chan error
+	cancel  context.CancelFunc
+	stderr  bytes.Buffer
+	dir     string
+	enabled time.Time
+}
+
+// waitEvents waits until perf holds at least one perf event per CPU and
+// their number has not changed for 200 ms.
+func (r *Recording) waitEvents(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	fdDir := fmt.Sprintf("/proc/%d/fd", r.cmd.Process.Pid)
+	last, since := -1, time.Now()
+	for time.Now().Before(deadline) {
+		n := 0
+		ents, err := os.ReadDir(fdDir)
+		if err != nil {
+			return fmt.Errorf("perf record: %w (%s)", err, strings.TrimSpace(r.stderr.String()))
+		}
+		for _, e := range ents {
+			if l, err := os.Readlink(filepath.Join(fdDir, e.Name())); err == nil && strings.Contains(l, "perf_event") {
+				n++
+			}
+		}
+		if n != last {
+			last, since = n, time.Now()
+		} else if n >= runtime.NumCPU() && time.Since(since) >= 200*time.Millisecond {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("perf record: %d perf events open after %s, want one per CPU (%d)", last, timeout, runtime.NumCPU())
 }
 
 // StartPerf starts sampling every CPU freq times a second with call chains
-// into a file in dir, and returns once the samples are being taken: perf
-// starts with its events off and turns them on when told on its control
-// FIFO, so its own start (which reads every process's maps, seconds on a
-// busy machine) is not in the window. It ends by itself after MaxPerfRun.
+// into a file in dir, and returns once perf has its events open on every
+// CPU and has had a second to read the processes' maps. It ends by itself
+// after MaxPerfRun.
 func StartPerf(dir string, freq int) (*Recording, error) {
 	if freq < 1 || freq > 4000 {
 		return nil, fmt.Errorf("cpumeter: perf frequency %d, want 1..4000", freq)
@@ -278,72 +319,31 @@ func StartPerf(dir string, freq int) (*Recording, error) {
 		return nil, err
 	}
 	r := &Recording{out: filepath.Join(tmp, "perf.data"), freq: freq, done: make(chan error, 1), dir: tmp}
-	ctlPath, ackPath := filepath.Join(tmp, "ctl"), filepath.Join(tmp, "ack")
-	for _, p := range []string{ctlPath, ackPath} {
-		if err := syscall.Mkfifo(p, 0o600); err != nil {
-			os.RemoveAll(tmp)
-			return nil, err
-		}
-	}
-	// Read-write opens of a FIFO do not wait for the other end.
-	if r.ctl, err = os.OpenFile(ctlPath, os.O_RDWR, 0); err == nil {
-		r.ack, err = os.OpenFile(ackPath, os.O_RDWR, 0)
-	}
-	if err != nil {
-		r.cleanup()
-		return nil, err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), MaxPerfRun)
 	r.cancel = cancel
-	r.cmd = exec.CommandContext(ctx, PerfPath, "record", "-a", "-g", "-F", strconv.Itoa(freq), "-o", r.out, "--quiet",
-		"-D", "-1", "--control", "fifo:"+ctlPath+","+ackPath, "--tail-synthesize")
+	r.cmd = exec.CommandContext(ctx, PerfPath, "record", "-a", "-g", "-F", strconv.Itoa(freq), "-o", r.out, "--quiet")
 	r.cmd.Stderr = &r.stderr
 	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(syscall.SIGINT) }
 	r.cmd.WaitDelay = 10 * time.Second
 	if err := r.cmd.Start(); err != nil {
 		cancel()
-		r.cleanup()
+		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
 	go func() { r.done <- r.cmd.Wait() }()
-	if err := r.control("enable", 30*time.Second); err != nil {
+	if err := r.waitEvents(30 * time.Second); err != nil {
 		_, _ = r.Stop(nil)
 		return nil, err
 	}
+	time.Sleep(time.Second)
+	r.enabled = time.Now()
 	return r, nil
-}
-
-// control sends perf a command and waits for its acknowledgement.
-func (r *Recording) control(cmd string, timeout time.Duration) error {
-	if _, err := r.ctl.WriteString(cmd + "\n"); err != nil {
-		return fmt.Errorf("perf control %s: %w", cmd, err)
-	}
-	_ = r.ack.SetReadDeadline(time.Now().Add(timeout))
-	buf := make([]byte, 16)
-	n, err := r.ack.Read(buf)
-	if err != nil {
-		return fmt.Errorf("perf control %s: no acknowledgement: %w (%s)", cmd, err, strings.TrimSpace(r.stderr.String()))
-	}
-	if !strings.HasPrefix(string(buf[:n]), "ack") {
-		return fmt.Errorf("perf control %s: %q", cmd, buf[:n])
-	}
-	return nil
-}
-
-func (r *Recording) cleanup() {
-	if r.ctl != nil {
-		r.ctl.Close()
-	}
-	if r.ack != nil {
-		r.ack.Close()
-	}
-	os.RemoveAll(r.dir)
 }
 
 // Stop ends the recording and sorts its samples.
 func (r *Recording) Stop(dataPlane map[int]bool) (Profile, error) {
-	defer r.cleanup()
-	stopErr := r.control("disable", 10*time.Second)
+	defer os.RemoveAll(r.dir)
+	window := time.Since(r.enabled)
 	_ = r.cmd.Process.Signal(syscall.SIGINT)
 	var err error
 	select {
@@ -353,9 +353,6 @@ func (r *Recording) Stop(dataPlane map[int]bool) (Profile, error) {
 		err = <-r.done
 	}
 	r.cancel()
-	if stopErr != nil {
-		return Profile{}, stopErr
-	}
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() <= 0) {
 		// perf ends with SIGINT's status or 0; anything else failed.
@@ -378,5 +375,15 @@ func (r *Recording) Stop(dataPlane map[int]bool) (Profile, error) {
 	if err := script.Wait(); err != nil {
 		return p, fmt.Errorf("perf script: %w", err)
 	}
-	return p, cerr
+	if cerr != nil {
+		return p, cerr
+	}
+	// cpu-clock samples every CPU, idle or not: far fewer samples than
+	// that means perf missed part of the window (on this 2-core VM it
+	// took a tenth of them when the load average was above about 10).
+	want := float64(r.freq) * float64(runtime.NumCPU()) * window.Seconds()
+	if float64(p.Samples) < want/2 {
+		return p, fmt.Errorf("perf took %d samples, want about %.0f (%d CPUs at %d Hz): part of the window is missing", p.Samples, want, runtime.NumCPU(), r.freq)
+	}
+	return p, nil
 }

@@ -117,7 +117,7 @@ func TestClassify(t *testing.T) {
 			}
 			tc.want.Freq = 500
 			leaves := got.Leaves
-			got.Leaves, got.VPPKernel = nil, 0
+			got.Leaves, got.OtherLeaves, got.VPPKernel = nil, nil, 0
 			if !tc.bad && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%+v, want %+v", got, tc.want)
 			}
