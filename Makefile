@@ -56,12 +56,18 @@ kube-proxy:
 	@case "$(KUBE_PROXY_VERSION)" in v[0-9]*) ;; *) echo "kube-proxy: no k8s.io/kubernetes version in e2e/tools/kube-proxy/go.mod" >&2; exit 2;; esac
 	cd e2e/tools/kube-proxy && $(GO) build -ldflags "-X k8s.io/component-base/version.gitVersion=$(KUBE_PROXY_VERSION)" -o ../../../.lab/kube-proxy k8s.io/kubernetes/cmd/kube-proxy
 
-## lab-figures: the lab's figures for docs/performance.md ("The lab"):
-## connections/s, round trip and throughput through a ClusterIP against the
-## pod directly, and network programming latency over 100 changes.
-lab-figures:
+## lab-figures: the lab's figures for docs/performance.md ("vppsvc and
+## kube-proxy on the same traffic"): on a lab of two VPP nodes and two
+## kernel nodes (LAB_FIGURES_KINDS, default vpp,vpp,kernel,kernel), vppsvc
+## and kube-proxy alternating round by round: connections/s through a
+## ClusterIP, a NodePort and the pod directly, round trip, one stream's
+## throughput, data-plane CPU per connection and per packet (perf), and
+## network programming latency over 100 changes per side. Needs root,
+## VPPSVC_LAB_VPP and perf; a lab of one kind measures that kind alone.
+LAB_FIGURES_KINDS ?= $(if $(LAB_KINDS),$(LAB_KINDS),vpp,vpp,kernel,kernel)
+lab-figures: $(if $(findstring kernel,$(LAB_FIGURES_KINDS)),kube-proxy)
 	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab-figures: set VPPSVC_LAB_VPP to a VPP 25.10 binary (docs/lab.md)" >&2; exit 2; }
-	cd e2e && VPPSVC_LAB_FIGURES=1 $(GO) test -count=1 -timeout 30m -v -run '^TestFigures$$' ./lab/labtest/
+	cd e2e && VPPSVC_LAB_FIGURES=1 VPPSVC_LAB_KINDS=$(LAB_FIGURES_KINDS) $(GO) test -count=1 -p 1 -timeout 40m -v -run '^TestFigures$$' ./lab/labtest/
 
 ## lab-down: remove what a killed lab left (refuses while a lab runs).
 lab-down:

@@ -2,156 +2,480 @@ package labtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/vppsvc/vppsvc/e2e/lab/cpumeter"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
+	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
+	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 )
 
-// TestFigures measures the lab's data and control planes for
-// docs/performance.md ("The lab"): a pod's new connections per second and
-// request round trip through a ClusterIP against the same server pod's IP
-// directly, one TCP stream's throughput both ways, and network
-// programming latency (a write to the API server until the first
-// connection that sees it). Run with VPPSVC_LAB_FIGURES=1 (make
-// lab-figures); the figures are logged, nothing is asserted but that they
-// were measured.
+// side is one node kind's half of the same-run figures: a server pod on
+// one node of the kind and client pods on another, so every path crosses
+// two nodes of that kind and the lab's bridge between them, and nothing of
+// the other kind.
+type side struct {
+	name           string // "vppsvc" or "kube-proxy"
+	prefix         string // of its pods' and services' names
+	client, server topology.Node
+	srv            *corev1.Pod
+	// Three clients on the client node, one per path (ClusterIP, NodePort,
+	// the pod directly): one client on several paths re-uses its source
+	// ports across them, and NAT44-ED's entries of closed ClusterIP
+	// connections then catch direct SYNs with the same ports.
+	viaSvc, viaNodePort, direct *corev1.Pod
+	svc                         *corev1.Service
+}
+
+// figureSides are the lab's sides: vppsvc on the first two VPP nodes,
+// kube-proxy on the first two kernel nodes, each where the lab has two.
+func figureSides(nodes []topology.Node) []*side {
+	var vpp, kernel []topology.Node
+	for _, n := range nodes {
+		if n.IsKernel() {
+			kernel = append(kernel, n)
+		} else {
+			vpp = append(vpp, n)
+		}
+	}
+	var out []*side
+	if len(vpp) >= 2 {
+		out = append(out, &side{name: "vppsvc", prefix: "v", client: vpp[0], server: vpp[1]})
+	}
+	if len(kernel) >= 2 {
+		out = append(out, &side{name: "kube-proxy", prefix: "k", client: kernel[0], server: kernel[1]})
+	}
+	return out
+}
+
+func (s *side) setUp(t *testing.T, ns string) {
+	t.Helper()
+	s.srv = createPods(t, ns, s.prefix+"-srv", 1, s.server.Name)[0]
+	cl := createPods(t, ns, s.prefix+"-cli", 3, s.client.Name)
+	s.viaSvc, s.viaNodePort, s.direct = cl[0], cl[1], cl[2]
+	svc := &corev1.Service{}
+	svc.Name = s.prefix + "-srv"
+	svc.Spec = webService("", s.prefix+"-srv").Spec
+	svc.Spec.Type = corev1.ServiceTypeNodePort
+	svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "iperf", Port: 5201, TargetPort: intstr.FromInt32(5201), Protocol: corev1.ProtocolTCP})
+	s.svc = createService(t, ns, svc)
+}
+
+// Addresses of the three paths for family f: the ClusterIP, the server
+// node's own address with the NodePort (the client's node forwards it, the
+// server's node translates it), the server pod.
+func (s *side) clusterIP(f corev1.IPFamily) string { return hostPort(svcIP(s.svc, f), 80) }
+func (s *side) nodePort(f corev1.IPFamily) string {
+	return hostPort(nodeIP(s.server, f), s.svc.Spec.Ports[0].NodePort)
+}
+func (s *side) podAddr(f corev1.IPFamily) string { return hostPort(podIP(s.srv, f), httpPort) }
+
+// podNS is the network namespace of a lab pod.
+func podNS(p *corev1.Pod) string {
+	n := nodeOf(p)
+	return theLab.Names.PodNS(n.Index, n.PodSlot(podIP(p, corev1.IPv4Protocol)))
+}
+
+// TestFigures measures vppsvc and kube-proxy on the same traffic in one run
+// (docs/performance.md "vppsvc and kube-proxy on the same traffic"): on a
+// lab with two VPP nodes and two kernel nodes (make lab-figures), each kind
+// carries a client pod's traffic to a server pod on another node of its
+// kind, and the kinds alternate round by round. Per family: new TCP
+// connections per second through a ClusterIP, a NodePort and the pod
+// directly; request round trip p50/p99; one stream's throughput; the data
+// plane's CPU per connection and per packet; and network programming
+// latency over 100 changes per kind. A lab of one kind measures that kind
+// alone (the ratios against the pod directly). Run with
+// VPPSVC_LAB_FIGURES=1; figures are logged as FIGURE lines, nothing is
+// asserted but that they were measured.
 func TestFigures(t *testing.T) {
 	if os.Getenv("VPPSVC_LAB_FIGURES") == "" {
 		t.Skip("figures only with VPPSVC_LAB_FIGURES=1 (make lab-figures)")
 	}
 	l := needLab(t)
-	ns := newNamespace(t)
-	a, b := l.Nodes[0].Name, l.Nodes[1].Name
-	server := createPods(t, ns, "srv", 1, b)
-	// Two clients on the same node: one through the ClusterIP, one to the
-	// pod directly. One client doing both re-uses its source ports across
-	// the two, and NAT44-ED's entries of closed ClusterIP connections then
-	// catch direct SYNs with the same ports (direct fell to 1 conn/s).
-	clients := createPods(t, ns, "client", 2, a)
-	svc := webService("srv", "srv")
-	svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "iperf", Port: 5201, TargetPort: intstr.FromInt32(5201), Protocol: corev1.ProtocolTCP})
-	svc = createService(t, ns, svc)
-	dial, dialDirect := fromPod(clients[0]), fromPod(clients[1])
-	for _, f := range families {
-		viaSvc, direct := hostPort(svcIP(svc, f), 80), hostPort(podIP(server[0], f), httpPort)
-		reachAll(t, dial, netexec.ProtoHTTP, viaSvc, names(server))
-		t.Run(famName(f)+"/connections", func(t *testing.T) {
-			var ratios []float64
-			for round := range 3 {
-				s, err := netexec.ConnRate(context.Background(), dial, viaSvc, 3*time.Second, netexec.MaxConns)
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := netexec.ConnRate(context.Background(), dialDirect, direct, 3*time.Second, netexec.MaxConns)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ratios = append(ratios, s.PerSecond/d.PerSecond)
-				t.Logf("round %d: ClusterIP %.0f conn/s, direct %.0f conn/s, ratio %.2f", round, s.PerSecond, d.PerSecond, s.PerSecond/d.PerSecond)
-			}
-			slices.Sort(ratios)
-			t.Logf("FIGURE %s new TCP connections/s, ClusterIP / direct: median %.2f (min %.2f, max %.2f)", famName(f), ratios[1], ratios[0], ratios[2])
-		})
-		t.Run(famName(f)+"/rtt", func(t *testing.T) {
-			s, err := netexec.RTT(context.Background(), dial, viaSvc, 2000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := netexec.RTT(context.Background(), dialDirect, direct, 2000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("FIGURE %s request round trip p50 ClusterIP %s direct %s (ratio %.2f); p99 ClusterIP %s direct %s (ratio %.2f)", famName(f),
-				s.P50, d.P50, float64(s.P50)/float64(d.P50), s.P99, d.P99, float64(s.P99)/float64(d.P99))
-		})
-		t.Run(famName(f)+"/throughput", func(t *testing.T) {
-			srvNS := l.Names.PodNS(nodeOf(server[0]).Index, nodeOf(server[0]).PodSlot(podIP(server[0], corev1.IPv4Protocol)))
-			cliNS := l.Names.PodNS(nodeOf(clients[1]).Index, nodeOf(clients[1]).PodSlot(podIP(clients[1], corev1.IPv4Protocol)))
-			in := func(ns string) netexec.CommandFunc {
-				return func(ctx context.Context, name string, args ...string) *exec.Cmd {
-					cmd := host.Command(ns, name, args...)
-					return exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
-				}
-			}
-			var got [2]float64
-			for i, ip := range []string{svcIP(svc, f).String(), podIP(server[0], f).String()} {
-				r, err := netexec.Iperf3(context.Background(), in(srvNS), in(cliNS), ip, 5201, 5*time.Second)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[i] = r.ReceivedBitsPerSecond
-			}
-			t.Logf("FIGURE %s one TCP stream: ClusterIP %.2f Gbit/s, direct %.2f Gbit/s, ratio %.2f", famName(f), got[0]/1e9, got[1]/1e9, got[0]/got[1])
-		})
+	sides := figureSides(l.Nodes)
+	if len(sides) == 0 {
+		t.Skipf("the figures need two nodes of one kind (lab: %s)", topology.FormatKinds(l.Opts.Kinds))
 	}
+	ns := newNamespace(t)
+	for _, s := range sides {
+		s.setUp(t, ns)
+		t.Logf("FIGURE side %s: clients on %s, server on %s; NodePort through %s", s.name, s.client.Name, s.server.Name, s.server.Name)
+	}
+	t.Logf("FIGURE run start %s, load average %s", time.Now().UTC().Format(time.RFC3339), loadAvg())
 	for _, f := range families {
-		t.Run(famName(f)+"/programming-latency", func(t *testing.T) { programmingLatency(t, ns, dial, b, f) })
+		for _, s := range sides {
+			for _, c := range []struct {
+				p    *corev1.Pod
+				addr string
+			}{{s.viaSvc, s.clusterIP(f)}, {s.viaNodePort, s.nodePort(f)}, {s.direct, s.podAddr(f)}} {
+				reachAll(t, fromPod(c.p), netexec.ProtoHTTP, c.addr, []string{s.srv.Name})
+			}
+		}
+		t.Run(famName(f)+"/connections", func(t *testing.T) { connectionFigures(t, sides, f) })
+		t.Run(famName(f)+"/rtt", func(t *testing.T) { rttFigures(t, sides, f) })
+		t.Run(famName(f)+"/throughput", func(t *testing.T) { throughputFigures(t, sides, f) })
+		t.Run(famName(f)+"/cpu", func(t *testing.T) { cpuFigures(t, sides, f) })
+	}
+	t.Run("programming-latency", func(t *testing.T) { programmingFigures(t, ns, sides) })
+	t.Logf("FIGURE run end %s, load average %s", time.Now().UTC().Format(time.RFC3339), loadAvg())
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// median of xs (sorted in place; a NaN, a round that measured nothing, is
+// left out); 0 for none.
+func median(xs []float64) float64 {
+	xs = slices.DeleteFunc(xs, math.IsNaN)
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	if len(xs)%2 == 1 {
+		return xs[len(xs)/2]
+	}
+	return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+}
+
+func spread(xs []float64) string {
+	xs = slices.DeleteFunc(slices.Clone(xs), math.IsNaN)
+	if len(xs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f–%.2f", slices.Min(xs), slices.Max(xs))
+}
+
+// perSide collects one figure per side and round.
+type perSide map[string][]float64
+
+// ratios are vppsvc's figure over kube-proxy's, round by round.
+func (p perSide) ratios() []float64 {
+	v, k := p["vppsvc"], p["kube-proxy"]
+	var out []float64
+	for i := range min(len(v), len(k)) {
+		if k[i] != 0 && !math.IsNaN(v[i]) && !math.IsNaN(k[i]) {
+			out = append(out, v[i]/k[i])
+		}
+	}
+	return out
+}
+
+// report logs each side's median and the median ratio.
+func (p perSide) report(t *testing.T, sides []*side, fam, what, unit string) {
+	t.Helper()
+	var parts []string
+	for _, s := range sides {
+		parts = append(parts, fmt.Sprintf("%s %.4g %s (%s)", s.name, median(slices.Clone(p[s.name])), unit, spread(p[s.name])))
+	}
+	line := fmt.Sprintf("FIGURE %s %s: %s", fam, what, strings.Join(parts, ", "))
+	if r := p.ratios(); len(r) > 0 {
+		line += fmt.Sprintf("; vppsvc/kube-proxy median %.2f (%s, %d rounds)", median(slices.Clone(r)), spread(r), len(r))
+	}
+	t.Log(line)
+}
+
+// rounds are how many times each figure is taken per side, the sides
+// alternating within each round.
+const rounds = 3
+
+func connectionFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
+	svc, np, direct, svcOverDirect := perSide{}, perSide{}, perSide{}, perSide{}
+	for round := range rounds {
+		for _, s := range sides {
+			rate := func(p *corev1.Pod, addr string, d time.Duration) float64 {
+				r, err := netexec.ConnRate(context.Background(), fromPod(p), addr, d, netexec.MaxConns)
+				if err != nil {
+					// Kept out of the figures (and said), not the end of them.
+					t.Logf("round %d %s: %v", round, s.name, err)
+					return math.NaN()
+				}
+				if r.Failures > 0 {
+					t.Logf("%s %s: %d failures (%v)", s.name, addr, r.Failures, r.Errors)
+				}
+				return r.PerSecond
+			}
+			a, b, c := rate(s.viaSvc, s.clusterIP(f), 3*time.Second), rate(s.viaNodePort, s.nodePort(f), 3*time.Second), rate(s.direct, s.podAddr(f), 3*time.Second)
+			svc[s.name], np[s.name], direct[s.name] = append(svc[s.name], a), append(np[s.name], b), append(direct[s.name], c)
+			svcOverDirect[s.name] = append(svcOverDirect[s.name], a/c)
+			t.Logf("round %d %s: ClusterIP %.0f, NodePort %.0f, pod directly %.0f conn/s", round, s.name, a, b, c)
+		}
+	}
+	fam := famName(f)
+	svc.report(t, sides, fam, "new TCP connections/s through the ClusterIP", "conn/s")
+	np.report(t, sides, fam, "new TCP connections/s through the NodePort", "conn/s")
+	direct.report(t, sides, fam, "new TCP connections/s to the pod directly", "conn/s")
+	svcOverDirect.report(t, sides, fam, "ClusterIP / pod directly, connections/s", "")
+}
+
+func rttFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
+	p50, p99, d50, d99 := perSide{}, perSide{}, perSide{}, perSide{}
+	for round := range rounds {
+		for _, s := range sides {
+			r, err := netexec.RTT(context.Background(), fromPod(s.viaSvc), s.clusterIP(f), 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := netexec.RTT(context.Background(), fromPod(s.direct), s.podAddr(f), 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+			p50[s.name], p99[s.name] = append(p50[s.name], ms(r.P50)), append(p99[s.name], ms(r.P99))
+			d50[s.name], d99[s.name] = append(d50[s.name], ms(d.P50)), append(d99[s.name], ms(d.P99))
+			t.Logf("round %d %s: ClusterIP p50 %s p99 %s; directly p50 %s p99 %s", round, s.name, r.P50, r.P99, d.P50, d.P99)
+		}
+	}
+	fam := famName(f)
+	p50.report(t, sides, fam, "request round trip through the ClusterIP, p50", "ms")
+	p99.report(t, sides, fam, "request round trip through the ClusterIP, p99", "ms")
+	d50.report(t, sides, fam, "request round trip to the pod directly, p50", "ms")
+	d99.report(t, sides, fam, "request round trip to the pod directly, p99", "ms")
+}
+
+// inNS runs commands inside a network namespace.
+func inNS(ns string) netexec.CommandFunc {
+	return func(ctx context.Context, name string, args ...string) *exec.Cmd {
+		cmd := host.Command(ns, name, args...)
+		return exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	}
 }
 
-// programmingLatency writes 100 changes to the API server — 50 new
-// Services over a running pod, 50 endpoint changes (a pod joining a
-// service by its label) — and times each until the first connection from
-// a client pod that sees it through family f, polling every 5 ms, each
-// bounded to 30 s.
-func programmingLatency(t *testing.T, ns string, dial netexec.DialFunc, node string, f corev1.IPFamily) {
-	fam := famName(f)[2:] // "v4", "v6"
-	pods := createPods(t, ns, "prog-"+fam, 1, node)
-	var lat []time.Duration
-	probe := func(addr, want string) time.Duration {
-		start := time.Now()
-		for time.Since(start) < 30*time.Second {
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			name, err := netexec.Hostname(ctx, dial, addr)
-			cancel()
-			if err == nil && name == want {
-				return time.Since(start)
+func throughputFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
+	svc, direct := perSide{}, perSide{}
+	for round := range 2 {
+		for _, s := range sides {
+			var got [2]float64
+			for i, ip := range []string{svcIP(s.svc, f).String(), podIP(s.srv, f).String()} {
+				r, err := netexec.Iperf3(context.Background(), inNS(podNS(s.srv)), inNS(podNS(s.direct)), ip, 5201, 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = r.ReceivedBitsPerSecond / 1e9
 			}
-			time.Sleep(5 * time.Millisecond)
+			svc[s.name], direct[s.name] = append(svc[s.name], got[0]), append(direct[s.name], got[1])
+			t.Logf("round %d %s: one stream through the ClusterIP %.2f Gbit/s, directly %.2f Gbit/s", round, s.name, got[0], got[1])
 		}
-		t.Fatalf("%s never answered %s within 30 s", addr, want)
-		return 0
 	}
-	for i := range 50 {
-		svc := webService(fmt.Sprintf("prog-%s-%d", fam, i), "prog-"+fam)
-		start := time.Now()
-		got, err := client().CoreV1().Services(ns).Create(context.Background(), svc, metav1.CreateOptions{})
+	fam := famName(f)
+	svc.report(t, sides, fam, "one TCP stream (iperf3, 5 s) through the ClusterIP", "Gbit/s")
+	direct.report(t, sides, fam, "one TCP stream (iperf3, 5 s) to the pod directly", "Gbit/s")
+}
+
+// vppPIDs are the lab's VPP processes: the data plane of a VPP node.
+func vppPIDs(t *testing.T) map[int]bool {
+	out := map[int]bool{}
+	for _, n := range theLab.Nodes {
+		if n.IsKernel() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(nodeagent.Dir(theLab.Opts.StateDir, n.Name), "vpp", "vpp.pid"))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("VPP of %s: %v", n.Name, err)
 		}
-		probe(hostPort(svcIP(got, f), 80), pods[0].Name)
-		lat = append(lat, time.Since(start))
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("VPP of %s: %v", n.Name, err)
+		}
+		out[pid] = true
 	}
-	// Endpoint changes: a service over label app=late-<fam>; pod
-	// late-<fam>-i gets the label and must answer.
-	late := createService(t, ns, webService("late-"+fam, "late-"+fam))
-	for i := range 50 {
-		name := fmt.Sprintf("late-%s-%d", fam, i)
-		createPod(t, ns, podSpec{name: name, node: node, app: "waiting"})
-		waitRunning(t, ns, name)
-		if i > 0 {
-			_ = client().CoreV1().Pods(ns).Delete(context.Background(), fmt.Sprintf("late-%s-%d", fam, i-1), deleteNow())
-		}
-		start := time.Now()
-		patch := []byte(`{"metadata":{"labels":{"app":"late-` + fam + `"}}}`)
-		if _, err := client().CoreV1().Pods(ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		probe(hostPort(svcIP(late, f), 80), name)
-		lat = append(lat, time.Since(start))
+	return out
+}
+
+// podPID is the pid of a pod's netexec (its container).
+func podPID(t *testing.T, p *corev1.Pod) int {
+	b, err := os.ReadFile(filepath.Join(nodeagent.Dir(theLab.Opts.StateDir, p.Spec.NodeName), "pods", string(p.UID)+".pid"))
+	if err != nil {
+		t.Fatalf("pid of %s: %v", p.Name, err)
 	}
-	slices.Sort(lat)
-	t.Logf("FIGURE %s network programming latency over %d changes: p50 %s, p99 %s, max %s",
-		famName(f), len(lat), netexec.Percentile(lat, 50).Round(time.Millisecond), netexec.Percentile(lat, 99).Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("pid of %s: %v", p.Name, err)
+	}
+	return pid
+}
+
+// packets are eth0's received plus sent packets in a namespace.
+func packets(t *testing.T, ns string) uint64 {
+	out, err := exec.Command("ip", "-n", ns, "-s", "-j", "link", "show", "dev", "eth0").Output()
+	if err != nil {
+		t.Fatalf("eth0 counters in %s: %v", ns, err)
+	}
+	var links []struct {
+		Stats struct {
+			RX struct{ Packets uint64 } `json:"rx"`
+			TX struct{ Packets uint64 } `json:"tx"`
+		} `json:"stats64"`
+	}
+	if err := json.Unmarshal(out, &links); err != nil || len(links) != 1 {
+		t.Fatalf("eth0 counters in %s: %v (%s)", ns, err, out)
+	}
+	return links[0].Stats.RX.Packets + links[0].Stats.TX.Packets
+}
+
+// cpuRun is the CPU a bounded piece of work took, three ways: the data
+// plane in perf's samples; the whole machine's busy time (/proc/stat); and
+// that minus the client's and the server's processes (the test binary,
+// which dials, and the server pod's netexec).
+type cpuRun struct {
+	elapsed              time.Duration
+	dataPlane, machine   time.Duration
+	residual             time.Duration
+	profile              cpumeter.Profile
+	bad                  bool    // perf failed: no figure
+	count                float64 // connections or packets
+	dpPer, machPer, rPer float64 // µs per count, the baseline taken off
+}
+
+// measureCPU runs work under perf and /proc/stat and returns what it cost.
+func measureCPU(t *testing.T, server *corev1.Pod, vpp map[int]bool, work func()) cpuRun {
+	t.Helper()
+	procs := func() time.Duration {
+		var sum time.Duration
+		for _, pid := range []int{os.Getpid(), podPID(t, server)} {
+			d, err := cpumeter.ProcessCPU(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += d
+		}
+		return sum
+	}
+	rec, err := cpumeter.StartPerf(os.TempDir(), 499)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st0, err := cpumeter.ReadStat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p0 := procs()
+	start := time.Now()
+	work()
+	elapsed := time.Since(start)
+	st1, err := cpumeter.ReadStat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := procs()
+	prof, err := rec.Stop(vpp)
+	if err != nil {
+		// A failed recording spoils this figure, not the others.
+		t.Logf("perf: %v", err)
+		return cpuRun{elapsed: time.Since(start), bad: true}
+	}
+	d := st1.Sub(st0)
+	return cpuRun{elapsed: elapsed, dataPlane: prof.DataPlane(), machine: d.Busy, residual: d.Busy - (p1 - p0), profile: prof}
+}
+
+func samples(p cpumeter.Profile) string {
+	return fmt.Sprintf("perf samples %d: VPP %d (%d in the kernel), softirq %d, endpoints' TCP %d", p.Samples, p.VPP, p.VPPKernel, p.Softirq, p.EndpointTCP)
+}
+
+// perUnit takes the idle baseline's rates off r over r's elapsed time and
+// divides by count (in µs). A kube-proxy side's data plane is the kernel's
+// network path alone: the VPPs, idle meanwhile, are not on its path.
+func (r *cpuRun) perUnit(base cpuRun, count float64, kernel bool) {
+	r.count = count
+	if r.bad || base.bad {
+		r.dpPer, r.machPer, r.rPer = math.NaN(), math.NaN(), math.NaN()
+		return
+	}
+	if kernel {
+		r.dataPlane, base.dataPlane = r.profile.SoftirqTime(), base.profile.SoftirqTime()
+	}
+	scale := float64(r.elapsed) / float64(base.elapsed)
+	us := func(d, b time.Duration) float64 { return (float64(d) - scale*float64(b)) / 1e3 / count }
+	r.dpPer, r.machPer, r.rPer = us(r.dataPlane, base.dataPlane), us(r.machine, base.machine), us(r.residual, base.residual)
+}
+
+// cpuFigures measures the CPU a connection and an established packet take
+// on each side: a fixed number of new connections (each one /hostname
+// request) through the ClusterIP, then a fixed number of requests over one
+// connection, each under perf and /proc/stat, less an idle baseline of the
+// lab taken at the start of each round.
+func cpuFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
+	if _, err := exec.LookPath(cpumeter.PerfPath); err != nil {
+		t.Skipf("perf not found: %v", err)
+	}
+	vpp := vppPIDs(t)
+	const conns, requests = 1000, 2000
+	connDP, connMach, connRes, pktDP, pktMach, pktRes := perSide{}, perSide{}, perSide{}, perSide{}, perSide{}, perSide{}
+	bulkDP, bulkMB := perSide{}, perSide{}
+	for round := range rounds {
+		base := measureCPU(t, sides[0].srv, vpp, func() { time.Sleep(4 * time.Second) })
+		t.Logf("round %d idle baseline over %s: data plane %s, machine %s, residual %s (%s)", round, base.elapsed.Round(time.Millisecond), base.dataPlane, base.machine, base.residual, samples(base.profile))
+		for _, s := range sides {
+			var made int
+			c := measureCPU(t, s.srv, vpp, func() {
+				r, err := netexec.ConnRate(context.Background(), fromPod(s.viaSvc), s.clusterIP(f), 30*time.Second, conns)
+				if err != nil {
+					t.Fatal(err)
+				}
+				made = r.Conns
+			})
+			c.perUnit(base, float64(made), s.server.IsKernel())
+			ns := podNS(s.viaSvc)
+			before := packets(t, ns)
+			p := measureCPU(t, s.srv, vpp, func() {
+				if _, err := netexec.RTT(context.Background(), fromPod(s.viaSvc), s.clusterIP(f), requests); err != nil {
+					t.Fatal(err)
+				}
+			})
+			p.perUnit(base, float64(packets(t, ns)-before), s.server.IsKernel())
+			before = packets(t, ns)
+			var bits float64
+			b := measureCPU(t, s.srv, vpp, func() {
+				r, err := netexec.Iperf3(context.Background(), inNS(podNS(s.srv)), inNS(ns), svcIP(s.svc, f).String(), 5201, 3*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				bits = r.ReceivedBitsPerSecond * r.Seconds
+			})
+			bulkPackets := float64(packets(t, ns) - before)
+			b.perUnit(base, bulkPackets, s.server.IsKernel())
+			perMB := b.dpPer * bulkPackets / (bits / 8 / 1e6)
+			bulkDP[s.name], bulkMB[s.name] = append(bulkDP[s.name], b.dpPer), append(bulkMB[s.name], perMB)
+			t.Logf("round %d %s: one stream, %.0f packets (eth0, offloads on), %.0f MB in %s: data plane %.2f µs/packet, %.1f µs/MB (%s); top: %s; the rest's top: %s",
+				round, s.name, bulkPackets, bits/8/1e6, b.elapsed.Round(time.Millisecond), b.dpPer, perMB, samples(b.profile), strings.Join(b.profile.TopLeaves(8), ", "), strings.Join(b.profile.TopOther(8), ", "))
+			connDP[s.name], connMach[s.name], connRes[s.name] = append(connDP[s.name], c.dpPer), append(connMach[s.name], c.machPer), append(connRes[s.name], c.rPer)
+			pktDP[s.name], pktMach[s.name], pktRes[s.name] = append(pktDP[s.name], p.dpPer), append(pktMach[s.name], p.machPer), append(pktRes[s.name], p.rPer)
+			t.Logf("round %d %s: %d connections in %s: data plane %.1f µs/conn (%s), machine %.1f, residual %.1f; top: %s",
+				round, s.name, made, c.elapsed.Round(time.Millisecond), c.dpPer, samples(c.profile), c.machPer, c.rPer, strings.Join(c.profile.TopLeaves(8), ", "))
+			t.Logf("round %d %s: %.0f packets in %s: data plane %.2f µs/packet (%s), machine %.2f, residual %.2f; top: %s",
+				round, s.name, p.count, p.elapsed.Round(time.Millisecond), p.dpPer, samples(p.profile), p.machPer, p.rPer, strings.Join(p.profile.TopLeaves(8), ", "))
+		}
+	}
+	fam := famName(f)
+	connDP.report(t, sides, fam, "data-plane CPU per new connection through the ClusterIP (perf)", "µs")
+	connRes.report(t, sides, fam, "CPU per new connection, machine less client and server processes (/proc)", "µs")
+	connMach.report(t, sides, fam, "whole-machine CPU per new connection (/proc/stat)", "µs")
+	pktDP.report(t, sides, fam, "data-plane CPU per established packet through the ClusterIP (perf)", "µs")
+	pktRes.report(t, sides, fam, "CPU per established packet, machine less client and server processes (/proc)", "µs")
+	pktMach.report(t, sides, fam, "whole-machine CPU per established packet (/proc/stat)", "µs")
+	bulkDP.report(t, sides, fam, "data-plane CPU per packet of one bulk stream through the ClusterIP (perf; packets as the client's eth0 counts them)", "µs")
+	bulkMB.report(t, sides, fam, "data-plane CPU per MB of one bulk stream through the ClusterIP (perf)", "µs")
 }

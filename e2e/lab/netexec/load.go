@@ -46,8 +46,10 @@ func ConnRate(ctx context.Context, dial DialFunc, addr string, duration time.Dur
 	start := time.Now()
 	for i := 0; i < maxConns && ctx.Err() == nil; i++ {
 		if _, err := Hostname(ctx, dial, addr); err != nil {
-			if ctx.Err() != nil {
-				break // cut by the end of the run, not a failure of the path
+			if ctx.Err() != nil || time.Since(start) >= duration {
+				// Cut by the end of the run, not a failure of the path (the
+				// socket's deadline can fire before the context's).
+				break
 			}
 			res.Failures++
 			if len(res.Errors) < maxKeptErrors {

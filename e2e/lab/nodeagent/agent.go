@@ -126,8 +126,14 @@ func Run(ctx context.Context, opts Options) error {
 			cfg.IPv6.NodeSources = append(cfg.IPv6.NodeSources, netip.PrefixFrom(ip, 128))
 		}
 	}
+	calls, err := openCallLog(CallLogFile(opts.StateDir, opts.Node.Name))
+	if err != nil {
+		return err
+	}
+	defer calls.Close()
 	n.svc, err = agent.New(agent.Options{
 		NodeName:           opts.Node.Name,
+		Observer:           calls,
 		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface},
 		Config:             cfg,
 		VPP:                socketclient.NewVppClient(vpp.APISocket()),
