@@ -237,7 +237,11 @@ func burst(b *testing.B, n *rv.Node, what string, pkts []fakevpp.Packet) cost {
 	}
 	b.Logf("%s: %d packets, %.0f clocks/packet (%.0f without the packet generator), %d sent out, %d dropped\n%s",
 		what, len(pkts), c.all, c.graph, tx, drops, strings.Join(lines, "\n"))
-	if drops != 0 || tx != uint64(len(pkts)) {
+	// Every packet must leave, none twice; VPP's own traffic leaving by the
+	// same interfaces meanwhile (an IPv6 router advertisement or neighbor
+	// solicitation on uplink0) adds a packet or two, at most the 1 % above
+	// which a node counts as the burst's.
+	if drops != 0 || tx < uint64(len(pkts)) || tx > uint64(len(pkts)+len(pkts)/100) {
 		errs, _ := n.CLI("show errors")
 		b.Fatalf("%s: %d of %d packets sent out, %d dropped:\n%s", what, tx, len(pkts), drops, errs)
 	}
