@@ -245,3 +245,34 @@ func TestHostMAC(t *testing.T) {
 		t.Errorf("HostMAC = %s: want a locally administered 02:fe:... unicast address", a)
 	}
 }
+
+// TestLogCalls checks the call log: one well-formed line per request-reply
+// call, so every change the client counts is there, timed.
+func TestLogCalls(t *testing.T) {
+	f := newFakeAPI("25.10.0-release")
+	c := fakeNode(t, f, map[string]int{"vslh": 7, "vslp": 8})
+	var log strings.Builder
+	c.LogCalls(&log)
+	if err := fakePlan(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		var begin, end int64
+		var msg string
+		var ok bool
+		if n, err := fmt.Sscanf(line, "%d %d %s %t", &begin, &end, &msg, &ok); n != 4 || err != nil || begin > end || !ok {
+			t.Errorf("line %q: %d fields, %v", line, n, err)
+			continue
+		}
+		logged[msg]++
+	}
+	for msg, n := range c.Changes() {
+		if logged[msg] != n {
+			t.Errorf("%s: %d calls logged, %d sent", msg, logged[msg], n)
+		}
+	}
+	if len(c.Changes()) == 0 {
+		t.Error("the plan changed nothing")
+	}
+}
