@@ -24,9 +24,10 @@ const EnvTrace = "VPPSVC_LAB_TRACE"
 // traceVPPs, when EnvTrace is set, clears each VPP node's runtime counters
 // and starts its event log of API messages (each handler's begin and end
 // in VPP's main thread); at the test's end it saves, per node, into
-// <node dir>/trace-<name>.txt: the VPP process's time waiting for a CPU
-// meanwhile (schedstat), `show clock verbose` (VPP's time beside Unix time,
-// to place the events), `show runtime max` and `show event-logger all`.
+// <node dir>/trace-<name>.txt: the VPP main thread's time on a CPU and
+// waiting for one meanwhile (schedstat), `show clock verbose` (VPP's time
+// beside Unix time, to place the events), `show runtime max` and `show
+// event-logger all`.
 func traceVPPs(t *testing.T, l *lab.Lab, name string) {
 	t.Helper()
 	if os.Getenv(EnvTrace) == "" {
@@ -61,13 +62,15 @@ func traceVPPs(t *testing.T, l *lab.Lab, name string) {
 		cli("event-logger resize 400000")
 		cli("event-logger trace api")
 		cli("clear runtime")
-		waitBefore, start := schedWait(pid), time.Now()
+		runBefore, waitBefore := schedStat(pid)
+		start := time.Now()
 		node := n.Name
 		t.Cleanup(func() {
 			defer c.Close()
 			var b strings.Builder
-			fmt.Fprintf(&b, "wall %s to %s; VPP pid %d waited for a CPU %s of it\n\n", start.UTC().Format(time.RFC3339Nano),
-				time.Now().UTC().Format(time.RFC3339Nano), pid, schedWait(pid)-waitBefore)
+			run, wait := schedStat(pid)
+			fmt.Fprintf(&b, "wall %s to %s; VPP pid %d ran %s and waited for a CPU %s of it\n\n", start.UTC().Format(time.RFC3339Nano),
+				time.Now().UTC().Format(time.RFC3339Nano), pid, run-runBefore, wait-waitBefore)
 			fmt.Fprintf(&b, "wall %d\n", time.Now().UnixNano())
 			for _, cmd := range []string{"show clock verbose", "show runtime max", "show event-logger all"} {
 				fmt.Fprintf(&b, "### %s\n%s\n", cmd, cli(cmd))
@@ -81,16 +84,16 @@ func traceVPPs(t *testing.T, l *lab.Lab, name string) {
 	}
 }
 
-// schedWait is the time the process pid has spent waiting on a run queue
-// (the second field of /proc/<pid>/schedstat), 0 when unknown.
-func schedWait(pid int) time.Duration {
+// schedStat is the time the main thread of pid has run on a CPU and
+// waited on a run queue (/proc/<pid>/schedstat), zeros when unknown.
+func schedStat(pid int) (run, wait time.Duration) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	var run, wait int64
-	if _, err := fmt.Sscan(string(b), &run, &wait); err != nil {
-		return 0
+	var r, w int64
+	if _, err := fmt.Sscan(string(b), &r, &w); err != nil {
+		return 0, 0
 	}
-	return time.Duration(wait)
+	return time.Duration(r), time.Duration(w)
 }
