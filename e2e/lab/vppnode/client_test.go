@@ -169,6 +169,25 @@ func TestEnsureAfPacketWithAGivenMAC(t *testing.T) {
 	}
 }
 
+// TestEnsureAfPacketTxRing checks that the TX ring depth asked for is the
+// one VPP is asked for, and that none asked for leaves VPP's default.
+func TestEnsureAfPacketTxRing(t *testing.T) {
+	for _, frames := range []uint32{0, PodTxFrames} {
+		f := newFakeAPI("25.10.0-release")
+		c := fakeNode(t, f, map[string]int{"vslp": 8})
+		i, err := c.EnsureAfPacket(context.Background(), AfPacket{HostIf: "vslp", Name: "tap-ns-pod", TxFrames: frames})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		got := f.ifs[i.Index].txFrames
+		f.mu.Unlock()
+		if got != frames {
+			t.Errorf("TxFrames %d: VPP was asked for %d", frames, got)
+		}
+	}
+}
+
 func TestRoutesAndNeighboursOnAFakeVPP(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeAPI("25.10.0-release")

@@ -88,7 +88,20 @@ type AfPacket struct {
 	Name string
 	// MAC is VPP's address on it; nil takes HostMAC(HostIf).
 	MAC net.HardwareAddr
+	// TxFrames is the depth of its TX ring; 0 takes VPP's default (1024).
+	TxFrames uint32
 }
+
+// PodTxFrames is the TX ring depth of a pod's interface. VPP's default
+// ring of an af_packet interface is 79 MB: one 69 MB TX block (1024
+// frames of 66 KB, room for a GSO packet each) and 10 MB of RX blocks,
+// which the kernel allocates and zeroes inside af_packet_create_v3, on
+// VPP's main thread, the one that forwards with workers 0. On this VM
+// (pages given back to the host until touched again) that took 0.8-1.7 s
+// and stalled every flow through the node; 256 frames, a full vector of
+// packets, are 17 MB. The frames a pod's veth takes are free again once
+// the pod's stack has received them, before VPP's next vector.
+const PodTxFrames = 256
 
 // EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
 // a.HostIf, tagged, admin up. One that exists on that veth is adopted (a
@@ -137,9 +150,10 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 			// veth's TCP segments, whose checksums the kernel left for the
 			// device to fill in, unfilled, and the receiver drops them
 			// (ping works, TCP does not).
-			Flags:       af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
-			NumRxQueues: 1,
-			NumTxQueues: 1,
+			Flags:            af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
+			NumRxQueues:      1,
+			NumTxQueues:      1,
+			TxFramesPerBlock: a.TxFrames,
 		}
 		mac := a.MAC
 		if mac == nil {
