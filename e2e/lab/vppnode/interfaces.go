@@ -96,11 +96,10 @@ type AfPacket struct {
 // ring of an af_packet interface is 79 MB: one 69 MB TX block (1024
 // frames of 66 KB, room for a GSO packet each) and 10 MB of RX blocks,
 // which the kernel allocates and zeroes inside af_packet_create_v3, on
-// VPP's main thread, the one that forwards with workers 0. On this VM
-// (pages given back to the host until touched again) that took 0.8-1.7 s
-// and stalled every flow through the node; 256 frames, a full vector of
-// packets, are 17 MB. The frames a pod's veth takes are free again once
-// the pod's stack has received them, before VPP's next vector.
+// VPP's main thread, the one that forwards with workers 0. On the lab's
+// machine that took up to 1.7 s at times and stalled every flow through the node (docs/lab.md, kube-proxy beside
+// vppsvc, item 7); 256 frames, a full vector (the most VPP writes before
+// it sends), are 17 MB.
 const PodTxFrames = 256
 
 // EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
