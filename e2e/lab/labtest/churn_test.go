@@ -61,6 +61,7 @@ func TestChurn(t *testing.T) {
 	svc := createService(t, ns, webService("churn", "churn"))
 	for _, f := range families {
 		t.Run(famName(f), func(t *testing.T) {
+			traceVPPs(t, l, "churn-"+famName(f))
 			dial := fromPod(clients[0])
 			reachAll(t, dial, netexec.ProtoHTTP, hostPort(svcIP(svc, f), 80), names(first))
 			_, stopSurvivor := openSession(t, dial, hostPort(svcIP(svc, f), 82), first[0].Name)
@@ -139,6 +140,10 @@ func TestChurn(t *testing.T) {
 				t.Errorf("the long-lived connection to the surviving %s lost data: %v", first[0].Name, r.Err())
 			}
 			t.Logf("long-lived connection: %d exchanges, slowest %s", r.Exchanges, r.MaxRTT)
+			for _, x := range r.Slow {
+				t.Logf("slow exchange %d: %s from %s (%d to %d)", x.Seq, x.End.Sub(x.Begin).Round(time.Millisecond),
+					x.Begin.UTC().Format("15:04:05.000"), x.Begin.UnixNano(), x.End.UnixNano())
+			}
 		})
 	}
 }

@@ -87,8 +87,25 @@ type SessionReport struct {
 	// recovered from still shows here.
 	MaxRTT   time.Duration
 	MaxRTTAt time.Time
-	Failure  *SessionFailure
+	// Slow are the exchanges that took SlowFrom or more, the first
+	// MaxSlow of them, with when each began and ended: a stall's place in
+	// time, to set beside the nodes' logs.
+	Slow    []SlowExchange
+	Failure *SessionFailure
 }
+
+// SlowExchange is one good exchange that took SlowFrom or more.
+type SlowExchange struct {
+	Seq        int
+	Begin, End time.Time
+}
+
+// SlowFrom is the time from which an exchange is recorded as slow; MaxSlow bounds how
+// many a report keeps.
+const (
+	SlowFrom = 100 * time.Millisecond
+	MaxSlow  = 64
+)
 
 // SessionFailure is the exchange that ended a session.
 type SessionFailure struct {
@@ -143,8 +160,12 @@ func (s *Session) Run(ctx context.Context, interval time.Duration, max int) Sess
 		}
 		rep.Exchanges++
 		rep.LastOK = now
-		if rtt := now.Sub(begin); rtt > rep.MaxRTT {
+		rtt := now.Sub(begin)
+		if rtt > rep.MaxRTT {
 			rep.MaxRTT, rep.MaxRTTAt = rtt, now
+		}
+		if rtt >= SlowFrom && len(rep.Slow) < MaxSlow {
+			rep.Slow = append(rep.Slow, SlowExchange{Seq: s.seq, Begin: begin, End: now})
 		}
 		select {
 		case <-ctx.Done():

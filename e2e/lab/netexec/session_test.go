@@ -108,6 +108,36 @@ func TestSessionDetectsLoss(t *testing.T) {
 	})
 }
 
+// TestSessionRecordsSlowExchanges checks that an exchange held past SlowFrom is reported
+// with its sequence number and times, and that only slow ones are.
+func TestSessionRecordsSlowExchanges(t *testing.T) {
+	addr := fakeLineServer(t, func(line string, n int) (string, bool) {
+		if n == 4 { // the session's third echo
+			time.Sleep(SlowFrom + 30*time.Millisecond)
+		}
+		return strings.TrimPrefix(strings.Replace(line, "hostname", "fake", 1), "echo "), true
+	})
+	sess, err := OpenSession(testCtx(t, time.Second), NetDial, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	rep := sess.Run(testCtx(t, 5*time.Second), time.Millisecond, 6)
+	if rep.Err() != nil || rep.Exchanges != 6 {
+		t.Fatalf("report %+v, err %v", rep, rep.Err())
+	}
+	var held bool
+	for _, s := range rep.Slow {
+		if d := s.End.Sub(s.Begin); d < SlowFrom || s.Begin.Before(rep.Start) || s.End.After(rep.End) {
+			t.Errorf("slow exchange %+v (%s) in a run from %s to %s", s, d, rep.Start, rep.End)
+		}
+		held = held || s.Seq == 3
+	}
+	if !held || rep.MaxRTT < SlowFrom {
+		t.Errorf("the held exchange 3 is not among the slow ones: %+v (slowest %s)", rep.Slow, rep.MaxRTT)
+	}
+}
+
 // fakeLineServer answers each line of one connection through reply (n counts lines from 1);
 // false means no answer.
 func fakeLineServer(t *testing.T, reply func(line string, n int) (string, bool)) string {

@@ -66,6 +66,8 @@ type nodeAgent struct {
 
 	mu sync.Mutex
 	vc *vppnode.Client // replaced after a VPP restart
+	// vppCalls is VPPCallLogFile, open for every client vc has been.
+	vppCalls *os.File
 }
 
 // Run runs the node agent until ctx ends. VPP, the pods' namespaces and
@@ -93,7 +95,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err := n.connectVPP(ctx); err != nil {
 		return err
 	}
-	defer func() { n.client().Close() }()
+	defer func() {
+		n.client().Close()
+		n.vppCalls.Close()
+	}()
 	if err := n.buildNode(ctx); err != nil {
 		return err
 	}
@@ -196,6 +201,13 @@ func (n *nodeAgent) connectVPP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if n.vppCalls == nil {
+		if n.vppCalls, err = os.OpenFile(VPPCallLogFile(n.opts.StateDir, n.opts.Node.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			vc.Close()
+			return err
+		}
+	}
+	vc.LogCalls(n.vppCalls)
 	n.mu.Lock()
 	old := n.vc
 	n.vc = vc

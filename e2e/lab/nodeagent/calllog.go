@@ -20,6 +20,14 @@ func CallLogFile(stateDir, node string) string {
 	return filepath.Join(Dir(stateDir, node), "renderer-calls.log")
 }
 
+// VPPCallLogFile is where a VPP node's agent appends one line per
+// request-reply call it makes to VPP itself (its pods' and the node's
+// interfaces, routes and neighbours, not vppsvc's), in the format of
+// CallLogFile with the API message's name (vppnode.Client.LogCalls).
+func VPPCallLogFile(stateDir, node string) string {
+	return filepath.Join(Dir(stateDir, node), "vpp-calls.log")
+}
+
 // callLog is the node agent's agent.Observer: it writes CallLogFile.
 type callLog struct {
 	mu    sync.Mutex

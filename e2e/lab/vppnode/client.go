@@ -7,9 +7,11 @@ import (
 	"io"
 	"net"
 	"sync"
+	"time"
 
 	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/adapter/socketclient"
+	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/core"
 )
@@ -25,7 +27,9 @@ var errWrongVersion = errors.New("wrong VPP version")
 // that build a node. Every operation is idempotent: it reads VPP's state
 // first and sends a change only when VPP differs (Changes counts them).
 type Client struct {
-	conn   *core.Connection
+	conn *core.Connection
+	// api is what requests go through: conn, or conn timed (LogCalls).
+	api    api.Connection
 	socket string
 	// hostIfIndex is the kernel's ifindex of a root-namespace link (tests
 	// fake it).
@@ -48,7 +52,7 @@ func connect(ctx context.Context, a adapter.VppAPI, socket string) (*Client, err
 	if err != nil {
 		return nil, fmt.Errorf("connect to VPP at %s: %w", socket, err)
 	}
-	c := &Client{conn: conn, socket: socket, changes: map[string]int{}, hostIfIndex: linkIndex}
+	c := &Client{conn: conn, api: conn, socket: socket, changes: map[string]int{}, hostIfIndex: linkIndex}
 	v, err := c.Version(ctx)
 	if err != nil {
 		conn.Disconnect()
@@ -61,6 +65,32 @@ func connect(ctx context.Context, a adapter.VppAPI, socket string) (*Client, err
 	return c, nil
 }
 
+// LogCalls makes the client write one line per request-reply call to w,
+// "<begin> <end> <message> <ok>" with times in Unix nanoseconds (the
+// format of the node agent's renderer-calls.log): how long VPP's main
+// thread, which also forwards, took over each interface the lab creates.
+// Dumps are not logged. Call it before the client is shared.
+func (c *Client) LogCalls(w io.Writer) {
+	c.api = &timedConn{Connection: c.conn, w: w}
+}
+
+// timedConn is a connection whose request-reply calls are logged.
+type timedConn struct {
+	*core.Connection
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (t *timedConn) Invoke(ctx context.Context, req, reply api.Message) error {
+	begin := time.Now()
+	err := t.Connection.Invoke(ctx, req, reply)
+	end := time.Now()
+	t.mu.Lock()
+	fmt.Fprintf(t.w, "%d %d %s %t\n", begin.UnixNano(), end.UnixNano(), req.GetMessageName(), err == nil)
+	t.mu.Unlock()
+	return err
+}
+
 // Close disconnects; VPP keeps running and keeps what was configured.
 func (c *Client) Close() { c.conn.Disconnect() }
 
@@ -70,7 +100,7 @@ func (c *Client) Conn() *core.Connection { return c.conn }
 
 // Version is VPP's version as show_version answers it ("25.10.0-release").
 func (c *Client) Version(ctx context.Context) (string, error) {
-	r, err := vpe.NewServiceClient(c.conn).ShowVersion(ctx, &vpe.ShowVersion{})
+	r, err := vpe.NewServiceClient(c.api).ShowVersion(ctx, &vpe.ShowVersion{})
 	if err != nil {
 		return "", fmt.Errorf("show_version at %s: %w", c.socket, err)
 	}

@@ -169,6 +169,25 @@ func TestEnsureAfPacketWithAGivenMAC(t *testing.T) {
 	}
 }
 
+// TestEnsureAfPacketTxRing checks that the TX ring depth asked for is the
+// one VPP is asked for, and that none asked for leaves VPP's default.
+func TestEnsureAfPacketTxRing(t *testing.T) {
+	for _, frames := range []uint32{0, PodTxFrames} {
+		f := newFakeAPI("25.10.0-release")
+		c := fakeNode(t, f, map[string]int{"vslp": 8})
+		i, err := c.EnsureAfPacket(context.Background(), AfPacket{HostIf: "vslp", Name: "tap-ns-pod", TxFrames: frames})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		got := f.ifs[i.Index].txFrames
+		f.mu.Unlock()
+		if got != frames {
+			t.Errorf("TxFrames %d: VPP was asked for %d", frames, got)
+		}
+	}
+}
+
 func TestRoutesAndNeighboursOnAFakeVPP(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeAPI("25.10.0-release")
@@ -243,5 +262,36 @@ func TestHostMAC(t *testing.T) {
 	}
 	if a[0] != 0x02 || a[1] != 0xfe {
 		t.Errorf("HostMAC = %s: want a locally administered 02:fe:... unicast address", a)
+	}
+}
+
+// TestLogCalls checks the call log: one well-formed line per request-reply
+// call, so every change the client counts is there, timed.
+func TestLogCalls(t *testing.T) {
+	f := newFakeAPI("25.10.0-release")
+	c := fakeNode(t, f, map[string]int{"vslh": 7, "vslp": 8})
+	var log strings.Builder
+	c.LogCalls(&log)
+	if err := fakePlan(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(log.String()), "\n") {
+		var begin, end int64
+		var msg string
+		var ok bool
+		if n, err := fmt.Sscanf(line, "%d %d %s %t", &begin, &end, &msg, &ok); n != 4 || err != nil || begin > end || !ok {
+			t.Errorf("line %q: %d fields, %v", line, n, err)
+			continue
+		}
+		logged[msg]++
+	}
+	for msg, n := range c.Changes() {
+		if logged[msg] != n {
+			t.Errorf("%s: %d calls logged, %d sent", msg, logged[msg], n)
+		}
+	}
+	if len(c.Changes()) == 0 {
+		t.Error("the plan changed nothing")
 	}
 }

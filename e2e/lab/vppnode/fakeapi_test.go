@@ -47,6 +47,7 @@ type fakeIf struct {
 	up, ip6           bool
 	addrs             []netip.Prefix
 	unnumberedTo      uint32 // 0: none (local0 never lends)
+	txFrames          uint32 // af_packet_create_v3's tx_frames_per_block
 }
 
 type fakePath struct {
@@ -169,7 +170,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		if m.UseRandomHwAddr || mac == (ethernet_types.MacAddress{}) {
 			mac = ethernet_types.MacAddress{0x02, 0xfe, 0, 0, 0, byte(sw)}
 		}
-		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac}
+		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac, txFrames: m.TxFramesPerBlock}
 		return []api.Message{&af_packet.AfPacketCreateV3Reply{SwIfIndex: interface_types.InterfaceIndex(sw)}}
 	case *af_packet.AfPacketDelete:
 		for sw, i := range f.ifs {

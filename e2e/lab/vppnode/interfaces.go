@@ -29,12 +29,12 @@ type Interface struct {
 // Interfaces lists VPP's interfaces (local0 aside), af_packet ones with
 // their host veth.
 func (c *Client) Interfaces(ctx context.Context) ([]Interface, error) {
-	ds, err := recvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(c.conn).SwInterfaceDump(ctx,
+	ds, err := recvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(c.api).SwInterfaceDump(ctx,
 		&interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
 	if err != nil {
 		return nil, fmt.Errorf("sw_interface_dump: %w", err)
 	}
-	aps, err := recvAll[*af_packet.AfPacketDetails](af_packet.NewServiceClient(c.conn).AfPacketDump(ctx, &af_packet.AfPacketDump{}))
+	aps, err := recvAll[*af_packet.AfPacketDetails](af_packet.NewServiceClient(c.api).AfPacketDump(ctx, &af_packet.AfPacketDump{}))
 	if err != nil {
 		return nil, fmt.Errorf("af_packet_dump: %w", err)
 	}
@@ -88,7 +88,19 @@ type AfPacket struct {
 	Name string
 	// MAC is VPP's address on it; nil takes HostMAC(HostIf).
 	MAC net.HardwareAddr
+	// TxFrames is the depth of its TX ring; 0 takes VPP's default (1024).
+	TxFrames uint32
 }
+
+// PodTxFrames is the TX ring depth of a pod's interface. VPP's default
+// ring of an af_packet interface is 79 MB: one 69 MB TX block (1024
+// frames of 66 KB, room for a GSO packet each) and 10 MB of RX blocks,
+// which the kernel allocates and zeroes inside af_packet_create_v3, on
+// VPP's main thread, the one that forwards with workers 0. On the lab's
+// machine that took up to 1.7 s at times and stalled every flow through the node (docs/lab.md, kube-proxy beside
+// vppsvc, item 7); 256 frames, a full vector (the most VPP writes before
+// it sends), are 17 MB.
+const PodTxFrames = 256
 
 // EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
 // a.HostIf, tagged, admin up. One that exists on that veth is adopted (a
@@ -137,23 +149,24 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 			// veth's TCP segments, whose checksums the kernel left for the
 			// device to fill in, unfilled, and the receiver drops them
 			// (ping works, TCP does not).
-			Flags:       af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
-			NumRxQueues: 1,
-			NumTxQueues: 1,
+			Flags:            af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
+			NumRxQueues:      1,
+			NumTxQueues:      1,
+			TxFramesPerBlock: a.TxFrames,
 		}
 		mac := a.MAC
 		if mac == nil {
 			mac = HostMAC(a.HostIf)
 		}
 		copy(req.HwAddr[:], mac)
-		r, err := af_packet.NewServiceClient(c.conn).AfPacketCreateV3(ctx, req)
+		r, err := af_packet.NewServiceClient(c.api).AfPacketCreateV3(ctx, req)
 		c.changed("af_packet_create_v3")
 		if err != nil {
 			return Interface{}, fmt.Errorf("af_packet_create_v3 on %s: %w", a.HostIf, err)
 		}
 		cur = &Interface{Index: uint32(r.SwIfIndex), HostIf: a.HostIf}
 	}
-	ic := interfaces.NewServiceClient(c.conn)
+	ic := interfaces.NewServiceClient(c.api)
 	sw := interface_types.InterfaceIndex(cur.Index)
 	if cur.Name != a.Name {
 		if _, err := ic.SwInterfaceSetInterfaceName(ctx, &interfaces.SwInterfaceSetInterfaceName{SwIfIndex: sw, Name: a.Name}); err != nil {
@@ -202,7 +215,7 @@ func (c *Client) SetUp(ctx context.Context, name string) error {
 }
 
 func (c *Client) setUp(ctx context.Context, sw interface_types.InterfaceIndex, name string) error {
-	_, err := interfaces.NewServiceClient(c.conn).SwInterfaceSetFlags(ctx, &interfaces.SwInterfaceSetFlags{SwIfIndex: sw, Flags: interface_types.IF_STATUS_API_FLAG_ADMIN_UP})
+	_, err := interfaces.NewServiceClient(c.api).SwInterfaceSetFlags(ctx, &interfaces.SwInterfaceSetFlags{SwIfIndex: sw, Flags: interface_types.IF_STATUS_API_FLAG_ADMIN_UP})
 	c.changed("sw_interface_set_flags")
 	if err != nil {
 		return fmt.Errorf("set %s up: %w", name, err)
@@ -231,12 +244,12 @@ func (c *Client) DeleteInterface(ctx context.Context, name string) error {
 			return err
 		}
 		for _, af := range []ip_types.AddressFamily{ip_types.ADDRESS_IP4, ip_types.ADDRESS_IP6} {
-			if _, err := ip_neighbor.NewServiceClient(c.conn).IPNeighborFlush(ctx, &ip_neighbor.IPNeighborFlush{Af: af, SwIfIndex: sw}); err != nil {
+			if _, err := ip_neighbor.NewServiceClient(c.api).IPNeighborFlush(ctx, &ip_neighbor.IPNeighborFlush{Af: af, SwIfIndex: sw}); err != nil {
 				return fmt.Errorf("flush %s's neighbours: %w", name, err)
 			}
 			c.changed("ip_neighbor_flush")
 		}
-		if _, err := af_packet.NewServiceClient(c.conn).AfPacketDelete(ctx, &af_packet.AfPacketDelete{HostIfName: i.HostIf}); err != nil {
+		if _, err := af_packet.NewServiceClient(c.api).AfPacketDelete(ctx, &af_packet.AfPacketDelete{HostIfName: i.HostIf}); err != nil {
 			return fmt.Errorf("af_packet_delete %s (%s): %w", name, i.HostIf, err)
 		}
 		c.changed("af_packet_delete")

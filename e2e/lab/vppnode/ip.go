@@ -33,7 +33,7 @@ func (c *Client) Addresses(ctx context.Context, name string) ([]netip.Prefix, er
 func (c *Client) addresses(ctx context.Context, sw interface_types.InterfaceIndex) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, v6 := range []bool{false, true} {
-		ds, err := recvAll[*ip.IPAddressDetails](ip.NewServiceClient(c.conn).IPAddressDump(ctx, &ip.IPAddressDump{SwIfIndex: sw, IsIPv6: v6}))
+		ds, err := recvAll[*ip.IPAddressDetails](ip.NewServiceClient(c.api).IPAddressDump(ctx, &ip.IPAddressDump{SwIfIndex: sw, IsIPv6: v6}))
 		if err != nil {
 			return nil, fmt.Errorf("ip_address_dump: %w", err)
 		}
@@ -63,7 +63,7 @@ func (c *Client) AddAddress(ctx context.Context, name string, p netip.Prefix) er
 			return nil
 		}
 	}
-	_, err = interfaces.NewServiceClient(c.conn).SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{
+	_, err = interfaces.NewServiceClient(c.api).SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{
 		SwIfIndex: sw, IsAdd: true, Prefix: ip_types.AddressWithPrefix(prefix(p))})
 	c.changed("sw_interface_add_del_address")
 	if err != nil {
@@ -84,7 +84,7 @@ func (c *Client) SetUnnumbered(ctx context.Context, name, from string) error {
 	if err != nil {
 		return err
 	}
-	ds, err := recvAll[*ip.IPUnnumberedDetails](ip.NewServiceClient(c.conn).IPUnnumberedDump(ctx, &ip.IPUnnumberedDump{SwIfIndex: sw}))
+	ds, err := recvAll[*ip.IPUnnumberedDetails](ip.NewServiceClient(c.api).IPUnnumberedDump(ctx, &ip.IPUnnumberedDump{SwIfIndex: sw}))
 	if err != nil {
 		return fmt.Errorf("ip_unnumbered_dump: %w", err)
 	}
@@ -93,7 +93,7 @@ func (c *Client) SetUnnumbered(ctx context.Context, name, from string) error {
 			return nil
 		}
 	}
-	_, err = interfaces.NewServiceClient(c.conn).SwInterfaceSetUnnumbered(ctx, &interfaces.SwInterfaceSetUnnumbered{
+	_, err = interfaces.NewServiceClient(c.api).SwInterfaceSetUnnumbered(ctx, &interfaces.SwInterfaceSetUnnumbered{
 		SwIfIndex: src, UnnumberedSwIfIndex: sw, IsAdd: true})
 	c.changed("sw_interface_set_unnumbered")
 	if err != nil {
@@ -110,14 +110,14 @@ func (c *Client) EnableIP6(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = ip.NewServiceClient(c.conn).SwInterfaceIP6GetLinkLocalAddress(ctx, &ip.SwInterfaceIP6GetLinkLocalAddress{SwIfIndex: sw})
+	_, err = ip.NewServiceClient(c.api).SwInterfaceIP6GetLinkLocalAddress(ctx, &ip.SwInterfaceIP6GetLinkLocalAddress{SwIfIndex: sw})
 	if err == nil {
 		return nil
 	}
 	if !errors.Is(err, api.IP6_NOT_ENABLED) {
 		return fmt.Errorf("link-local address of %s: %w", name, err)
 	}
-	_, err = ip.NewServiceClient(c.conn).SwInterfaceIP6EnableDisable(ctx, &ip.SwInterfaceIP6EnableDisable{SwIfIndex: sw, Enable: true})
+	_, err = ip.NewServiceClient(c.api).SwInterfaceIP6EnableDisable(ctx, &ip.SwInterfaceIP6EnableDisable{SwIfIndex: sw, Enable: true})
 	c.changed("sw_interface_ip6_enable_disable")
 	if err != nil {
 		return fmt.Errorf("enable IPv6 on %s: %w", name, err)
@@ -178,7 +178,7 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 // keeps for the interface's own addresses refuse an API delete: skipped.
 func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.InterfaceIndex) error {
 	for _, v6 := range []bool{false, true} {
-		ds, err := recvAll[*ip.IPRouteDetails](ip.NewServiceClient(c.conn).IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
+		ds, err := recvAll[*ip.IPRouteDetails](ip.NewServiceClient(c.api).IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
 		if err != nil {
 			return fmt.Errorf("ip_route_dump: %w", err)
 		}
@@ -190,7 +190,7 @@ func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.Interfa
 			if !via {
 				continue
 			}
-			_, err := ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: d.Route})
+			_, err := ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: d.Route})
 			c.changed("ip_route_add_del")
 			var verr api.VPPApiError
 			if err != nil && !errors.As(err, &verr) {
@@ -204,7 +204,7 @@ func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.Interfa
 // hasRoute says whether VPP's default table holds exactly route (same
 // prefix, one path through the same interface and next hop).
 func (c *Client) hasRoute(ctx context.Context, route ip.IPRoute) (bool, error) {
-	r, err := ip.NewServiceClient(c.conn).IPRouteLookup(ctx, &ip.IPRouteLookup{Exact: 1, Prefix: route.Prefix})
+	r, err := ip.NewServiceClient(c.api).IPRouteLookup(ctx, &ip.IPRouteLookup{Exact: 1, Prefix: route.Prefix})
 	if errors.Is(err, api.NO_SUCH_ENTRY) {
 		return false, nil
 	}
@@ -228,7 +228,7 @@ func (c *Client) AddRoute(ctx context.Context, r Route) error {
 	if ok, err := c.hasRoute(ctx, route); err != nil || ok {
 		return err
 	}
-	_, err = ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: route})
+	_, err = ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: route})
 	c.changed("ip_route_add_del")
 	if err != nil {
 		return fmt.Errorf("route %v: %w", r, err)
@@ -246,7 +246,7 @@ func (c *Client) DelRoute(ctx context.Context, r Route) error {
 	if ok, err := c.hasRoute(ctx, route); err != nil || !ok {
 		return err
 	}
-	_, err = ip.NewServiceClient(c.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: route})
+	_, err = ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: route})
 	c.changed("ip_route_add_del")
 	if err != nil {
 		return fmt.Errorf("delete route %v: %w", r, err)
@@ -269,7 +269,7 @@ func (c *Client) AddNeighbour(ctx context.Context, name string, ipAddr netip.Add
 	if ipAddr.Is6() {
 		af = ip_types.ADDRESS_IP6
 	}
-	ds, err := recvAll[*ip_neighbor.IPNeighborDetails](ip_neighbor.NewServiceClient(c.conn).IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: sw, Af: af}))
+	ds, err := recvAll[*ip_neighbor.IPNeighborDetails](ip_neighbor.NewServiceClient(c.api).IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: sw, Af: af}))
 	if err != nil {
 		return fmt.Errorf("ip_neighbor_dump: %w", err)
 	}
@@ -278,7 +278,7 @@ func (c *Client) AddNeighbour(ctx context.Context, name string, ipAddr netip.Add
 			return nil
 		}
 	}
-	_, err = ip_neighbor.NewServiceClient(c.conn).IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: true, Neighbor: ip_neighbor.IPNeighbor{
+	_, err = ip_neighbor.NewServiceClient(c.api).IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: true, Neighbor: ip_neighbor.IPNeighbor{
 		SwIfIndex: sw, Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: m, IPAddress: address(ipAddr)}})
 	c.changed("ip_neighbor_add_del")
 	if err != nil {
@@ -300,7 +300,7 @@ func (c *Client) AddPuntRedirect(ctx context.Context, rx, tx string, nh netip.Ad
 	if err != nil {
 		return err
 	}
-	ds, err := recvAll[*ip.IPPuntRedirectDetails](ip.NewServiceClient(c.conn).IPPuntRedirectDump(ctx, &ip.IPPuntRedirectDump{SwIfIndex: rxi, IsIPv6: nh.Is6()}))
+	ds, err := recvAll[*ip.IPPuntRedirectDetails](ip.NewServiceClient(c.api).IPPuntRedirectDump(ctx, &ip.IPPuntRedirectDump{SwIfIndex: rxi, IsIPv6: nh.Is6()}))
 	if err != nil {
 		return fmt.Errorf("ip_punt_redirect_dump: %w", err)
 	}
@@ -309,7 +309,7 @@ func (c *Client) AddPuntRedirect(ctx context.Context, rx, tx string, nh netip.Ad
 			return nil
 		}
 	}
-	_, err = ip.NewServiceClient(c.conn).IPPuntRedirect(ctx, &ip.IPPuntRedirect{IsAdd: true,
+	_, err = ip.NewServiceClient(c.api).IPPuntRedirect(ctx, &ip.IPPuntRedirect{IsAdd: true,
 		Punt: ip.PuntRedirect{RxSwIfIndex: rxi, TxSwIfIndex: txi, Nh: address(nh)}})
 	c.changed("ip_punt_redirect")
 	if err != nil {
