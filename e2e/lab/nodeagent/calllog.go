@@ -2,13 +2,14 @@ package nodeagent
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
 )
 
 // CallLogFile is where a VPP node's agent appends one line per renderer call
@@ -61,8 +62,7 @@ func (c *callLog) End(renderer string, err error) {
 	if !ok {
 		begin = end
 	}
-	ok = err == nil
-	fmt.Fprintf(c.f, "%d %d %s %t\n", begin.UnixNano(), end.UnixNano(), renderer, ok)
+	vppnode.WriteCall(c.f, begin, end, renderer, err == nil)
 }
 
 func (c *callLog) Close() error { return c.f.Close() }

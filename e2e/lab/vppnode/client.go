@@ -86,9 +86,16 @@ func (t *timedConn) Invoke(ctx context.Context, req, reply api.Message) error {
 	err := t.Connection.Invoke(ctx, req, reply)
 	end := time.Now()
 	t.mu.Lock()
-	fmt.Fprintf(t.w, "%d %d %s %t\n", begin.UnixNano(), end.UnixNano(), req.GetMessageName(), err == nil)
+	WriteCall(t.w, begin, end, req.GetMessageName(), err == nil)
 	t.mu.Unlock()
 	return err
+}
+
+// WriteCall writes one line of a lab call log, "<begin> <end> <name> <ok>"
+// with times in Unix nanoseconds: the calls of this client (LogCalls) and
+// the node agent's renderer calls share it.
+func WriteCall(w io.Writer, begin, end time.Time, name string, ok bool) {
+	fmt.Fprintf(w, "%d %d %s %t\n", begin.UnixNano(), end.UnixNano(), name, ok)
 }
 
 // Close disconnects; VPP keeps running and keeps what was configured.
