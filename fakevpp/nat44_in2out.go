@@ -17,7 +17,7 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 	if output {
 		node = nodeOutput
 	}
-	if !output && natTTL(c, node) {
+	if !output && natTTL(c, node) || natBadICMPType(c, node) {
 		return
 	}
 	if c.pkt.isErr {
