@@ -534,6 +534,7 @@ func (v *VPP) trace(p Packet) (t Trace) {
 		c.drop("trace", fmt.Sprintf("unknown ingress interface %q", in.Ingress))
 		return t
 	}
+	v.learnNeighbour(c.rx, in.Src.Addr())
 	c.step("%s-input %s: %s", c.family(), c.rx.name, c.pkt)
 	for _, n := range pipeline().input {
 		if n.run(c); c.done {
