@@ -330,32 +330,6 @@ func splitGolden(text string) (p provenance, body string, ok bool) {
 	return p, body, true
 }
 
-// awaitingGolden are cases written while no real VPP could record them
-// (issue 41): on fakevpp alone they run and, without a golden, skip;
-// -update on a real VPP records them, and then they leave this list
-// (TestAwaitingGoldensAreMissing).
-var awaitingGolden = map[string]bool{
-	"acl/icmp-any-type":                   true,
-	"acl/icmp-reflect-types":              true,
-	"nat44/icmp-types":                    true,
-	"cnat/icmp-types":                     true,
-	"nat44/output-feature-and-service":    true,
-	"nat44/identity-address-only":         true,
-	"cnat/flow-across-update-neighbour":   true,
-	"vrf/nat44-output-feature-in-a-vrf":   true,
-	"vrf/nat44-output-feature-from-vrf-1": true,
-}
-
-// TestAwaitingGoldensAreMissing keeps awaitingGolden to the cases that
-// still have no golden.
-func TestAwaitingGoldensAreMissing(t *testing.T) {
-	for name := range awaitingGolden {
-		if _, err := os.Stat(filepath.Join("testdata", "differential", name+".golden")); err == nil {
-			t.Errorf("%s has a golden now: take it out of awaitingGolden", name)
-		}
-	}
-}
-
 // runDifferential runs one case (see the file comment).
 func runDifferential(t *testing.T, name string, fn func(d *diffCase)) {
 	t.Helper()
@@ -385,9 +359,6 @@ func runDifferential(t *testing.T, name string, fn func(d *diffCase)) {
 			}
 		}
 		raw, err := os.ReadFile(golden)
-		if err != nil && awaitingGolden[name] && !dataplane.OnRealVPP() {
-			t.Skipf("%s: not yet recorded from a real VPP (awaitingGolden); fakevpp ran the case", golden)
-		}
 		if err != nil {
 			t.Fatalf("%v (record it from a real VPP with -update)", err)
 		}
