@@ -97,8 +97,13 @@ func traceAllocPort(d *diffCase, label string, p fakevpp.Packet) {
 	s := string(tr.Verdict)
 	if tr.Verdict == fakevpp.Forward {
 		out := tr.Out.String()
-		if isAllocPort(tr.Out.Src.Port()) {
-			out = strings.Replace(out, fmt.Sprintf(":%d → ", tr.Out.Src.Port()), ":alloc → ", 1)
+		switch port := tr.Out.Src.Port(); {
+		case !isAllocPort(port):
+		case tr.Out.Protocol == 1 || tr.Out.Protocol == 58:
+			// An echo's identifier is both its ports.
+			out = strings.ReplaceAll(out, fmt.Sprintf(":%d ", port), ":alloc ")
+		default:
+			out = strings.Replace(out, fmt.Sprintf(":%d → ", port), ":alloc → ", 1)
 		}
 		s = fmt.Sprintf("forward via %s as %s reply ok %t", tr.Egress, out, tr.ReplyOK)
 	}

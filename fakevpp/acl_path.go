@@ -156,16 +156,8 @@ func (s *aclState) flush(sw uint32) {
 // 0 for other protocols.
 func aclPorts(p pkt) (uint16, uint16) {
 	switch {
-	case p.isErr:
-		return uint16(p.errType), uint16(p.errCode)
-	case p.proto == protoICMP && p.echoReply:
-		return 0, 0
-	case p.proto == protoICMP:
-		return 8, 0
-	case p.proto == protoICMP6 && p.echoReply:
-		return 129, 0
-	case p.proto == protoICMP6:
-		return 128, 0
+	case p.isICMP():
+		return uint16(p.icmpType), uint16(p.icmpCode)
 	case p.proto == protoTCP, p.proto == protoUDP:
 		return p.src.Port(), p.dst.Port()
 	}
@@ -181,28 +173,26 @@ func aclKey(sw uint32, input bool, p pkt) aclSessKey {
 
 // aclReverseKey is the key of a session's return traffic
 // (reverse_l4_u64_slowpath_valid): addresses and ports swapped, the other
-// direction; for ICMP the type becomes its reply (echo request → echo
-// reply) and the code stays. Only request types that have a reply get a
-// reverse key: any other ICMP message (an echo reply, an error) makes a
-// one-way session.
+// direction; for ICMP the type becomes its reply (icmp4_invmap,
+// icmp6_invmap: echo, timestamp, information and address mask requests;
+// ICMPv6 echo and node information requests) and the code stays, so only
+// a reply of the request's code comes back. Only those request types
+// (icmp4_valid_new, icmp6_valid_new) get a reverse key: any other ICMP
+// message (a reply, an error, a router solicitation) makes a one-way
+// session.
 func aclReverseKey(k aclSessKey) (aclSessKey, bool) {
 	r := aclSessKey{sw: k.sw, input: !k.input, proto: k.proto, src: k.dst, dst: k.src}
-	var reply uint16
-	switch k.proto {
-	case protoICMP:
-		if k.src.Port() != 8 {
-			return aclSessKey{}, false
-		}
-		reply = 0
-	case protoICMP6:
-		if k.src.Port() != 128 {
-			return aclSessKey{}, false
-		}
-		reply = 129
-	default:
+	if k.proto != protoICMP && k.proto != protoICMP6 {
 		return r, true
 	}
-	r.src = netip.AddrPortFrom(k.dst.Addr(), reply)
+	if k.src.Port() > 0xff {
+		return aclSessKey{}, false
+	}
+	reply, ok := icmpQueries[k.proto][uint8(k.src.Port())]
+	if !ok {
+		return aclSessKey{}, false
+	}
+	r.src = netip.AddrPortFrom(k.dst.Addr(), uint16(reply))
 	r.dst = netip.AddrPortFrom(k.src.Addr(), k.dst.Port())
 	return r, true
 }

@@ -41,7 +41,7 @@ func (a cnatInterfaces) Address(sw uint32, ip6 bool) (netip.Addr, bool) {
 }
 
 // HostEntry is a lookup of a's host prefix in table 0: an interface's own
-// address or a route for exactly that prefix.
+// address, a route for exactly that prefix or a neighbour's entry.
 func (a cnatInterfaces) HostEntry(addr netip.Addr) bool {
 	r, via := a.v.bestIn(0, addr)
 	return via == nil && (r.found() || r.drop) && r.prefix.Bits() == addr.BitLen()

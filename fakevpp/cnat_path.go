@@ -89,19 +89,12 @@ func cnatFlow(p pkt) cnat.Flow {
 	f := cnat.Flow{Proto: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags}
 	if p.isErr {
 		// An ICMP error: cnat finds the session of the quoted packet.
-		in := cnatFlow(pkt{proto: p.inner.proto, src: p.inner.src, dst: p.inner.dst, tcpFlags: p.inner.tcpFlags, echoReply: p.inner.echoReply})
-		f.ICMPType, f.Inner = p.errType, &in
+		in := cnatFlow(p.inner.pkt())
+		f.ICMPType, f.Inner = p.icmpType, &in
 		return f
 	}
-	switch {
-	case p.proto == protoICMP && p.echoReply:
-		f.ICMPType = cnat.ICMP4EchoReply
-	case p.proto == protoICMP:
-		f.ICMPType = cnat.ICMP4EchoRequest
-	case p.proto == protoICMP6 && p.echoReply:
-		f.ICMPType = cnat.ICMP6EchoReply
-	case p.proto == protoICMP6:
-		f.ICMPType = cnat.ICMP6EchoRequest
+	if p.isICMP() {
+		f.ICMPType = p.icmpType
 	}
 	return f
 }

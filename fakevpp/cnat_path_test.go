@@ -40,8 +40,11 @@ func TestCnatUpdateInPlace(t *testing.T) {
 	assert.Equal(t, []netip.AddrPort{ap(backendB), ap(backendC)}, backends(d[0]))
 	assert.Equal(t, cnat.CNAT_LB_TYPE_DEFAULT, d[0].Translation.LbType, "LbType keeps its creation value")
 
-	// The open flow's stored route went with the old paths (VPP 25.10).
-	requireDrop(t, e.v.Trace(ack(pinned)), "blackholed")
+	// The open flow keeps A: A answered from tap0's subnet, so VPP learned
+	// it as a neighbour, whose host entry outlives the translation's path
+	// tracker (neighbours.go); without it the flow is blackholed
+	// (TestCnatFlowOfARemoteBackendAcrossUpdate).
+	requireCnatForward(t, e.v.Trace(ack(pinned)), "tap0", pinned.Src.String(), backendA)
 	seen := map[netip.AddrPort]bool{}
 	for port := 50000; port < 50020; port++ {
 		tr := e.v.Trace(tcpSyn("eth0", fmt.Sprintf("8.8.8.8:%d", port), cnatVIP))
@@ -284,4 +287,38 @@ func TestCnatSessionExpiry(t *testing.T) {
 	assert.Empty(t, e.cnatSessions())
 	// The expired session's port is never handed out again (sessions/cnat-port-reuse).
 	requireCnatForward(t, e.v.Trace(udpPkt("eth0", "8.8.8.8:53001", cnatVIP)), "tap0", snatAddr4+":49153", backendA)
+}
+
+// docs/fakevpp.md#neighbours-and-nat44-ed-receive-entries: an update that
+// drops a flow's backend blackholes the flow when only the translation's
+// tracker held the backend's host entry (a backend behind a route, never a
+// neighbour), and keeps it when the backend is a neighbour.
+func TestCnatFlowOfARemoteBackendAcrossUpdate(t *testing.T) {
+	for _, c := range []struct {
+		name, backend string
+		neighbour     bool
+		want          Verdict
+	}{
+		{"remote backend", "172.16.5.5:8080", false, Drop},
+		{"static neighbour", "192.168.0.7:8080", true, Forward},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newCnatEnv(t)
+			if c.neighbour {
+				require.True(t, e.v.AddNeighbour("eth0", ap(c.backend).Addr()))
+			}
+			id := e.mustUpdate(cnatTCP(cnatVIP, cnatPath("", c.backend)))
+			p := tcpSyn("eth0", "8.8.8.8:40000", cnatVIP)
+			tr := e.v.Trace(p)
+			require.True(t, tr.ReplyOK, steps(tr))
+			require.Equal(t, id, e.mustUpdate(cnatTCP(cnatVIP, cnatPath("", backendB))))
+			tr = e.v.Trace(ack(p))
+			assert.Equal(t, c.want, tr.Verdict, steps(tr))
+			if c.want == Drop {
+				assert.Contains(t, tr.Reason, "blackholed")
+			} else {
+				assert.Equal(t, ap(c.backend), tr.Out.Dst)
+			}
+		})
+	}
 }

@@ -76,6 +76,22 @@ func (v *VPP) lookupDepth(fib uint32, dst netip.Addr, depth int) fibResult {
 	return best
 }
 
+// resolvingInterface is fib_entry_get_resolving_interface of
+// fib_table_lookup in table fib alone (NAT44-ED's get_tx_fib_index and
+// is_destination_resolvable): the interface of the entry dst matches
+// there, nil for a route that continues in another table (a lookup DPO
+// has no interface), a drop route or no match.
+func (v *VPP) resolvingInterface(fib uint32, dst netip.Addr) *iface {
+	r, via := v.bestIn(fib, dst)
+	switch {
+	case via != nil:
+		return nil
+	case r.egress != nil:
+		return r.egress
+	}
+	return r.local
+}
+
 // bestIn is the longest-prefix match in table fib alone: an entry with an
 // interface, or (via set) a route that continues in another table.
 func (v *VPP) bestIn(fib uint32, dst netip.Addr) (fibResult, *tableRoute) {
@@ -128,6 +144,14 @@ func (v *VPP) bestIn(fib uint32, dst netip.Addr) (fibResult, *tableRoute) {
 		if ifc := v.iface(r.sw); ifc != nil {
 			via = nil
 			best, bestLen = fibResult{egress: ifc, prefix: k.dst}, k.dst.Bits()
+		}
+	}
+	// A neighbour's host entry (the adjacency source) loses to an API
+	// route of the same length and wins over NAT44-ED's receive entries
+	// (neighbours.go).
+	if bestLen < dst.BitLen() {
+		if ifc := v.neighbourIn(fib, dst); ifc != nil {
+			return fibResult{egress: ifc, prefix: netip.PrefixFrom(dst, dst.BitLen())}, nil
 		}
 	}
 	// NAT44-ED's receive entries (the plugin's low source) lose to an API

@@ -178,3 +178,18 @@ func (n *natState) out2inError(c *pktCtx) {
 	}
 	c.drop(nodeOut2In, "no translation")
 }
+
+// natBadICMPType is the check nat44-ed-in2out (and -in2out-output) and
+// nat44-ed-out2in make of an ICMP packet before any session lookup (the
+// fast paths of nat44_ed_in2out.c and nat44_ed_out2in.c): an echo request
+// or reply, of any code, or an error type of icmp_type_is_error_message
+// goes on; any other type is dropped (BAD_ICMP_TYPE), whatever sessions
+// or mappings there are. It reports whether it dropped the packet.
+func natBadICMPType(c *pktCtx, node string) bool {
+	p := c.pkt
+	if p.proto != protoICMP || isEchoType(p.proto, p.icmpType) || ICMPErrorType(p.proto, p.icmpType) {
+		return false
+	}
+	c.drop(node, fmt.Sprintf("bad ICMP type %d", p.icmpType))
+	return true
+}

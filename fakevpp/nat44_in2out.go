@@ -17,7 +17,7 @@ func (n *natState) in2out(c *pktCtx, output bool) {
 	if output {
 		node = nodeOutput
 	}
-	if !output && natTTL(c, node) {
+	if !output && natTTL(c, node) || natBadICMPType(c, node) {
 		return
 	}
 	if c.pkt.isErr {
@@ -96,12 +96,7 @@ func (n *natState) notTranslate(c *pktCtx) string {
 		return "destination not resolvable in the NAT VRF table's routes"
 	}
 	for _, f := range n.outsideFibs(v) {
-		res := v.lookupIn(f, p.dst.Addr())
-		out := res.egress
-		if out == nil {
-			out = res.local
-		}
-		if out != nil {
+		if out := v.resolvingInterface(f, p.dst.Addr()); out != nil {
 			if r := n.role(out.index); r != nil && r.outside {
 				return ""
 			}

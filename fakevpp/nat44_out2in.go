@@ -12,7 +12,7 @@ import (
 // out2in is nat44-ed-out2in: sessions first, then mappings by external key,
 // forwarding bypass, and drops.
 func (n *natState) out2in(c *pktCtx) {
-	if natTTL(c, nodeOut2In) {
+	if natTTL(c, nodeOut2In) || natBadICMPType(c, nodeOut2In) {
 		return
 	}
 	if c.pkt.isErr {
@@ -95,7 +95,7 @@ func (n *natState) out2inSlow(c *pktCtx) {
 				fmt.Sprintf("%s to LB %s:%d was dropped (%s) after VPP locked the client's affinity record; the record never expires", p, m.ext, m.extPort, why))
 		}
 	}
-	if p.proto == protoICMP && !p.echoReply && !m.addrOnly() {
+	if p.proto == protoICMP && !p.echoReply() && !m.addrOnly() {
 		leak("ICMP echo request to a port mapping")
 		c.drop(nodeOut2In, "ICMP echo request to a port mapping")
 		return

@@ -81,22 +81,29 @@ func (n *natState) txFib(v *VPP, dst netip.Addr) uint32 {
 		return rxFib
 	}
 	for _, f := range n.outsideFibs(v) {
-		if v.lookupIn(f, dst).found() {
+		if v.resolvingInterface(f, dst) != nil {
 			return f
 		}
 	}
 	return n.outsideVrf
 }
 
-// outsideFibs is VPP's outside_fibs: the FIBs of the outside interfaces.
+// outsideFibs is VPP's outside_fibs: the FIBs of the outside interfaces
+// and of the output-feature interfaces (nat44_ed_add_interface and
+// nat44_ed_add_output_interface both count the interface's FIB in it;
+// nat44_ed_update_outside_fib_cb moves the count when the interface
+// changes tables). VPP keeps them in the order they were first counted;
+// the fake lists the roles' FIBs, then the output feature's.
 func (n *natState) outsideFibs(v *VPP) []uint32 {
 	var fibs []uint32
-	n.ifaces.each(func(_ uint32, r *natIface) bool {
+	add := func(_ uint32, r *natIface) bool {
 		if ifc := v.iface(r.sw); r.outside && ifc != nil && !slices.Contains(fibs, fibOf(ifc)) {
 			fibs = append(fibs, fibOf(ifc))
 		}
 		return true
-	})
+	}
+	n.ifaces.each(add)
+	n.outputs.each(add)
 	return fibs
 }
 

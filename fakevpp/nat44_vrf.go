@@ -126,7 +126,7 @@ func (n *natState) vrfRouteFib(v *VPP, rxFib uint32, dst netip.Addr) (fib uint32
 		return 0, false, false
 	}
 	t.routes.each(func(_ uint32, vrf *uint32) bool {
-		if r := v.lookupIn(*vrf, dst); r.found() {
+		if v.resolvingInterface(*vrf, dst) != nil {
 			fib, found = *vrf, true
 			return false
 		}

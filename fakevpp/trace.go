@@ -17,15 +17,25 @@ const (
 
 // Packet is what Trace injects: an IPv4 or IPv6 packet arriving on an
 // interface. For ICMP and ICMPv6 it is an echo request (or reply with
-// EchoReply) and the ports carry the echo identifier (Src.Port, or Dst.Port
-// if Src.Port is 0, is copied to both), unless Error makes it an error
-// message. Protocols other than TCP, UDP, ICMP and ICMPv6 have no ports.
+// EchoReply) with code 0, or the message of ICMP, and the ports carry its
+// identifier (Src.Port, or Dst.Port if Src.Port is 0, is copied to both),
+// unless Error makes it an error message. Protocols other than TCP, UDP,
+// ICMP and ICMPv6 have no ports.
 type Packet struct {
 	Ingress   string
 	Protocol  uint8
 	Src, Dst  netip.AddrPort
 	TCPFlags  uint8 // 0 means SYN for TCP
 	EchoReply bool  // ICMP/ICMPv6 only: an echo reply instead of a request
+	// ICMP gives an ICMP/ICMPv6 packet that is not an error another type
+	// or code than an echo with code 0: an echo with a code, a timestamp
+	// or node information query, a router solicitation, any number. Its
+	// bytes 4-5 carry the identifier (the ports), as an echo's do. nil is
+	// the echo request (reply with EchoReply) with code 0; normalised,
+	// such a packet has ICMP nil, and EchoReply tells an echo reply of
+	// any code. An error type (ICMPErrorType) needs Error: Trace drops it
+	// here as malformed.
+	ICMP *ICMPMessage
 	// TTL is the IPv4 TTL or IPv6 hop limit; 0 means DefaultTTL. A packet
 	// VPP forwards with TTL 1 is answered with a time exceeded (ttl.go).
 	TTL uint8
@@ -34,6 +44,9 @@ type Packet struct {
 	// own ports are then 0.
 	Error *ICMPError
 }
+
+// ICMPMessage is the type and code of an ICMP or ICMPv6 message.
+type ICMPMessage struct{ Type, Code uint8 }
 
 // ICMPError is the body of an ICMP or ICMPv6 error message: its type and
 // code, and the IP header plus first 8 bytes (ports, or the echo
@@ -54,6 +67,17 @@ type Header struct {
 	Src, Dst  netip.AddrPort
 	TCPFlags  uint8
 	EchoReply bool
+	ICMP      *ICMPMessage // as Packet.ICMP
+}
+
+// packet is the quoted header as a packet of its own.
+func (h Header) packet() Packet {
+	return Packet{Protocol: h.Protocol, Src: h.Src, Dst: h.Dst, TCPFlags: h.TCPFlags, EchoReply: h.EchoReply, ICMP: h.ICMP}
+}
+
+// headerOf is what an error quotes of p.
+func headerOf(p Packet) Header {
+	return Header{Protocol: p.Protocol, Src: p.Src, Dst: p.Dst, TCPFlags: p.TCPFlags, EchoReply: p.EchoReply, ICMP: p.ICMP}
 }
 
 // ICMP error types and codes the tests use (RFC 792, RFC 4443).
@@ -87,31 +111,47 @@ func ICMPErrorAbout(ingress string, from netip.Addr, typ, code uint8, about Pack
 	}
 	return Packet{Ingress: ingress, Protocol: proto,
 		Src: netip.AddrPortFrom(from, 0), Dst: netip.AddrPortFrom(a.Src.Addr(), 0),
-		Error: &ICMPError{Type: typ, Code: code, Inner: Header{Protocol: a.Protocol, Src: a.Src, Dst: a.Dst, TCPFlags: a.TCPFlags, EchoReply: a.EchoReply}}}
+		Error: &ICMPError{Type: typ, Code: code, Inner: headerOf(a)}}
 }
 
 func (p Packet) String() string { return p.internal().String() }
 
-// internal is the packet as the graph carries it.
+// internal is the (normalised) packet as the graph carries it.
 func (p Packet) internal() pkt {
-	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, echoReply: p.EchoReply, ttl: p.TTL}
+	q := pkt{proto: p.Protocol, src: p.Src, dst: p.Dst, tcpFlags: p.TCPFlags, ttl: p.TTL}
 	if q.ttl == 0 {
 		q.ttl = DefaultTTL
 	}
-	if p.Error != nil && (p.Protocol == protoICMP || p.Protocol == protoICMP6) {
-		q.isErr, q.errType, q.errCode, q.errFull = true, p.Error.Type, p.Error.Code, p.Error.Full
+	if !q.isICMP() {
+		return q
+	}
+	switch {
+	case p.Error != nil:
+		q.isErr, q.icmpType, q.icmpCode, q.errFull = true, p.Error.Type, p.Error.Code, p.Error.Full
 		i := p.Error.Inner
-		q.inner = innerHdr{proto: i.Protocol, src: i.Src, dst: i.Dst, tcpFlags: i.TCPFlags, echoReply: i.EchoReply}
+		q.inner = innerOf(i.packet().internal())
+	case p.ICMP != nil:
+		q.icmpType, q.icmpCode = p.ICMP.Type, p.ICMP.Code
+	default:
+		q.icmpType = echoType(q.proto, p.EchoReply)
 	}
 	return q
 }
 
-// public is the packet as a Trace reports it, entering on ingress.
+// public is the packet as a Trace reports it, entering on ingress: an echo
+// with code 0 by EchoReply, another message by ICMP (see Packet.ICMP).
 func (p pkt) public(ingress string) Packet {
-	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply, TTL: p.ttl}
-	if p.isErr {
-		q.Error = &ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
-			Inner: Header{Protocol: p.inner.proto, Src: p.inner.src, Dst: p.inner.dst, TCPFlags: p.inner.tcpFlags, EchoReply: p.inner.echoReply}}
+	q := Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, TTL: p.ttl}
+	switch {
+	case !p.isICMP():
+	case p.isErr:
+		q.Error = &ICMPError{Type: p.icmpType, Code: p.icmpCode, Full: p.errFull,
+			Inner: headerOf(p.inner.pkt().public(""))}
+	default:
+		q.EchoReply = p.echoReply()
+		if !p.isEcho() || p.icmpCode != 0 {
+			q.ICMP = &ICMPMessage{Type: p.icmpType, Code: p.icmpCode}
+		}
 	}
 	return q
 }
@@ -156,35 +196,45 @@ type SentICMP struct {
 	Reason  string
 }
 
-// pkt is the packet while it walks the graph. An ICMP error (isErr) has no
-// ports of its own and carries the header it quotes in inner.
+// pkt is the packet while it walks the graph. Every ICMP packet has its
+// type and code; an ICMP error (isErr) has no ports of its own and carries
+// the header it quotes in inner, any other ICMP message its identifier in
+// both ports.
 type pkt struct {
-	proto     uint8
-	src, dst  netip.AddrPort
-	tcpFlags  uint8
-	echoReply bool
-	isErr     bool
-	errType   uint8
-	errCode   uint8
-	errFull   bool // the error quotes the whole packet, not 8 bytes
-	inner     innerHdr
-	ttl       uint8
+	proto    uint8
+	src, dst netip.AddrPort
+	tcpFlags uint8
+	icmpType uint8
+	icmpCode uint8
+	isErr    bool
+	errFull  bool // the error quotes the whole packet, not 8 bytes
+	inner    innerHdr
+	ttl      uint8
 	// local marks a packet VPP generated (VNET_BUFFER_F_LOCALLY_ORIGINATED):
 	// ip4-rewrite does not check or decrement its TTL.
 	local bool
 }
 
-// innerHdr is the quoted header of an ICMP error.
+// innerHdr is the quoted header of an ICMP error; a quoted ICMP message
+// has its type and code, and its identifier in the ports.
 type innerHdr struct {
-	proto     uint8
-	src, dst  netip.AddrPort
-	tcpFlags  uint8
-	echoReply bool
+	proto              uint8
+	src, dst           netip.AddrPort
+	tcpFlags           uint8
+	icmpType, icmpCode uint8
 }
 
-func (h innerHdr) String() string {
-	return pkt{proto: h.proto, src: h.src, dst: h.dst, tcpFlags: h.tcpFlags, echoReply: h.echoReply}.String()
+// innerOf is what an error quotes of p.
+func innerOf(p pkt) innerHdr {
+	return innerHdr{proto: p.proto, src: p.src, dst: p.dst, tcpFlags: p.tcpFlags, icmpType: p.icmpType, icmpCode: p.icmpCode}
 }
+
+// pkt is the quoted header as a packet.
+func (h innerHdr) pkt() pkt {
+	return pkt{proto: h.proto, src: h.src, dst: h.dst, tcpFlags: h.tcpFlags, icmpType: h.icmpType, icmpCode: h.icmpCode}
+}
+
+func (h innerHdr) String() string { return h.pkt().String() }
 
 func (p pkt) is4() bool { return p.dst.Addr().Is4() }
 
@@ -219,11 +269,9 @@ func (p pkt) String() string {
 	case p.proto == protoTCP:
 		s += " [" + tcpFlagString(p.tcpFlags) + "]"
 	case p.isErr:
-		s += fmt.Sprintf(" [%s: %s]", icmpErrName(p.proto, p.errType, p.errCode), p.inner)
-	case p.isICMP() && p.echoReply:
-		s += " [echo-reply]"
+		s += fmt.Sprintf(" [%s: %s]", icmpErrName(p.proto, p.icmpType, p.icmpCode), p.inner)
 	case p.isICMP():
-		s += " [echo-request]"
+		s += " [" + icmpMessageName(p.proto, p.icmpType, p.icmpCode) + "]"
 	}
 	return s
 }
@@ -306,6 +354,19 @@ func (c *pktCtx) family() string {
 	return "ip6"
 }
 
+// Malformed is why Trace refuses the (normalised) packet, "" when it does
+// not: addresses of two families, an ICMP error type without the packet it
+// quotes.
+func (p Packet) Malformed() string {
+	switch {
+	case !p.Src.Addr().IsValid() || !p.Dst.Addr().IsValid() || p.Src.Addr().Is4() != p.Dst.Addr().Is4():
+		return "source and destination must be addresses of one family"
+	case p.ICMP != nil && ICMPErrorType(p.Protocol, p.ICMP.Type):
+		return fmt.Sprintf("ICMP type %d is an error, which quotes a packet: give it as Packet.Error", p.ICMP.Type)
+	}
+	return ""
+}
+
 // Normalized is the packet as Trace injects it, after the Packet
 // conventions: TCP flags 0 mean SYN, one ICMP identifier in both ports, no
 // ports for other protocols. Another data plane that traces in this shape
@@ -339,11 +400,13 @@ func normalise(p Packet) Packet {
 	if p.Error != nil && !isICMP {
 		p.Error = nil
 	}
+	if p.Error != nil || !isICMP {
+		p.ICMP = nil
+	}
 	switch {
 	case p.Error != nil:
 		e := *p.Error
-		in := normalise(Packet{Protocol: e.Inner.Protocol, Src: e.Inner.Src, Dst: e.Inner.Dst, TCPFlags: e.Inner.TCPFlags, EchoReply: e.Inner.EchoReply})
-		e.Inner = Header{Protocol: in.Protocol, Src: in.Src, Dst: in.Dst, TCPFlags: in.TCPFlags, EchoReply: in.EchoReply}
+		e.Inner = headerOf(normalise(e.Inner.packet()))
 		if !e.Full {
 			e.Inner.TCPFlags = 0 // the quoted 8 bytes of TCP end before its flags
 		}
@@ -353,7 +416,8 @@ func normalise(p Packet) Packet {
 		p.EchoReply = false
 	case p.Protocol == protoTCP && p.TCPFlags == 0:
 		p.TCPFlags = tcpSYN
-	case p.Protocol == protoICMP || p.Protocol == protoICMP6:
+	case isICMP:
+		p.normaliseICMP()
 		id := p.Src.Port()
 		if id == 0 {
 			id = p.Dst.Port()
@@ -367,7 +431,7 @@ func normalise(p Packet) Packet {
 	if p.Protocol != protoTCP {
 		p.TCPFlags = 0
 	}
-	if p.Protocol != protoICMP && p.Protocol != protoICMP6 {
+	if !isICMP {
 		p.EchoReply = false
 	}
 	if p.TTL == 0 {
@@ -392,17 +456,28 @@ func (v *VPP) Trace(p Packet) Trace {
 }
 
 // HasReply tells whether Trace sends a reply for t: a forwarded packet
-// that is not an ICMP error (nobody answers an error).
-func (t Trace) HasReply() bool { return t.Verdict == Forward && t.In.Error == nil }
+// that is not an ICMP error (nobody answers an error) nor an ICMP message
+// without a reply type (icmpAnswer).
+func (t Trace) HasReply() bool {
+	if t.Verdict != Forward || t.In.Error != nil {
+		return false
+	}
+	if m := t.Out.ICMP; m != nil {
+		_, ok := icmpAnswer(t.Out.Protocol, m.Type)
+		return ok
+	}
+	return true
+}
 
 // TraceReply sends the reply of t.Out back from t.Egress: source and
 // destination swapped, SYN|ACK for a SYN (ACK otherwise), echo reply for an
-// echo request. It does not compute ReplyOK.
+// echo request (of its code; icmpAnswer for other ICMP queries). It does not
+// compute ReplyOK.
 func (v *VPP) TraceReply(t Trace) Trace {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !t.HasReply() {
-		return Trace{In: replyPacket(t), Verdict: Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error"}
+		return Trace{In: replyPacket(t), Verdict: Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error or a message without reply"}
 	}
 	return v.trace(replyPacket(t))
 }
@@ -415,6 +490,9 @@ func replyPacket(t Trace) Packet {
 		r.TCPFlags = tcpSYN | tcpACK
 	case r.Protocol == protoTCP:
 		r.TCPFlags = tcpACK
+	case t.Out.ICMP != nil:
+		typ, _ := icmpAnswer(r.Protocol, t.Out.ICMP.Type)
+		r.ICMP = &ICMPMessage{Type: typ, Code: t.Out.ICMP.Code}
 	case r.Protocol == protoICMP || r.Protocol == protoICMP6:
 		r.EchoReply = !t.Out.EchoReply
 	}
@@ -447,9 +525,8 @@ func (v *VPP) trace(p Packet) (t Trace) {
 			}
 		}
 	}()
-	switch {
-	case !in.Src.Addr().IsValid() || !in.Dst.Addr().IsValid() || in.Src.Addr().Is4() != in.Dst.Addr().Is4():
-		c.drop("trace", "malformed packet: source and destination must be addresses of one family")
+	if why := in.Malformed(); why != "" {
+		c.drop("trace", "malformed packet: "+why)
 		return t
 	}
 	c.rx = v.ifaceNamed(in.Ingress)
@@ -457,6 +534,7 @@ func (v *VPP) trace(p Packet) (t Trace) {
 		c.drop("trace", fmt.Sprintf("unknown ingress interface %q", in.Ingress))
 		return t
 	}
+	v.learnNeighbour(c.rx, in.Src.Addr())
 	c.step("%s-input %s: %s", c.family(), c.rx.name, c.pkt)
 	for _, n := range pipeline().input {
 		if n.run(c); c.done {

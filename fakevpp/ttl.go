@@ -76,11 +76,11 @@ func (c *pktCtx) timeExceeded(node string) {
 		return
 	}
 	e := pkt{proto: protoICMP, src: netip.AddrPortFrom(src, 0), dst: netip.AddrPortFrom(about.src.Addr(), 0),
-		isErr: true, errType: ICMP4TimeExceeded, errCode: ICMPTTLExceededTransit, errFull: true,
-		inner: innerHdr{proto: about.proto, src: about.src, dst: about.dst, tcpFlags: about.tcpFlags, echoReply: about.echoReply},
+		isErr: true, icmpType: ICMP4TimeExceeded, icmpCode: ICMPTTLExceededTransit, errFull: true,
+		inner: innerOf(about),
 		ttl:   icmpErrorTTL, local: true}
 	if !about.is4() {
-		e.proto, e.errType = protoICMP6, ICMP6TimeExceeded
+		e.proto, e.icmpType = protoICMP6, ICMP6TimeExceeded
 	}
 	g := &pktCtx{v: c.v, pkt: e, rx: c.rx}
 	g.step("%s: sends %s", errNode, g.pkt)

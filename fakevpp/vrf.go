@@ -41,6 +41,9 @@ type fibState struct {
 	names  map[tableKey]string
 	routes map[routeKey]*tableRoute
 	nbrs   map[nbrKey]bool
+	// learned are the hosts VPP learned from their ARP or neighbour
+	// solicitation (neighbours.go); not in Dump.
+	learned map[nbrKey]bool
 	// cur is the FIB index the traced packet's buffer carries per family
 	// (0 IPv4, 1 IPv6): set from the ingress interface, changed by NAT44-ED.
 	cur [2]uint32
@@ -89,7 +92,7 @@ func init() {
 		name:  fibPlugin,
 		order: 2,
 		newState: func(*VPP) any {
-			return &fibState{tables: [2]map[uint32]int{{0: 1}, {0: 1}}, api: map[tableKey]bool{}, names: map[tableKey]string{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}}
+			return &fibState{tables: [2]map[uint32]int{{0: 1}, {0: 1}}, api: map[tableKey]bool{}, names: map[tableKey]string{}, routes: map[routeKey]*tableRoute{}, nbrs: map[nbrKey]bool{}, learned: map[nbrKey]bool{}}
 		},
 		handlers: handlers(
 			handle(ipTableAddDel),
@@ -210,8 +213,8 @@ func (v *VPP) AddRouteToTable(table uint32, dst netip.Prefix, next uint32) bool 
 }
 
 // AddNeighbour records a static neighbour. The fake delivers into a
-// connected subnet without resolving neighbours; the entry is kept for
-// dumps and parity with a real VPP, which needs it.
+// connected subnet without resolving neighbours; the neighbour's host
+// entry (neighbours.go) outranks NAT44-ED's receive entries.
 func (v *VPP) AddNeighbour(ifName string, a netip.Addr) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -230,6 +233,11 @@ func fibInterfaceDeleted(v *VPP, ifc *iface) {
 	for k, r := range fs.routes {
 		if !r.viaTable && r.sw == ifc.index {
 			delete(fs.routes, k)
+		}
+	}
+	for k := range fs.learned {
+		if k.sw == ifc.index {
+			delete(fs.learned, k)
 		}
 	}
 	for k := range fs.nbrs {

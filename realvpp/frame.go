@@ -33,51 +33,55 @@ const (
 	etherIPv6 = 0x86dd
 )
 
-// ICMP echo types per family.
-const (
-	icmp4EchoRequest = 8
-	icmp4EchoReply   = 0
-	icmp6EchoRequest = 128
-	icmp6EchoReply   = 129
-)
-
 type mac [6]byte
 
 // packet is an IP packet as it enters or leaves a pg interface: the fields
-// vppsvc's traces talk about. Ports carry the echo identifier for ICMP.
+// vppsvc's traces talk about. Ports carry the identifier of an ICMP
+// message that is not an error.
 type packet struct {
-	proto     uint8
-	src, dst  netip.AddrPort
-	tcpFlags  uint8
-	echoReply bool
-	// An ICMP error: its type and code and the packet it quotes (the
-	// quoted IP header and first 8 bytes of L4).
-	isErr            bool
-	errType, errCode uint8
-	errFull          bool // the whole offending packet is quoted
-	inner            *packet
-	ttl              uint8 // TTL or hop limit; 0 is written as 64
+	proto              uint8
+	src, dst           netip.AddrPort
+	tcpFlags           uint8
+	icmpType, icmpCode uint8 // ICMP and ICMPv6
+	// An ICMP error (isErrorType): the packet it quotes (the quoted IP
+	// header and first 8 bytes of L4).
+	isErr   bool
+	errFull bool // the whole offending packet is quoted
+	inner   *packet
+	ttl     uint8 // TTL or hop limit; 0 is written as 64
 }
 
 func (p packet) isICMP() bool { return p.proto == protoICMP || p.proto == protoICMP6 }
 
 // packetOf is the frame model of a (normalized) fakevpp packet.
 func packetOf(in fakevpp.Packet) packet {
-	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, echoReply: in.EchoReply, ttl: in.TTL}
-	if e := in.Error; e != nil && p.isICMP() {
-		p.isErr, p.errType, p.errCode, p.errFull = true, e.Type, e.Code, e.Full
-		p.inner = &packet{proto: e.Inner.Protocol, src: e.Inner.Src, dst: e.Inner.Dst, tcpFlags: e.Inner.TCPFlags, echoReply: e.Inner.EchoReply}
+	p := packet{proto: in.Protocol, src: in.Src, dst: in.Dst, tcpFlags: in.TCPFlags, ttl: in.TTL}
+	if !p.isICMP() {
+		return p
 	}
+	if e := in.Error; e != nil {
+		p.isErr, p.icmpType, p.icmpCode, p.errFull = true, e.Type, e.Code, e.Full
+		i := e.Inner
+		inner := packetOf(fakevpp.Packet{Protocol: i.Protocol, Src: i.Src, Dst: i.Dst, TCPFlags: i.TCPFlags, EchoReply: i.EchoReply, ICMP: i.ICMP})
+		p.inner = &inner
+		return p
+	}
+	m := in.Message()
+	p.icmpType, p.icmpCode = m.Type, m.Code
 	return p
 }
 
 // public is p as a fakevpp packet entering on ingress.
 func (p packet) public(ingress string) fakevpp.Packet {
-	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, EchoReply: p.echoReply, TTL: p.ttl}
-	if p.isErr && p.inner != nil {
-		i := p.inner
-		q.Error = &fakevpp.ICMPError{Type: p.errType, Code: p.errCode, Full: p.errFull,
-			Inner: fakevpp.Header{Protocol: i.proto, Src: i.src, Dst: i.dst, TCPFlags: i.tcpFlags, EchoReply: i.echoReply}}
+	q := fakevpp.Packet{Ingress: ingress, Protocol: p.proto, Src: p.src, Dst: p.dst, TCPFlags: p.tcpFlags, TTL: p.ttl}
+	switch {
+	case !p.isICMP():
+	case p.isErr && p.inner != nil:
+		i := p.inner.public("")
+		q.Error = &fakevpp.ICMPError{Type: p.icmpType, Code: p.icmpCode, Full: p.errFull,
+			Inner: fakevpp.Header{Protocol: i.Protocol, Src: i.Src, Dst: i.Dst, TCPFlags: i.TCPFlags, EchoReply: i.EchoReply, ICMP: i.ICMP}}
+	case !p.isErr:
+		q.SetICMP(p.icmpType, p.icmpCode)
 	}
 	return q
 }
@@ -193,28 +197,15 @@ func encodeL4(p packet) []byte {
 		return append(h, chunk...)
 	case protoICMP, protoICMP6:
 		h := make([]byte, 8)
+		h[0], h[1] = p.icmpType, p.icmpCode
 		if p.isErr && p.inner != nil {
-			h[0], h[1] = p.errType, p.errCode
 			return append(h, quoted(*p.inner, p.errFull)...)
 		}
-		h[0] = echoType(p.proto, p.echoReply)
 		binary.BigEndian.PutUint16(h[4:], p.src.Port()) // identifier
 		binary.BigEndian.PutUint16(h[6:], 1)            // sequence
 		return append(h, payload...)
 	}
 	return payload
-}
-
-func echoType(proto uint8, reply bool) byte {
-	switch {
-	case proto == protoICMP && reply:
-		return icmp4EchoReply
-	case proto == protoICMP:
-		return icmp4EchoRequest
-	case reply:
-		return icmp6EchoReply
-	}
-	return icmp6EchoRequest
 }
 
 // pseudoHeader is the checksum seed of TCP, UDP and ICMPv6 (ICMPv4 has none).
@@ -331,8 +322,9 @@ func decodeFrame(frame []byte) (packet, error) {
 		if len(l4) < 8 {
 			return p, nil
 		}
-		if isErrorType(p.proto, l4[0]) {
-			p.isErr, p.errType, p.errCode = true, l4[0], l4[1]
+		p.icmpType, p.icmpCode = l4[0], l4[1]
+		if fakevpp.ICMPErrorType(p.proto, p.icmpType) {
+			p.isErr = true
 			if in, ok := decodeQuoted(p.proto, l4[8:]); ok {
 				p.inner = &in
 				hl := 40
@@ -349,24 +341,8 @@ func decodeFrame(frame []byte) (packet, error) {
 		id := binary.BigEndian.Uint16(l4[4:])
 		p.src = netip.AddrPortFrom(p.src.Addr(), id)
 		p.dst = netip.AddrPortFrom(p.dst.Addr(), id)
-		p.echoReply = l4[0] == icmp4EchoReply && p.proto == protoICMP || l4[0] == icmp6EchoReply && p.proto == protoICMP6
 	}
 	return p, nil
-}
-
-// isErrorType tells whether an ICMP (ICMPv6) type is an error message:
-// destination unreachable, source quench, redirect, time exceeded,
-// parameter problem (ICMPv6: unreachable, packet too big, time exceeded,
-// parameter problem).
-func isErrorType(proto, typ uint8) bool {
-	if proto == protoICMP {
-		switch typ {
-		case 3, 4, 5, 11, 12:
-			return true
-		}
-		return false
-	}
-	return typ >= 1 && typ <= 4
 }
 
 // decodeQuoted parses the packet an ICMP error quotes: its IP header and
@@ -379,24 +355,4 @@ func decodeQuoted(proto uint8, b []byte) (packet, bool) {
 	frame := binary.BigEndian.AppendUint16(make([]byte, 12), et)
 	p, err := decodeFrame(append(frame, b...))
 	return p, err == nil
-}
-
-// isEcho tells whether an ICMP frame is an echo request or reply (not an
-// error, nor neighbour discovery or a router advertisement).
-func isEcho(frame []byte) bool {
-	if len(frame) < 14 {
-		return false
-	}
-	b := frame[14:]
-	switch binary.BigEndian.Uint16(frame[12:]) {
-	case etherIPv4:
-		if len(b) < 20 {
-			return false
-		}
-		ihl := int(b[0]&0x0f) * 4
-		return len(b) > ihl && (b[ihl] == icmp4EchoRequest || b[ihl] == icmp4EchoReply)
-	case etherIPv6:
-		return len(b) > 40 && (b[40] == icmp6EchoRequest || b[40] == icmp6EchoReply)
-	}
-	return false
 }

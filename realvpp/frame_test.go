@@ -3,7 +3,10 @@ package realvpp
 import (
 	"net/netip"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -11,17 +14,17 @@ func TestFrameRoundTrip(t *testing.T) {
 		{proto: protoTCP, src: netip.MustParseAddrPort("10.1.1.9:40001"), dst: netip.MustParseAddrPort("10.96.0.10:80"), tcpFlags: tcpSYN},
 		{proto: protoTCP, src: netip.MustParseAddrPort("10.1.1.9:40001"), dst: netip.MustParseAddrPort("10.96.0.10:80"), tcpFlags: tcpACK | tcpPSH},
 		{proto: protoUDP, src: netip.MustParseAddrPort("[fd00:1:1::9]:53000"), dst: netip.MustParseAddrPort("[fd00:96::a]:53")},
-		{proto: protoICMP, src: netip.MustParseAddrPort("10.1.1.9:7"), dst: netip.MustParseAddrPort("10.96.0.10:7")},
-		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:1:1::9]:9"), dst: netip.MustParseAddrPort("[fd00:96::a]:9"), echoReply: true},
+		{proto: protoICMP, src: netip.MustParseAddrPort("10.1.1.9:7"), dst: netip.MustParseAddrPort("10.96.0.10:7"), icmpType: 8},
+		{proto: protoICMP, src: netip.MustParseAddrPort("10.1.1.9:7"), dst: netip.MustParseAddrPort("10.96.0.10:7"), icmpType: 8, icmpCode: 3},
+		{proto: protoICMP, src: netip.MustParseAddrPort("10.1.1.9:7"), dst: netip.MustParseAddrPort("10.96.0.10:7"), icmpType: 13},
+		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:1:1::9]:9"), dst: netip.MustParseAddrPort("[fd00:96::a]:9"), icmpType: 129},
+		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:1:1::9]:9"), dst: netip.MustParseAddrPort("[fd00:96::a]:9"), icmpType: 133},
 	} {
 		f := encodeFrame(p, mac{2, 0, 0, 0, 0, 1}, mac{2, 0, 0, 0, 0, 2})
 		got, err := decodeFrame(f)
 		p.ttl = ttlOf(p) // sent with 64 when it gives none (TestFrameTTL)
 		if err != nil || got != p {
 			t.Errorf("%+v: decoded %+v, %v", p, got, err)
-		}
-		if p.isICMP() != isEcho(f) {
-			t.Errorf("%+v: isEcho %t", p, isEcho(f))
 		}
 	}
 }
@@ -130,21 +133,18 @@ func TestParseExcludedPrefixes(t *testing.T) {
 func TestFrameICMPErrorRoundTrip(t *testing.T) {
 	inner := packet{proto: protoTCP, src: netip.MustParseAddrPort("192.168.16.1:40000"), dst: netip.MustParseAddrPort("8.8.8.8:443")} // the quoted 8 bytes end before the flags
 	for _, p := range []packet{
-		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, errType: 11, inner: &inner},
-		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, errType: 11, errFull: true,
+		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, icmpType: 11, inner: &inner},
+		{proto: protoICMP, src: netip.MustParseAddrPort("192.168.16.254:0"), dst: netip.MustParseAddrPort("192.168.16.1:0"), isErr: true, icmpType: 11, errFull: true,
 			inner: &packet{proto: protoTCP, src: netip.MustParseAddrPort("192.168.16.1:40000"), dst: netip.MustParseAddrPort("8.8.8.8:443"), tcpFlags: tcpSYN}},
-		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:16::fe]:0"), dst: netip.MustParseAddrPort("[fd00:16::1]:0"), isErr: true, errType: 1, errCode: 4,
+		{proto: protoICMP6, src: netip.MustParseAddrPort("[fd00:16::fe]:0"), dst: netip.MustParseAddrPort("[fd00:16::1]:0"), isErr: true, icmpType: 1, icmpCode: 4,
 			inner: &packet{proto: protoUDP, src: netip.MustParseAddrPort("[fd00:16::1]:5353"), dst: netip.MustParseAddrPort("[2001:db8::8]:53")}},
 	} {
 		f := encodeFrame(p, mac{}, mac{})
 		got, err := decodeFrame(f)
 		want := *p.inner
 		want.ttl = ttlOf(want) // sent with 64 when it gives none
-		if err != nil || !got.isErr || got.errType != p.errType || got.errCode != p.errCode || got.inner == nil || *got.inner != want || got.src != p.src || got.dst != p.dst {
+		if err != nil || !got.isErr || got.icmpType != p.icmpType || got.icmpCode != p.icmpCode || got.inner == nil || *got.inner != want || got.src != p.src || got.dst != p.dst {
 			t.Errorf("%+v: decoded %+v (inner %+v), %v", p, got, got.inner, err)
-		}
-		if isEcho(f) {
-			t.Errorf("an error decoded as an echo")
 		}
 		if p.proto == protoICMP {
 			if l4 := f[34:]; checksum(l4, 0) != 0 {
@@ -168,6 +168,27 @@ func TestFrameTTL(t *testing.T) {
 		got, err := decodeFrame(encodeFrame(p, mac{}, mac{}))
 		if err != nil || got.ttl != c.want {
 			t.Errorf("%s TTL %d: decoded TTL %d, %v; want %d", c.src, c.ttl, got.ttl, err, c.want)
+		}
+	}
+}
+
+// A fakevpp packet of any ICMP type and code goes into a frame and comes
+// back in the form fakevpp reports it (an echo with code 0 by EchoReply).
+func TestFrameICMPMessagesAsFakevppReportsThem(t *testing.T) {
+	for _, m := range []struct{ proto, typ, code uint8 }{
+		{protoICMP, 8, 0}, {protoICMP, 0, 0}, {protoICMP, 8, 3}, {protoICMP, 0, 7}, {protoICMP, 13, 0}, {protoICMP, 17, 1},
+		{protoICMP6, 128, 0}, {protoICMP6, 129, 5}, {protoICMP6, 139, 0}, {protoICMP6, 133, 0},
+	} {
+		src, dst := "10.1.1.9:7", "10.96.0.10:7"
+		if m.proto == protoICMP6 {
+			src, dst = "[fd00:1:1::9]:7", "[fd00:96::a]:7"
+		}
+		in := fakevpp.Packet{Ingress: "pg0", Protocol: m.proto, Src: netip.MustParseAddrPort(src), Dst: netip.MustParseAddrPort(dst)}
+		in.SetICMP(m.typ, m.code)
+		in = in.Normalized()
+		got, err := decodeFrame(encodeFrame(packetOf(in), mac{}, mac{}))
+		if out := got.public("pg0"); err != nil || !reflect.DeepEqual(out, in) {
+			t.Errorf("%+v: %s came back as %s (%+v), %v", m, in, out, out.ICMP, err)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (n *Node) TraceReply(t fakevpp.Trace) fakevpp.Trace {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if !t.HasReply() {
-		return fakevpp.Trace{In: t.Reply(), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error"}
+		return fakevpp.Trace{In: t.Reply(), Verdict: fakevpp.Drop, Reason: "trace: the original packet was not forwarded, or is an ICMP error or a message without reply"}
 	}
 	return n.trace(t.Reply())
 }
@@ -53,8 +53,8 @@ func (n *Node) trace(p fakevpp.Packet) (t fakevpp.Trace) {
 		t.Steps = append(t.Steps, t.Reason)
 		return t
 	}
-	if !in.Src.Addr().IsValid() || !in.Dst.Addr().IsValid() || in.Src.Addr().Is4() != in.Dst.Addr().Is4() {
-		return drop("trace: malformed packet: source and destination must be addresses of one family")
+	if why := in.Malformed(); why != "" {
+		return drop("trace: malformed packet: %s", why)
 	}
 	rx := n.iface(in.Ingress)
 	if rx == nil {
@@ -155,8 +155,9 @@ type generated struct {
 
 // collect reads what the interfaces captured since the last call and
 // returns the frame of the traced flow, if one left: an IP packet of the
-// same protocol (an echo for an echo, an ICMP error for an error), not
-// neighbour discovery or a router advertisement VPP sent on its own; and
+// same protocol (an ICMP message of the type sent, an ICMP error for an
+// error: not neighbour discovery or a router advertisement VPP sent on its
+// own, nor VPP's echo reply to an echo request); and
 // an ICMP error VPP sent about a packet that is not one itself.
 func (n *Node) collect(sent packet) (*pgIface, packet, *generated, error) {
 	var tx *pgIface
@@ -175,7 +176,7 @@ func (n *Node) collect(sent packet) (*pgIface, packet, *generated, error) {
 				gen = &generated{ifc, p}
 				continue
 			}
-			if err != nil || p.proto != sent.proto || p.isICMP() && p.isErr != sent.isErr || p.isICMP() && !p.isErr && !isEcho(f) {
+			if err != nil || p.proto != sent.proto || p.isICMP() && (p.isErr != sent.isErr || !p.isErr && p.icmpType != sent.icmpType) {
 				continue
 			}
 			if tx == nil {

@@ -46,7 +46,8 @@ Flows of one run share the fake VPP, so sessions and affinity carry over.
 
 --proto ICMP (ICMPv6 for IPv6 addresses) sends an echo request from --src
 to --dst (addresses without ports), or the message of --icmp-type and
---icmp-code. An error type quotes the packet of --about, written
+--icmp-code, any of 0-255 (a message that is not an error carries the
+identifier 40000). An error type quotes the packet of --about, written
 'PROTO SRC:PORT -> DST:PORT' as the error's sender saw it; --dst defaults to
 its source. With --send-about, trace first sends that packet from its source
 and the error comes back from the endpoint it reached (or from --src, a
@@ -67,7 +68,7 @@ status is 1 if any entry could not be traced.`,
 	cmd.Flags().StringVar(&f.src, "src", "", "source IP[:PORT] (port defaults to 40000)")
 	cmd.Flags().StringVar(&f.dst, "dst", "", "destination IP:PORT, [IPv6]:PORT for IPv6")
 	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP, UDP, SCTP or ICMP (ICMPv6 for IPv6 addresses; vppsvc renders no SCTP port: such flows show where they are dropped)")
-	cmd.Flags().IntVar(&f.icmpType, "icmp-type", 0, "ICMP type (default: echo request, 8; 128 for ICMPv6); error types need --about")
+	cmd.Flags().IntVar(&f.icmpType, "icmp-type", 0, "ICMP type 0-255 (default: echo request, 8; 128 for ICMPv6); error types need --about")
 	cmd.Flags().IntVar(&f.icmpCode, "icmp-code", 0, "ICMP code")
 	cmd.Flags().IntVar(&f.ttl, "ttl", 64, "IPv4 TTL or IPv6 hop limit (1-255); with 1, VPP answers a packet it would forward with a time exceeded")
 	cmd.Flags().StringVar(&f.about, "about", "", "the packet an ICMP error quotes, as its sender saw it: 'PROTO SRC:PORT -> DST:PORT'")
@@ -308,7 +309,7 @@ func (s *simulation) trace(p flows.Parsed) traceResult {
 			in.Error = &fakevpp.ICMPError{Type: fl.ICMP.Type, Code: fl.ICMP.Code, Inner: *quoted, Full: true}
 			r.ICMP.Quoted = formatHeader(*quoted)
 		} else {
-			in.EchoReply = fl.ICMP.Type == 0 || fl.ICMP.Type == 129
+			in.SetICMP(fl.ICMP.Type, fl.ICMP.Code)
 			r.ICMP.ID = fl.Src.Port()
 		}
 	}

@@ -143,6 +143,17 @@ func TestTraceICMPText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "flow: ICMP 10.1.1.9 -> 10.1.2.2 echo-request id 40000, ingress tap-default-client-a1\n")
 	assert.Contains(t, out, "  reply ok:  true\n")
+
+	// Any type and code: an echo with a code goes through NAT44-ED (the
+	// node's SNAT) and comes back; a timestamp request is dropped by it.
+	out, _, err = runCLI(t, "trace", "-f", icmpCluster(t), "--src", "10.1.1.9", "--dst", "8.8.8.8", "--proto", "icmp", "--icmp-type", "8", "--icmp-code", "3")
+	require.NoError(t, err)
+	assert.Contains(t, out, "flow: ICMP 10.1.1.9 -> 8.8.8.8 echo-request/3 id 40000")
+	assert.Contains(t, out, "  reply ok:  true\n")
+	out, _, err = runCLI(t, "trace", "-f", icmpCluster(t), "--src", "10.1.1.9", "--dst", "8.8.8.8", "--proto", "icmp", "--icmp-type", "13")
+	require.NoError(t, err)
+	assert.Contains(t, out, "flow: ICMP 10.1.1.9 -> 8.8.8.8 timestamp-request id 40000")
+	assert.Contains(t, out, "bad ICMP type 13")
 }
 
 // Without --send-about the error is sent as given: quoting a connection

@@ -32,7 +32,8 @@ type Interfaces interface {
 	Address(sw uint32, ip6 bool) (netip.Addr, bool)
 	// HostEntry reports whether table 0 holds an entry for a's host prefix
 	// (/32, /128) from another source than cnat: a route, an interface's
-	// own address. Such an entry outlives cnat's path trackers
+	// own address, a neighbour's adjacency entry. Such an entry outlives
+	// cnat's path trackers
 	// (README.md#backend-routes).
 	HostEntry(a netip.Addr) bool
 }

@@ -17,12 +17,13 @@ const (
 // (and of a quoted echo): DefaultSourcePort, as if it were a port.
 const EchoID = DefaultSourcePort
 
-// ICMP is what an ICMP or ICMPv6 flow sends: an echo request or reply, or
-// an error message about the packet About.
+// ICMP is what an ICMP or ICMPv6 flow sends: a message of any type and
+// code (an echo request by default), or an error message about the packet
+// About.
 type ICMP struct {
 	Type, Code uint8
 	// About is the packet an error quotes, as the error's sender saw it
-	// (nil for an echo).
+	// (nil for any other message).
 	About *Header
 	// SendAbout makes the trace send About first, from its source, and
 	// build the error from what became of it: sent by the endpoint About
@@ -63,23 +64,42 @@ func ProtoName(p uint8) string {
 	return "TCP"
 }
 
-// ICMP types trace builds: the echo messages and the error messages whose
-// quoted packet NAT44-ED and cnat may translate (RFC 792, RFC 4443).
+// ICMP types trace names (RFC 792, RFC 4443, RFC 4620): the messages that
+// are not errors, and the error messages, which quote a packet (isError).
+// Any other type is sent too, named by number.
 var (
-	icmp4Echo   = map[uint8]string{8: "echo-request", 0: "echo-reply"}
-	icmp6Echo   = map[uint8]string{128: "echo-request", 129: "echo-reply"}
-	icmp4Errors = map[uint8]string{3: "destination-unreachable", 4: "source-quench", 5: "redirect", 11: "time-exceeded", 12: "parameter-problem"}
+	icmp4Messages = map[uint8]string{8: "echo-request", 0: "echo-reply", 9: "router-advertisement", 10: "router-solicitation",
+		13: "timestamp-request", 14: "timestamp-reply", 15: "information-request", 16: "information-reply", 17: "address-mask-request", 18: "address-mask-reply"}
+	icmp6Messages = map[uint8]string{128: "echo-request", 129: "echo-reply", 133: "router-solicitation", 134: "router-advertisement",
+		135: "neighbor-solicitation", 136: "neighbor-advertisement", 137: "redirect", 139: "node-information-query", 140: "node-information-response"}
+	icmp4Errors = map[uint8]string{3: "destination-unreachable", 4: "source-quench", 5: "redirect", 6: "alternate-host-address", 11: "time-exceeded", 12: "parameter-problem"}
 	icmp6Errors = map[uint8]string{1: "destination-unreachable", 2: "packet-too-big", 3: "time-exceeded", 4: "parameter-problem"}
 )
 
-// ICMPTypeName names an ICMP (ICMPv6 with ip6) type and code for people:
-// "echo-request", "fragmentation-needed", "destination-unreachable/1".
-func ICMPTypeName(ip6 bool, typ, code uint8) string {
-	echo, errs := icmp4Echo, icmp4Errors
+// isError tells whether an ICMP (ICMPv6 with ip6) type is an error
+// message, which quotes the packet it is about: the IPv4 types VPP's
+// NAT44-ED and cnat read as errors, every ICMPv6 type below 128 (as
+// fakevpp.ICMPErrorType).
+func isError(ip6 bool, typ uint8) bool {
 	if ip6 {
-		echo, errs = icmp6Echo, icmp6Errors
+		return typ < 128
 	}
-	if n, ok := echo[typ]; ok {
+	_, ok := icmp4Errors[typ]
+	return ok
+}
+
+// ICMPTypeName names an ICMP (ICMPv6 with ip6) type and code for people:
+// "echo-request", "echo-request/3", "fragmentation-needed",
+// "destination-unreachable/1", "type-42/0".
+func ICMPTypeName(ip6 bool, typ, code uint8) string {
+	msgs, errs := icmp4Messages, icmp4Errors
+	if ip6 {
+		msgs, errs = icmp6Messages, icmp6Errors
+	}
+	if n, ok := msgs[typ]; ok {
+		if code != 0 {
+			n += fmt.Sprintf("/%d", code)
+		}
 		return n
 	}
 	n, ok := errs[typ]
@@ -142,13 +162,9 @@ func (s Spec) parseICMP(f Flow) (Flow, error) {
 	if err := ic.parseTypeCode(s.ICMPType, s.ICMPCode, ip6); err != nil {
 		return f, err
 	}
-	echo := icmp4Echo
-	if ip6 {
-		echo = icmp6Echo
-	}
-	if _, isEcho := echo[ic.Type]; isEcho {
+	if !isError(ip6, ic.Type) {
 		if ic.About != nil || ic.SendAbout {
-			return f, fmt.Errorf("about, send-about: an echo quotes no packet (about is for error types)")
+			return f, fmt.Errorf("about, send-about: %s quotes no packet (about is for error types)", ICMPTypeName(ip6, ic.Type, ic.Code))
 		}
 		f.Src, f.Dst = netip.AddrPortFrom(src, EchoID), netip.AddrPortFrom(dst, EchoID)
 		return f, nil
@@ -163,22 +179,18 @@ func (s Spec) parseICMP(f Flow) (Flow, error) {
 	return f, nil
 }
 
-// parseTypeCode checks the type and code: an echo or an error type of the
-// family, the echo request by default, code 0 by default.
+// parseTypeCode checks the type and code: 0-255 each, the echo request
+// of the family by default, code 0 by default.
 func (ic *ICMP) parseTypeCode(typ, code *int, ip6 bool) error {
 	ic.Type = 8
-	echo, errs, name := icmp4Echo, icmp4Errors, "ICMP"
 	if ip6 {
-		ic.Type, echo, errs, name = 128, icmp6Echo, icmp6Errors, "ICMPv6"
+		ic.Type = 128
 	}
 	if typ != nil {
-		t := *typ
-		_, isEcho := echo[uint8(t)]
-		_, isErr := errs[uint8(t)]
-		if t < 0 || t > 255 || !isEcho && !isErr {
-			return fmt.Errorf("icmp-type: %d is not an %s echo or error type trace can send (%s)", t, name, typeList(echo, errs))
+		if *typ < 0 || *typ > 255 {
+			return fmt.Errorf("icmp-type: %d is not 0-255", *typ)
 		}
-		ic.Type = uint8(t)
+		ic.Type = uint8(*typ)
 	}
 	if code != nil {
 		if *code < 0 || *code > 255 {
@@ -187,19 +199,6 @@ func (ic *ICMP) parseTypeCode(typ, code *int, ip6 bool) error {
 		ic.Code = uint8(*code)
 	}
 	return nil
-}
-
-// typeList lists the types trace sends, for an error message.
-func typeList(sets ...map[uint8]string) string {
-	var parts []string
-	for t := 0; t < 256; t++ {
-		for _, m := range sets {
-			if n, ok := m[uint8(t)]; ok {
-				parts = append(parts, fmt.Sprintf("%d %s", t, n))
-			}
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // parseICMPAddr parses the address of an ICMP packet: ICMP has no ports.
