@@ -10,6 +10,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
@@ -22,7 +23,7 @@ type fakeDriver struct {
 	ifaces   map[string]uint32
 	nextIf   uint32
 	objs     map[vppcfg.Key]driverapi.Observed
-	aclLists map[string]core.ACLIndexes
+	aclLists map[string]acllists.Indexes
 	handle   uint32
 	log      []string
 	// fail decides whether an op fails (before it is applied).
@@ -36,7 +37,7 @@ type fakeDriver struct {
 
 func newFakeDriver(ifNames ...string) *fakeDriver {
 	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[vppcfg.Key]driverapi.Observed{},
-		aclLists: map[string]core.ACLIndexes{}, events: make(chan driverapi.Event, 16)}
+		aclLists: map[string]acllists.Indexes{}, events: make(chan driverapi.Event, 16)}
 	for _, n := range ifNames {
 		f.ifaces[n] = f.nextIf
 		f.nextIf++
@@ -141,7 +142,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 	}
 	k := op.Key
 	if a, ok := op.Item.(*driverapi.ACLAssignment); ok && op.Type == driverapi.OpUpdate {
-		f.aclLists[a.Interface] = core.ACLIndexes{Input: a.InputIndexes, Output: a.OutputIndexes}
+		f.aclLists[a.Interface] = acllists.Indexes{Input: a.InputIndexes, Output: a.OutputIndexes}
 		return driverapi.OpResult{}
 	}
 	if o, exists := f.objs[k]; exists && writesTag(op.Type) && core.Taggable(k.Kind) && op.Tag != o.Tag {

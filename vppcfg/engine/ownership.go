@@ -62,8 +62,8 @@ type classified struct {
 	// names are the names of the objects of kinds keyed by label, by kind
 	// and VPP index: merged values refer to them by index.
 	names map[vppcfg.Kind]map[uint32]string
-	// acl is the merged state of ACL bindings found (see core.ACLLists).
-	acl core.ACLLists
+	// merged are the merged kinds' own states of what was found.
+	merged mergedStates
 }
 
 // classify maps a dump back to items and owners.
@@ -75,7 +75,7 @@ func classify(st *driverapi.State, desired desiredLookup, claims map[string]vppc
 		owners:  ownerRefs{},
 		foreign: map[vppcfg.Key]vppcfg.Item{},
 		names:   map[vppcfg.Kind]map[uint32]string{},
-		acl:     core.NewACLLists(),
+		merged:  newMergedStates(),
 	}
 	var mergedObjs []driverapi.Observed
 	for _, o := range st.Objects {
@@ -91,7 +91,8 @@ func classify(st *driverapi.State, desired desiredLookup, claims map[string]vppc
 		}
 	}
 	for _, o := range mergedObjs {
-		core.Describe(o.Item.Key().Kind).Merge.Observe(dumpView{c: c, desired: desired}, o)
+		kind := o.Item.Key().Kind
+		core.Describe(kind).Merge.Observe(dumpView{c: c, desired: desired, state: c.merged[kind]}, o)
 	}
 	return c
 }

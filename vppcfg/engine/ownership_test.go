@@ -9,6 +9,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
@@ -98,8 +99,9 @@ func TestClassify(t *testing.T) {
 	acl := c.applied[vppcfg.ACLKey(longName)]
 	require.NotNil(t, acl, "a shortened tag is matched against the desired ACLs' tags")
 	assert.Equal(t, uint32(4), acl.Handle)
-	assert.Equal(t, core.ACLIndexes{Input: []uint32{9}}, c.acl.Front["tap0"], "the untagged ACL is foreign and stays in front")
-	assert.Equal(t, core.ACLNameList{Input: []string{longName}}, c.acl.Order["tap0"])
+	lists := c.merged[vppcfg.KindACLBinding].(*acllists.Lists)
+	assert.Equal(t, acllists.Indexes{Input: []uint32{9}}, lists.Front["tap0"], "the untagged ACL is foreign and stays in front")
+	assert.Equal(t, acllists.Names{Input: []string{longName}}, lists.Order["tap0"])
 	b := c.applied[vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, longName)]
 	require.NotNil(t, b)
 	assert.Equal(t, int32(7), b.Item.(*vppcfg.ACLBinding).Priority, "VPP keeps no priority: taken from the desired binding")

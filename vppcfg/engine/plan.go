@@ -42,9 +42,9 @@ type diffInput struct {
 	Foreign map[vppcfg.Key]vppcfg.Item
 	// Resynced are the owners that committed a ResyncTxn: their orphans may go.
 	Resynced map[string]bool
-	// ACLOrder are our ACLs bound per interface in VPP order (the merged
-	// state of ACL bindings, kind_acl_binding_merge.go).
-	ACLOrder map[string]core.ACLNameList
+	// Merged are the merged kinds' own states of what is applied; the
+	// diff hands them to the kinds' Plan.
+	Merged mergedStates
 	// Scope, when not nil, limits the diff to these keys (see scope).
 	Scope map[vppcfg.Key]bool
 	// OrphanOwners, when not nil, are all owners of Orphan items in Applied.
@@ -216,7 +216,7 @@ func planOps(in diffInput) opPlan {
 	if sc.merges {
 		for d := range core.All {
 			if d.Merge != nil {
-				mDel, mSet := d.Merge.Plan(mergeInput{in: &in, ready: ready, p: &p})
+				mDel, mSet := d.Merge.Plan(mergeInput{in: &in, ready: ready, p: &p, state: in.Merged[d.Kind]})
 				dels = append(dels, mergedTasks(mDel)...)
 				creates = append(creates, mergedTasks(mSet)...)
 			}

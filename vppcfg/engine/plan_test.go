@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
-	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 )
 
 func TestDiff(t *testing.T) {
@@ -20,7 +20,7 @@ func TestDiff(t *testing.T) {
 		desired     map[vppcfg.Key]vppcfg.Item
 		applied     map[vppcfg.Key]appliedEntry
 		ifaces      map[string]uint32
-		aclOrder    map[string]core.ACLNameList
+		aclOrder    map[string]acllists.Names
 		foreign     map[vppcfg.Key]vppcfg.Item
 		resynced    map[string]bool
 		want        []string
@@ -43,7 +43,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "removing everything deletes in reverse kind order, NAT44 disabled last",
 			applied:  applied(binding("tap0", vppcfg.ACLInput, "a", 0), acl("a", 80), lbABC, tap0in, pool, global),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -181,7 +181,7 @@ func TestDiff(t *testing.T) {
 			name:     "ACL rules replaced in place",
 			desired:  items(acl("a", 80, 443), binding("tap0", vppcfg.ACLInput, "a", 0)),
 			applied:  applied(acl("a", 80), binding("tap0", vppcfg.ACLInput, "a", 0)),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want:     []string{"update acl/a"},
 		},
 		{
@@ -252,7 +252,7 @@ func TestDiff(t *testing.T) {
 				binding("tap0", vppcfg.ACLInput, "b", 10), binding("tap0", vppcfg.ACLInput, "a", 10),
 				binding("tap0", vppcfg.ACLInput, "permit-all", 1000), binding("tap0", vppcfg.ACLOutput, "b", 0)),
 			applied:  applied(acl("a", 80), acl("b", 81), acl("permit-all")),
-			aclOrder: map[string]core.ACLNameList{},
+			aclOrder: map[string]acllists.Names{},
 			want:     []string{"set-acls tap0 in=[a,b,permit-all] out=[b]"},
 		},
 		{
@@ -262,7 +262,7 @@ func TestDiff(t *testing.T) {
 				m := applied(acl("a", 80), binding("tap0", vppcfg.ACLInput, "a", 0))
 				return m
 			}(),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -274,7 +274,7 @@ func TestDiff(t *testing.T) {
 			name:     "binding priority change reorders",
 			desired:  items(acl("a"), acl("b"), binding("tap0", vppcfg.ACLInput, "a", 5), binding("tap0", vppcfg.ACLInput, "b", 1)),
 			applied:  applied(acl("a"), acl("b"), binding("tap0", vppcfg.ACLInput, "a", 0), binding("tap0", vppcfg.ACLInput, "b", 1)),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a", "b"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a", "b"}}},
 			want:     []string{"set-acls tap0 in=[b,a] out=[]"},
 		},
 		{
@@ -307,7 +307,7 @@ func TestDiff(t *testing.T) {
 				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "b1"): {Item: binding("tap0", vppcfg.ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
 				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "zz"): {Item: binding("tap0", vppcfg.ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
 			},
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a1", "b1", "zz"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a1", "b1", "zz"}}},
 			want:     []string{},
 		},
 		{
@@ -338,7 +338,8 @@ func TestDiff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := diffInput{Desired: desiredOf(tc.desired), Applied: tc.applied, Interfaces: tc.ifaces,
-				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
+				Foreign: tc.foreign, Resynced: tc.resynced,
+				Merged: mergedStates{vppcfg.KindACLBinding: &acllists.Lists{Front: map[string]acllists.Indexes{}, Order: tc.aclOrder}}}
 			if in.Applied == nil {
 				in.Applied = map[vppcfg.Key]appliedEntry{}
 			}
