@@ -43,7 +43,8 @@ func (g *NAT44Global) String() string {
 }
 
 // Forwarding and timeouts change in place; the VRFs and the session limit
-// only by disabling NAT44, which wipes every NAT44 object (plan_nat44.go).
+// only by disabling NAT44, which wipes every NAT44 object (the gate reset
+// of vppcfg/engine/plan_gate.go).
 func init() {
 	register(kindSpec[*NAT44Global]{
 		Kind: KindNAT44Global, Name: "nat44-global", GateKey: NAT44GlobalKey(), GatePlugin: "NAT44",

@@ -149,7 +149,7 @@ type appliedView struct {
 	// there to this owner, so that it is pruned if nobody desires it by then
 	// rather than left in VPP as nobody's.
 	uncertain map[vppcfg.Key]string
-	// appliedBindings are the ACL binding keys of applied.
+	// appliedBindings are the keys of merged kinds (ACL bindings) in applied.
 	appliedBindings map[vppcfg.Key]bool
 	// vppPID is the VPP process of the last dump (0: unknown).
 	vppPID uint32
