@@ -136,7 +136,7 @@ func aclAssignments(in core.MergeInput) (dels, sets []core.MergedOp) {
 		keys := func(dir ACLDirection, names []string) []Key {
 			var ks []Key
 			for _, n := range names {
-				ks = append(ks, ACLBindingKey(ifName, dir, n))
+				ks = append(ks, aclBindingKey(ifName, dir, n))
 			}
 			return ks
 		}
@@ -277,7 +277,7 @@ func resolveACLs(v core.AppliedView, op driverapi.Op, now time.Time) driverapi.O
 		for _, n := range names {
 			handle, ok := v.Handle(ACLKey(n))
 			if !ok {
-				k := ACLBindingKey(a.Interface, dir, n)
+				k := aclBindingKey(a.Interface, dir, n)
 				v.Fail(k, fmt.Errorf("acl %q is not in VPP", n), now)
 				continue
 			}
@@ -299,10 +299,10 @@ func applyACLAssignment(v core.AppliedView, op driverapi.Op) {
 	}
 	var keys []Key
 	for _, n := range a.Input {
-		keys = append(keys, ACLBindingKey(a.Interface, ACLInput, n))
+		keys = append(keys, aclBindingKey(a.Interface, ACLInput, n))
 	}
 	for _, n := range a.Output {
-		keys = append(keys, ACLBindingKey(a.Interface, ACLOutput, n))
+		keys = append(keys, aclBindingKey(a.Interface, ACLOutput, n))
 	}
 	v.Replace(func(it Item) bool {
 		b, ok := it.(*ACLBinding)
@@ -363,7 +363,7 @@ func observeACLLists(v core.DumpView, o driverapi.Observed) {
 // binding, with the desired priority (VPP keeps none but the order), owned
 // by its ACL's owner when nobody desires it.
 func addBinding(v core.DumpView, ifName string, dir ACLDirection, aclName string) {
-	key := ACLBindingKey(ifName, dir, aclName)
+	key := aclBindingKey(ifName, dir, aclName)
 	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
 	if d, ok := v.Desired(key); ok {
 		if db, ok := d.(*ACLBinding); ok {

@@ -23,11 +23,6 @@ type NAT44Global struct {
 	Timeouts   NAT44Timeouts
 }
 
-// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
-// (KindNAT44Global included): the others wait for the NAT44Global item, and
-// disabling NAT44 removes them from VPP.
-func IsNAT44(k Kind) bool { return k == KindNAT44Global || core.Describe(k).Gate == KindNAT44Global }
-
 // NAT44GlobalKey is the key of the single NAT44Global item.
 func NAT44GlobalKey() Key { return Key{Kind: KindNAT44Global, Name: "global"} }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // fakeDriver is an in-memory Driver with VPP-like bookkeeping: handles are
@@ -154,7 +155,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 		if _, exists := f.objs[k]; exists {
 			return driverapi.OpResult{Err: fmt.Errorf("%w: %s exists", driverapi.ErrDrift, k)}
 		}
-		if vppcfg.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey() {
+		if vppcfgtest.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey() {
 			if _, on := f.objs[vppcfg.NAT44GlobalKey()]; !on {
 				return driverapi.OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
 			}
@@ -190,7 +191,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 		delete(f.objs, k)
 		if k == vppcfg.NAT44GlobalKey() {
 			for ok := range f.objs {
-				if vppcfg.IsNAT44(ok.Kind) {
+				if vppcfgtest.IsNAT44(ok.Kind) {
 					delete(f.objs, ok)
 				}
 			}

@@ -24,7 +24,7 @@ func viewOf(s *core.Store) desiredLookup {
 	for k, e := range s.Items {
 		if core.Describe(k.Kind).KeyedByLabel {
 			for _, o := range e.Owners {
-				v.tags[vppcfg.Tag(o, core.ItemLabel(e.Item))] = k
+				v.tags[core.Tag(o, core.ItemLabel(e.Item))] = k
 			}
 		}
 	}
@@ -99,7 +99,7 @@ func classify(st *driverapi.State, desired desiredLookup, claims map[string]vppc
 
 // addTagged classifies an object of a taggable kind by its tag.
 func (c *classified) addTagged(o driverapi.Observed, d *core.Descriptor, desired desiredLookup) {
-	owner, label, ours := vppcfg.ParseTag(o.Tag)
+	owner, label, ours := core.ParseTag(o.Tag)
 	if !ours {
 		if !d.KeyedByLabel {
 			c.foreign[o.Item.Key()] = o.Item
@@ -118,7 +118,7 @@ func (c *classified) addTagged(o driverapi.Observed, d *core.Descriptor, desired
 		key = o.Item.Key()
 		if di, owners, ok := desired.get(key); ok {
 			for _, ow := range owners {
-				if vppcfg.Tag(ow, core.ItemLabel(di)) == o.Tag {
+				if core.Tag(ow, core.ItemLabel(di)) == o.Tag {
 					label = core.ItemLabel(di)
 					break
 				}

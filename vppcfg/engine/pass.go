@@ -62,7 +62,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 			op.owner = owners[0]
 		}
 		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
-			op.Tag = vppcfg.Tag(op.owner, core.ItemLabel(op.Item))
+			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
 		}
 		ops = append(ops, op)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 func TestDiff(t *testing.T) {
@@ -204,7 +205,7 @@ func TestDiff(t *testing.T) {
 			desired:     items(global, &vppcfg.NAT44Interface{Interface: "tap9", Role: vppcfg.NAT44Inside}),
 			applied:     applied(global),
 			want:        []string{},
-			wantPending: map[vppcfg.Key]string{vppcfg.NAT44InterfaceKey("tap9", vppcfg.NAT44Inside): `interface "tap9" not found`},
+			wantPending: map[vppcfg.Key]string{vppcfgtest.NAT44InterfaceKey("tap9", vppcfg.NAT44Inside): `interface "tap9" not found`},
 		},
 		{
 			name:        "NAT44 items wait for a nat44-global item",
@@ -281,7 +282,7 @@ func TestDiff(t *testing.T) {
 			name:        "binding waits for its ACL",
 			desired:     items(binding("tap0", vppcfg.ACLInput, "nope", 0)),
 			want:        []string{},
-			wantPending: map[vppcfg.Key]string{vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "nope"): `waiting for acl "nope"`},
+			wantPending: map[vppcfg.Key]string{vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "nope"): `waiting for acl "nope"`},
 		},
 		{
 			name:    "orphan of an owner that has not resynced is kept",
@@ -303,9 +304,9 @@ func TestDiff(t *testing.T) {
 				vppcfg.ACLKey("a1"): {Item: acl("a1", 80), Owner: newOwnerRef("a")},
 				vppcfg.ACLKey("b1"): {Item: acl("b1", 82), Owner: newOwnerRef("b"), Orphan: true},
 				vppcfg.ACLKey("zz"): {Item: acl("zz", 81), Owner: newOwnerRef("a")},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "a1"): {Item: binding("tap0", vppcfg.ACLInput, "a1", 10), Owner: newOwnerRef("a")},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "b1"): {Item: binding("tap0", vppcfg.ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "zz"): {Item: binding("tap0", vppcfg.ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "a1"): {Item: binding("tap0", vppcfg.ACLInput, "a1", 10), Owner: newOwnerRef("a")},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "b1"): {Item: binding("tap0", vppcfg.ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "zz"): {Item: binding("tap0", vppcfg.ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
 			},
 			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a1", "b1", "zz"}}},
 			want:     []string{},
