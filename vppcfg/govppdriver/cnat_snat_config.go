@@ -10,6 +10,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 func init() {
@@ -84,7 +85,7 @@ func addDelExcludePrefix(isAdd bool, p netip.Prefix) *call {
 		check = accept(what, api.VPPApiError(1))
 	}
 	return &call{
-		req:   &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: boolU8(isAdd), Prefix: prefix(p)},
+		req:   &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: boolU8(isAdd), Prefix: govppnode.Prefix(p)},
 		reply: &cnat.CnatSnatPolicyAddDelExcludePfxReply{},
 		check: check,
 	}
