@@ -8,9 +8,9 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/cnat"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
-	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 func init() {

@@ -7,10 +7,10 @@ import (
 	"go.fd.io/govpp/binapi/fib_types"
 	"go.fd.io/govpp/binapi/ip"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
-	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // Without the route messages (a VPP or fake that lacks one) DropRoute items
