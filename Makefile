@@ -69,6 +69,17 @@ lab-figures: $(if $(findstring kernel,$(LAB_FIGURES_KINDS)),kube-proxy)
 	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab-figures: set VPPSVC_LAB_VPP to a VPP 25.10 binary (docs/lab.md)" >&2; exit 2; }
 	cd e2e && VPPSVC_LAB_FIGURES=1 VPPSVC_LAB_KINDS=$(LAB_FIGURES_KINDS) $(GO) test -count=1 -p 1 -timeout 40m -v -run '^TestFigures$$' ./lab/labtest/
 
+## lab-io: the lab's VPP I/O settings (vppnode.KnownIO: TPACKET_V3 or V2
+## rings, interrupt or polling RX) against a kernel router on the same
+## traffic, same run, rounds alternating: round trip, connections/s, one
+## stream, data-plane CPU per connection and per packet (docs/performance.md,
+## "The lab's VPP I/O"). One VPP and a few namespaces of its own (prefix
+## vsio), so it runs beside a lab. Needs root, VPPSVC_LAB_VPP, perf, iperf3.
+.PHONY: lab-io
+lab-io:
+	@test -n "$$VPPSVC_LAB_VPP" || { echo "lab-io: set VPPSVC_LAB_VPP to a VPP 25.10 binary (docs/lab.md)" >&2; exit 2; }
+	cd e2e && VPPSVC_LAB_IO_FIGURES=1 $(GO) test -count=1 -timeout 20m -v -run '^TestIOChoices$$' ./lab/iochoice/
+
 ## lab-down: remove what a killed lab left (refuses while a lab runs).
 lab-down:
 	cd e2e && $(GO) run ./cmd/vppsvc-lab down

@@ -14,6 +14,7 @@ import (
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
+	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
 )
 
 // RoleEnv tells a re-run of the lab's program which part of the lab it is.
@@ -66,6 +67,7 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 	nodes := fs.Int("nodes", 2, "nodes in the lab")
 	kinds := fs.String("kinds", "", "each node's kind, in order (vpp,kernel); empty: all vpp")
 	kubeProxy := fs.String("kube-proxy", "", "the kube-proxy binary of a kernel node")
+	ioName := fs.String("io", "", "how VPP attaches to the node's veths (vppnode.KnownIO; vppnode.DefaultIO when empty)")
 	prefix := fs.String("prefix", topology.DefaultPrefix, "prefix of the lab's names")
 	stateDir := fs.String("state-dir", "", "the lab's state directory")
 	kubeconfig := fs.String("kubeconfig", "", "the lab's kubeconfig")
@@ -110,9 +112,13 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}()
+	io, err := vppnode.ParseIO(*ioName)
+	if err != nil {
+		return err
+	}
 	opts := nodeagent.Options{
 		Node: self, Nodes: all, Names: topology.Names{Prefix: *prefix}, StateDir: *stateDir,
-		Kubeconfig: *kubeconfig, Executable: exe, KubeProxy: *kubeProxy, Log: log,
+		Kubeconfig: *kubeconfig, Executable: exe, KubeProxy: *kubeProxy, IO: io, Log: log,
 	}
 	if self.IsKernel() {
 		return nodeagent.RunKernel(ctx, opts)

@@ -48,6 +48,9 @@ type Options struct {
 	StateDir string
 	// VPPBinary is VPP 25.10's bin/vpp (VPPSVC_LAB_VPP by default).
 	VPPBinary string
+	// IO is how the VPP nodes attach to their veths (vppnode.DefaultIO,
+	// or VPPSVC_LAB_IO's setting, by default).
+	IO vppnode.IO
 	// Executable is this program, re-run as node agents and pod containers
 	// (os.Executable() by default); it must call RunChild first thing.
 	Executable string
@@ -94,6 +97,13 @@ func (o *Options) defaults() error {
 	}
 	if o.VPPBinary == "" {
 		o.VPPBinary = os.Getenv(vppnode.EnvBinary)
+	}
+	if o.IO.Name == "" {
+		io, err := vppnode.ParseIO(os.Getenv(vppnode.EnvIO))
+		if err != nil {
+			return fmt.Errorf("lab: %s: %w", vppnode.EnvIO, err)
+		}
+		o.IO = io
 	}
 	if o.Executable == "" {
 		exe, err := os.Executable()
@@ -317,7 +327,7 @@ func (l *Lab) buildMachine() error {
 // node agent for node.
 func (l *Lab) childArgs(node string) []string {
 	return []string{"--node", node, "--nodes", strconv.Itoa(l.Opts.Nodes), "--kinds", topology.FormatKinds(l.Opts.Kinds),
-		"--prefix", l.Opts.Prefix, "--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig(), "--kube-proxy", l.Opts.KubeProxy}
+		"--prefix", l.Opts.Prefix, "--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig(), "--kube-proxy", l.Opts.KubeProxy, "--io", l.Opts.IO.Name}
 }
 
 // StartAgent starts node's agent as a process of its own (it runs, or

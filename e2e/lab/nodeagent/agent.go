@@ -39,7 +39,10 @@ type Options struct {
 	Executable string
 	// KubeProxy is the kube-proxy binary a kernel node runs (RunKernel).
 	KubeProxy string
-	Log       logrus.FieldLogger
+	// IO is how VPP attaches to the node's veths: uplink, host link and
+	// pods alike (vppnode.DefaultIO when zero).
+	IO  vppnode.IO
+	Log logrus.FieldLogger
 }
 
 // ContainerEnv is set on a pod container's process; its value is the role
@@ -223,7 +226,7 @@ func (n *nodeAgent) connectVPP(ctx context.Context) error {
 // the routes to the other nodes' pods.
 func (n *nodeAgent) buildNode(ctx context.Context) error {
 	vc, i, names := n.client(), n.opts.Node.Index, n.opts.Names
-	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface}); err != nil {
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface, IO: n.opts.IO}); err != nil {
 		return fmt.Errorf("uplink: %w", err)
 	}
 	for _, ip := range n.opts.Node.IPs() {
@@ -238,7 +241,7 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 	if err := vc.EnableIP6(ctx, topology.UplinkInterface); err != nil {
 		return err
 	}
-	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface}); err != nil {
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.HostLink(i), Name: topology.HostInterface, IO: n.opts.IO}); err != nil {
 		return fmt.Errorf("host link: %w", err)
 	}
 	for _, p := range n.opts.Node.VPPHostLinkPrefixes() {

@@ -219,7 +219,7 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 	}
 	// VPP's MAC on the pod's interface is stable (vppnode.HostMAC), so the
 	// pod's static gateway neighbour stays right across VPP restarts.
-	vppIf, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface, TxFrames: vppnode.PodTxFrames})
+	vppIf, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface, IO: c.n.opts.IO})
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
+
+	"go.fd.io/govpp/binapi/af_packet"
 )
 
 // fakeNode connects a Client to a fake VPP whose host links have the
@@ -85,7 +88,7 @@ func TestPlanOnAFakeVPP(t *testing.T) {
 		t.Errorf("Changes() = %v, want %v", got, first)
 	}
 	h, err := c.Interface(ctx, "host0")
-	if err != nil || h.HostIf != "vslh" || !h.Up || h.Tag != "vppsvc-lab:7" || h.MAC.String() != HostMAC("vslh").String() {
+	if err != nil || h.HostIf != "vslh" || !h.Up || h.Tag != afPacketTag(7, DefaultIO) || h.MAC.String() != HostMAC("vslh").String() {
 		t.Errorf("host0 = %+v, %v", h, err)
 	}
 
@@ -169,22 +172,54 @@ func TestEnsureAfPacketWithAGivenMAC(t *testing.T) {
 	}
 }
 
-// TestEnsureAfPacketTxRing checks that the TX ring depth asked for is the
-// one VPP is asked for, and that none asked for leaves VPP's default.
-func TestEnsureAfPacketTxRing(t *testing.T) {
-	for _, frames := range []uint32{0, PodTxFrames} {
-		f := newFakeAPI("25.10.0-release")
-		c := fakeNode(t, f, map[string]int{"vslp": 8})
-		i, err := c.EnsureAfPacket(context.Background(), AfPacket{HostIf: "vslp", Name: "tap-ns-pod", TxFrames: frames})
+// TestEnsureAfPacketIO checks that each I/O setting reaches VPP as asked:
+// the ring format and depths at creation, the RX queue's mode after it,
+// and that an interface made with another setting is made anew, while
+// one made with the same is left alone.
+func TestEnsureAfPacketIO(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeAPI("25.10.0-release")
+	c := fakeNode(t, f, map[string]int{"vslp": 8})
+	creates := func() int { return c.Changes()["af_packet_create_v3"] }
+	prev := IO{}
+	for _, io := range []IO{IOv3, IOv2, IOv2Polling, IOv2Polling, IOv2} {
+		before := creates()
+		i, err := c.EnsureAfPacket(ctx, AfPacket{HostIf: "vslp", Name: "tap-ns-pod", IO: io})
 		if err != nil {
 			t.Fatal(err)
 		}
 		f.mu.Lock()
-		got := f.ifs[i.Index].txFrames
+		got := *f.ifs[i.Index]
 		f.mu.Unlock()
-		if got != frames {
-			t.Errorf("TxFrames %d: VPP was asked for %d", frames, got)
+		req := got.create
+		if v2 := req.Flags&af_packet.AF_PACKET_API_FLAG_VERSION_2 != 0; v2 != io.V2 {
+			t.Errorf("%s: VPP was asked for TPACKET_V2 %v", io.Name, v2)
 		}
+		if req.TxFramesPerBlock != io.Frames || io.V2 && (req.RxFramesPerBlock != io.Frames || req.RxFrameSize != frameSize) {
+			t.Errorf("%s: rings asked for: TX %d frames, RX %d frames of %d B", io.Name, req.TxFramesPerBlock, req.RxFramesPerBlock, req.RxFrameSize)
+		}
+		if req.Flags&af_packet.AF_PACKET_API_FLAG_CKSUM_GSO == 0 {
+			t.Errorf("%s: no checksum offload: VPP would forward veths' TCP segments with unfilled checksums", io.Name)
+		}
+		if got.polling != io.Polling {
+			t.Errorf("%s: RX queue polling %v", io.Name, got.polling)
+		}
+		if i.Tag != afPacketTag(8, io) || !strings.HasSuffix(i.Tag, io.rings()) {
+			t.Errorf("%s: tag %q", io.Name, i.Tag)
+		}
+		// Polling is a mode set in place; ring format and depth are not.
+		remade := io.V2 != prev.V2 || io.Frames != prev.Frames
+		if n := creates() - before; n != 1 && remade || n != 0 && !remade {
+			t.Errorf("%s after %s: %d creations", io.Name, prev.Name, n)
+		}
+		prev = io
+	}
+	before := c.Changes()
+	if _, err := c.EnsureAfPacket(ctx, AfPacket{HostIf: "vslp", Name: "tap-ns-pod", IO: IOv2}); err != nil {
+		t.Fatal(err)
+	}
+	if after := c.Changes(); !maps.Equal(after, before) {
+		t.Errorf("the same I/O setting again sent changes: %v, then %v", before, after)
 	}
 }
 

@@ -48,8 +48,9 @@ type fakeIf struct {
 	mac               ethernet_types.MacAddress
 	up, ip6           bool
 	addrs             []netip.Prefix
-	unnumberedTo      uint32 // 0: none (local0 never lends)
-	txFrames          uint32 // af_packet_create_v3's tx_frames_per_block
+	unnumberedTo      uint32                      // 0: none (local0 never lends)
+	create            *af_packet.AfPacketCreateV3 // what made it
+	polling           bool                        // its one RX queue's mode
 }
 
 type fakePath struct {
@@ -121,7 +122,13 @@ func (f *fakeAPI) SendMsg(context uint32, data []byte) error {
 		if err != nil {
 			return err
 		}
-		binary.BigEndian.PutUint32(out[2:6], context)
+		// The context follows the client index in messages that carry one
+		// (VPP declares sw_interface_rx_placement_details so).
+		at := 2
+		if r.GetMessageType() == api.RequestMessage {
+			at = 6
+		}
+		binary.BigEndian.PutUint32(out[at:at+4], context)
 		cb(id, out)
 	}
 	return nil
@@ -172,7 +179,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		if m.UseRandomHwAddr || mac == (ethernet_types.MacAddress{}) {
 			mac = ethernet_types.MacAddress{0x02, 0xfe, 0, 0, 0, byte(sw)}
 		}
-		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac, txFrames: m.TxFramesPerBlock}
+		f.ifs[sw] = &fakeIf{name: "host-" + m.HostIfName, hostIf: m.HostIfName, mac: mac, create: m}
 		return []api.Message{&af_packet.AfPacketCreateV3Reply{SwIfIndex: interface_types.InterfaceIndex(sw)}}
 	case *af_packet.AfPacketDelete:
 		for sw, i := range f.ifs {
@@ -182,6 +189,22 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 			}
 		}
 		return []api.Message{&af_packet.AfPacketDeleteReply{Retval: errNoSuchEntry}}
+	case *interfaces.SwInterfaceRxPlacementDump:
+		i, _ := f.iface(uint32(m.SwIfIndex))
+		if i == nil {
+			return nil
+		}
+		mode := interface_types.RX_MODE_API_INTERRUPT
+		if i.polling {
+			mode = interface_types.RX_MODE_API_POLLING
+		}
+		return []api.Message{&interfaces.SwInterfaceRxPlacementDetails{SwIfIndex: m.SwIfIndex, Mode: mode}}
+	case *interfaces.SwInterfaceSetRxMode:
+		i, rv := f.iface(uint32(m.SwIfIndex))
+		if i != nil {
+			i.polling = m.Mode == interface_types.RX_MODE_API_POLLING
+		}
+		return []api.Message{&interfaces.SwInterfaceSetRxModeReply{Retval: rv}}
 	case *interfaces.SwInterfaceSetInterfaceName:
 		i, rv := f.iface(uint32(m.SwIfIndex))
 		if i != nil {
@@ -344,7 +367,8 @@ func (f *fakeAPI) changes() map[string]int {
 
 var readOnly = map[string]bool{"control_ping": true, "show_version": true, "sw_interface_dump": true, "af_packet_dump": true,
 	"ip_address_dump": true, "ip_unnumbered_dump": true, "sw_interface_ip6_get_link_local_address": true,
-	"ip_route_lookup": true, "ip_route_dump": true, "ip_neighbor_dump": true, "memclnt_keepalive": true}
+	"ip_route_lookup": true, "ip_route_dump": true, "ip_neighbor_dump": true, "memclnt_keepalive": true,
+	"sw_interface_rx_placement_dump": true}
 
 func (f *fakeAPI) resetRequests() {
 	f.mu.Lock()

@@ -88,27 +88,30 @@ type AfPacket struct {
 	Name string
 	// MAC is VPP's address on it; nil takes HostMAC(HostIf).
 	MAC net.HardwareAddr
-	// TxFrames is the depth of its TX ring; 0 takes VPP's default (1024).
-	TxFrames uint32
+	// IO is its ring format and depth and its rx-mode (DefaultIO when
+	// zero).
+	IO IO
 }
 
-// PodTxFrames is the TX ring depth of a pod's interface. VPP's default
-// ring of an af_packet interface is 79 MB: one 69 MB TX block (1024
-// frames of 66 KB, room for a GSO packet each) and 10 MB of RX blocks,
-// which the kernel allocates and zeroes inside af_packet_create_v3, on
-// VPP's main thread, the one that forwards with workers 0. On the lab's
-// machine that took up to 1.7 s at times and stalled every flow through the node (docs/lab.md, kube-proxy beside
+// RingFrames is the depth of a lab interface's rings. VPP's default
+// af_packet ring is 79 MB: one 69 MB TX block (1024 frames of 66 KB, room
+// for a GSO packet each) and 10 MB of RX blocks (with TPACKET_V2, another
+// 69 MB), which the kernel allocates and zeroes inside
+// af_packet_create_v3, on VPP's main thread, the one that forwards with
+// workers 0. On the lab's machine that took up to 1.7 s at times and
+// stalled every flow through the node (docs/lab.md, kube-proxy beside
 // vppsvc, item 7); 256 frames, a full vector (the most VPP writes before
-// it sends), are 17 MB.
-const PodTxFrames = 256
+// it sends), are 17 MB a ring.
+const RingFrames = 256
 
 // EnsureAfPacket makes VPP's interface a.Name an af_packet interface on
 // a.HostIf, tagged, admin up. One that exists on that veth is adopted (a
 // restarted node agent, or a second run of a plan): renamed if needed,
-// never created twice. The tag records the veth's ifindex: an interface
-// left on a veth that was deleted and re-created under the same name
-// (its socket bound to the dead one) is deleted and created anew. Its IP
-// configuration is the caller's.
+// never created twice. The tag records the veth's ifindex and the
+// rings: an interface left on a veth that was deleted and re-created
+// under the same name (its socket bound to the dead one), or made with
+// other rings, is deleted and created anew. Its IP configuration
+// is the caller's.
 func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, error) {
 	if a.HostIf == "" || a.Name == "" || len(a.Name) >= 64 {
 		return Interface{}, fmt.Errorf("af_packet %q on %q: want a host interface and a VPP name under 64 bytes", a.Name, a.HostIf)
@@ -120,7 +123,10 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 	if err != nil {
 		return Interface{}, fmt.Errorf("af_packet %s: host interface %s: %w", a.Name, a.HostIf, err)
 	}
-	tag := afPacketTag(ifindex)
+	if a.IO.Name == "" {
+		a.IO = DefaultIO
+	}
+	tag := afPacketTag(ifindex, a.IO)
 	ifs, err := c.Interfaces(ctx)
 	if err != nil {
 		return Interface{}, err
@@ -141,19 +147,7 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 		cur = nil
 	}
 	if cur == nil {
-		req := &af_packet.AfPacketCreateV3{
-			Mode:       af_packet.AF_PACKET_API_MODE_ETHERNET,
-			HostIfName: a.HostIf,
-			// What the CLI's "create host-interface" sets by default and
-			// the API does not: without checksum offload VPP forwards a
-			// veth's TCP segments, whose checksums the kernel left for the
-			// device to fill in, unfilled, and the receiver drops them
-			// (ping works, TCP does not).
-			Flags:            af_packet.AF_PACKET_API_FLAG_QDISC_BYPASS | af_packet.AF_PACKET_API_FLAG_CKSUM_GSO,
-			NumRxQueues:      1,
-			NumTxQueues:      1,
-			TxFramesPerBlock: a.TxFrames,
-		}
+		req := a.IO.createRequest(a.HostIf)
 		mac := a.MAC
 		if mac == nil {
 			mac = HostMAC(a.HostIf)
@@ -185,6 +179,9 @@ func (c *Client) EnsureAfPacket(ctx context.Context, a AfPacket) (Interface, err
 			return Interface{}, err
 		}
 	}
+	if err := c.setRxMode(ctx, sw, a.Name, a.IO.Polling); err != nil {
+		return Interface{}, err
+	}
 	return c.Interface(ctx, a.Name)
 }
 
@@ -201,9 +198,12 @@ func HostMAC(hostIf string) net.HardwareAddr {
 	return net.HardwareAddr{0x02, 0xfe, byte(s >> 24), byte(s >> 16), byte(s >> 8), byte(s)}
 }
 
-// afPacketTag is the tag of an af_packet interface on the veth with the
-// kernel's ifindex.
-func afPacketTag(ifindex int) string { return Tag + ":" + strconv.Itoa(ifindex) }
+// afPacketTag is the tag of an af_packet interface with I/O setting io on
+// the veth with the kernel's ifindex: what cannot change without creating
+// the interface anew (the rx-mode can).
+func afPacketTag(ifindex int, io IO) string {
+	return Tag + ":" + strconv.Itoa(ifindex) + ":" + io.rings()
+}
 
 // SetUp sets VPP's interface name admin up.
 func (c *Client) SetUp(ctx context.Context, name string) error {
