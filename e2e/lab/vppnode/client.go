@@ -135,9 +135,9 @@ func (c *Client) changed(msg string) {
 	c.mu.Unlock()
 }
 
-// recvAll is govppnode.RecvAll, for the dumps of interfaces.go (which
-// another change is rewriting; it can call govppnode.RecvAll directly
-// once that has landed).
+// recvAll is govppnode.RecvAll, for the dumps of interfaces.go and io.go
+// (the af_packet code, which another change was rewriting when this moved;
+// they can call govppnode.RecvAll directly).
 func recvAll[T any](s interface {
 	Recv() (T, error)
 	Close() error
