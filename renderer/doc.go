@@ -40,8 +40,10 @@
 // Core.Reconfigure, re-rendering only the services that depend on what
 // changed. Node-wide state that some services switch on (NAT44's
 // short-circuit) is a CoreConfig.Demand, not state of the renderer: a
-// renderer keeps no state and overrides none of Core's methods. Then run the conformance suite of package renderer/renderertest
-// from your tests (renderertest.Run(t, factory)), with your own invariants
+// renderer keeps nothing but its configuration and overrides none of
+// Core's methods. Then run the conformance suite of package
+// renderer/renderertest from your tests (renderertest.Run(t, factory)),
+// with your own invariants
 // as extra checks: it drives the renderer through random call sequences and
 // checks the contract (incremental calls equal one Resync, idempotent
 // Resync, delete leaves only node-wide items, failed commits converge,
