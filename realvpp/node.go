@@ -568,7 +568,7 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 			// The interfaces' connected and local prefixes are listed too;
 			// VPP refuses to delete them through the API (they go with the
 			// address), so a refusal here is expected and harmless.
-			c.IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: r})
+			_ = govppnode.AddDelRoute(ctx, n.conn, r, false)
 		}
 	}
 	return nil
