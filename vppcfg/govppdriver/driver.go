@@ -12,7 +12,7 @@
 // Every request goes through an api.Connection with a context deadline.
 // Operations are pipelined on one stream (pipeline.go), so a cold sync does
 // not pay one round trip per message. Each Add/Del pair of messages is built
-// by one private addDel function per object, and VPP's error codes are
+// by one private addDel… function per kind (addDelDropRoute…), and VPP's error codes are
 // branched explicitly: a delete that finds nothing is success, an add that
 // finds the object is drift.
 package govppdriver
