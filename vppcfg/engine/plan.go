@@ -24,10 +24,11 @@ type appliedEntry struct {
 	// that a renderer that has not caught up yet after a restart does not
 	// lose its configuration.
 	Orphan bool
-	// known: the fields VPP does not report back (the descriptors' WithUnobservable) are
-	// what this layer wrote, not copied from the desired value. A resync
-	// keeps them, so that a change whose write failed is not mistaken for
-	// applied because a dump cannot show the difference.
+	// known: the fields VPP does not report back (the descriptors'
+	// WithUnobservable) are what this layer wrote, not copied from the
+	// desired value. A resync keeps them, so that a change whose write
+	// failed is not mistaken for applied because a dump cannot show the
+	// difference.
 	known bool
 }
 
@@ -378,8 +379,8 @@ func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[vppcfg.K
 // EqualInVPP tells whether VPP holding observed (an object of a dump)
 // means desired is applied, as the layer judges it: Equal, with VPP's
 // defaults standing for the zero values that ask for them, and the fields
-// VPP never reports (the descriptors' WithUnobservable) taken as desired. Checkers of VPP's
-// state compare with it.
+// VPP never reports (the descriptors' WithUnobservable) taken as desired.
+// Checkers of VPP's state compare with it.
 func EqualInVPP(desired, observed vppcfg.Item) bool {
 	return core.EqualApplied(desired, core.WithUnobservable(observed, desired))
 }
