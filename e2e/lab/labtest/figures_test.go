@@ -116,7 +116,7 @@ func TestFigures(t *testing.T) {
 		s.setUp(t, ns)
 		t.Logf("FIGURE side %s: clients on %s, server on %s; NodePort through %s", s.name, s.client.Name, s.server.Name, s.server.Name)
 	}
-	t.Logf("FIGURE run start %s, load average %s", time.Now().UTC().Format(time.RFC3339), loadAvg())
+	t.Logf("FIGURE run start %s, load average %s; VPP I/O %s (vppnode.IO %+v)", time.Now().UTC().Format(time.RFC3339), loadAvg(), l.Opts.IO.Name, l.Opts.IO)
 	for _, f := range families {
 		for _, s := range sides {
 			for _, c := range []struct {
@@ -130,6 +130,8 @@ func TestFigures(t *testing.T) {
 		t.Run(famName(f)+"/rtt", func(t *testing.T) { rttFigures(t, sides, f) })
 		t.Run(famName(f)+"/throughput", func(t *testing.T) { throughputFigures(t, sides, f) })
 		t.Run(famName(f)+"/cpu", func(t *testing.T) { cpuFigures(t, sides, f) })
+		t.Run(famName(f)+"/saturation", func(t *testing.T) { saturationFigures(t, sides, f) })
+		t.Run(famName(f)+"/vpp-clocks", func(t *testing.T) { clockFigures(t, sides, f) })
 	}
 	t.Run("programming-latency", func(t *testing.T) { programmingFigures(t, ns, sides) })
 	t.Logf("FIGURE run end %s, load average %s", time.Now().UTC().Format(time.RFC3339), loadAvg())

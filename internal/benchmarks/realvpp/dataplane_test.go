@@ -23,6 +23,10 @@ type packetCase struct {
 	// sessions, when not zero, is the NAT44 renderer's sessionLimit
 	// (NAT44-ED's per-thread session table; VPP's default is 64,512).
 	sessions uint32
+	// toPods sends the flows to pods on the other node directly, not to
+	// ClusterIPs: traffic that is no service's, on a node that serves
+	// them (what vppsvc costs everything else).
+	toPods bool
 }
 
 func (c packetCase) String() string {
@@ -33,6 +37,9 @@ func (c packetCase) String() string {
 	s := f + "/" + c.size.String()
 	if c.sessions != 0 {
 		s += fmt.Sprintf("/sessions=%d", c.sessions)
+	}
+	if c.toPods {
+		s += "/pod-to-pod"
 	}
 	return s
 }
@@ -62,13 +69,17 @@ const rounds = 3
 // (…-clk/pkt-graph); the ratios to the floor are syn-x-floor and
 // est-x-floor (whole graph). The connections spread over the services:
 // flow k goes to service k mod S for S ≤ 10,000 and to service k·S/10,000
-// above. Endpoints are on node-2, reached through uplink0. -v logs each
-// burst's per-node table.
+// above. Endpoints are on node-2, reached through uplink0. The pod-to-pod
+// cases send the same flows to 10,000 pods of node-2 (remotePod) instead,
+// with the services programmed: what vppsvc costs traffic that is no
+// service's. -v logs each burst's per-node table.
 func BenchmarkRealPacketCost(b *testing.B) {
 	for _, c := range []packetCase{
 		{fam: ipv4, size: size{services: 10, endpoints: 10}}, {fam: ipv4, size: size{services: 5000, endpoints: 10}}, {fam: ipv4, size: size{services: 50000, endpoints: 1}},
 		{fam: ipv4, size: size{services: 50000, endpoints: 1}, sessions: 262144},
 		{fam: ipv6, size: size{services: 10, endpoints: 10}},
+		{fam: ipv4, size: size{services: 5000, endpoints: 10}, toPods: true},
+		{fam: ipv6, size: size{services: 5000, endpoints: 10}, toPods: true},
 	} {
 		b.Run(c.String(), func(b *testing.B) {
 			skipLarge(b, c.services)
@@ -125,11 +136,13 @@ func measurePackets(b *testing.B, n *rv.Node, c packetCase) packetResult {
 	syn, _ := flowPackets(c, 0)
 	// The state is programmed: a connection to the first flow's service
 	// (another source port) must reach an endpoint, not the ClusterIP
-	// itself, and its reply come back from the ClusterIP.
+	// itself, and its reply come back from the ClusterIP; one to a pod
+	// must leave untranslated.
 	probe := syn[0]
 	probe.Src = netip.AddrPortFrom(probe.Src.Addr(), 65000)
 	tr := n.Trace(probe)
-	if tr.Verdict != fakevpp.Forward || tr.Out.Dst.Addr() == probe.Dst.Addr() || !tr.ReplyOK {
+	translated := tr.Out.Dst.Addr() != probe.Dst.Addr()
+	if tr.Verdict != fakevpp.Forward || translated == c.toPods || !tr.ReplyOK {
 		b.Fatalf("%s → %s: %s to %s (%s), reply ok %t\n  %s", probe.Src, probe.Dst, tr.Verdict, tr.Out.Dst, tr.Reason, tr.ReplyOK, strings.Join(tr.Steps, "\n  "))
 	}
 	b.Logf("probe %s → %s: to %s via %s\n  %s", probe.Src, probe.Dst, tr.Out.Dst, tr.Egress, strings.Join(tr.Steps, "\n  "))
@@ -169,6 +182,9 @@ func flowPackets(c packetCase, round int) (syn, ack []fakevpp.Packet) {
 		if c.fam == ipv6 {
 			dst = ipv6ClusterIP(svc)
 		}
+		if c.toPods {
+			dst = remotePod(c.fam, k)
+		}
 		p := fakevpp.Packet{Ingress: podIface, Protocol: 6,
 			Src: netip.AddrPortFrom(src, uint16(base+k)), Dst: netip.AddrPortFrom(dst, 80), TCPFlags: 0x02}
 		syn = append(syn, p)
@@ -176,6 +192,15 @@ func flowPackets(c packetCase, round int) (syn, ack []fakevpp.Packet) {
 		ack = append(ack, p)
 	}
 	return syn, ack
+}
+
+// remotePod is the k-th pod of node-2 (10.2.0.0/16, fd00:2::/64), routed
+// through uplink0 by the default route.
+func remotePod(f family, k int) netip.Addr {
+	if f == ipv6 {
+		return netip.AddrFrom16([16]byte{0xfd, 0, 0, 2, 14: byte(k >> 8), 15: byte(k)})
+	}
+	return netip.AddrFrom4([4]byte{10, 2, byte(k >> 8), byte(k)})
 }
 
 // pgTxNodes are the pg interfaces' transmit nodes: what left VPP.
