@@ -4,6 +4,8 @@
 // agent; only the VPP behind the driver (fakevpp or a real socket) and the
 // source of cluster state (a file, or client-go through processor/k8swatch)
 // differ. An embedding CNI agent may use it too, or wire the packages itself.
+// What a running agent knows is served to the state inspector by package
+// agent/inspect (Agent.Inspect, inspect.Handler).
 package agent
 
 import (

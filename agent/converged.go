@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
 )
 
@@ -34,35 +35,6 @@ func (a *Agent) ConvergedExceptInterfaces() bool {
 	return st.Synced && !st.Applying && st.Failed == 0 && a.Processor.Stats().DirtyRenderers == 0
 }
 
-// InterfaceWait summarises the items waiting for an interface.
-type InterfaceWait struct {
-	// Items is how many wait; Since is when the longest-waiting one started
-	// to wait (zero when none does); Example is one of them, for messages.
-	Items   int
-	Since   time.Time
-	Example string
-}
-
-// InterfaceWaits returns the items waiting for an interface. It walks every
-// status only when the VPP layer counts some.
-func (a *Agent) InterfaceWaits() InterfaceWait {
-	var w InterfaceWait
-	if a.Reconciler.Stats().WaitingForInterface == 0 {
-		return w
-	}
-	for _, s := range a.Reconciler.Statuses() {
-		if s.State != engine.StatePending || !strings.HasPrefix(s.Reason, "interface ") {
-			continue
-		}
-		w.Items++
-		if w.Since.IsZero() || s.Since.Before(w.Since) {
-			w.Since = s.Since
-			w.Example = s.String()
-		}
-	}
-	return w
-}
-
 // Divergence says why Converged is false, naming the failed items.
 func (a *Agent) Divergence() string {
 	var why []string
@@ -76,7 +48,7 @@ func (a *Agent) Divergence() string {
 	if n := a.Processor.Stats().DirtyRenderers; n > 0 {
 		why = append(why, fmt.Sprintf("%d renderer(s) wait for a retried resync", n))
 	}
-	if w := a.InterfaceWaits(); w.Items > 0 {
+	if w := inspect.InterfaceWaits(a.Reconciler); w.Items > 0 {
 		why = append(why, fmt.Sprintf("%d item(s) wait for an interface, the longest since %s (%s)",
 			w.Items, w.Since.UTC().Format(time.RFC3339), w.Example))
 	}

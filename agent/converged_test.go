@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
 
@@ -37,7 +38,7 @@ func TestInterfaceWaitsKeepTheAgentFromConverging(t *testing.T) {
 
 	assert.True(t, a.ConvergedExceptInterfaces(), "everything else is applied")
 	assert.False(t, a.Converged(), "host0 does not exist")
-	w := a.InterfaceWaits()
+	w := inspect.InterfaceWaits(a.Reconciler)
 	assert.Positive(t, w.Items)
 	assert.Equal(t, w.Items, a.Reconciler.Stats().WaitingForInterface)
 	assert.False(t, w.Since.Before(before.Add(-time.Second)), "waiting since the resync, not forever: %s", w.Since)
@@ -49,6 +50,6 @@ func TestInterfaceWaitsKeepTheAgentFromConverging(t *testing.T) {
 
 	vpp.AddInterface("host0")
 	require.NoError(t, a.WaitConverged(ctx, 5*time.Second))
-	assert.Equal(t, InterfaceWait{}, a.InterfaceWaits())
+	assert.Equal(t, inspect.InterfaceWait{}, inspect.InterfaceWaits(a.Reconciler))
 	assert.Equal(t, "converged", a.Divergence())
 }

@@ -10,11 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/processor"
 )
 
 // itemsOf returns the items of one renderer of a service.
-func itemsOf(s ServiceState, renderer string) []ItemView {
+func itemsOf(s inspect.ServiceState, renderer string) []inspect.ItemView {
 	for _, r := range s.Renderers {
 		if r.Renderer == renderer {
 			return r.Items
@@ -44,9 +45,9 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	require.Len(t, got.Services, 1)
 	web := got.Services[0]
 	assert.Equal(t, "default/web", web.ID())
-	assert.Equal(t, []FrontendView{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http",
+	assert.Equal(t, []inspect.FrontendView{{Type: "ClusterIP", Address: "10.96.0.10:80", Protocol: "TCP", PortName: "http",
 		Backends: []string{"10.1.2.2:8080", "10.1.3.2:8080"}}}, web.Frontends)
-	assert.Equal(t, []Backend{
+	assert.Equal(t, []inspect.Backend{
 		{PortName: "http", Address: "10.1.2.2:8080", State: "active", Local: true, Interface: "tap-web-a"},
 		{PortName: "http", Address: "10.1.3.2:8080", State: "active"},
 	}, web.Backends)
@@ -91,16 +92,4 @@ func TestInspectGroupsItemsByServiceWithTheirStatus(t *testing.T) {
 	data, err := json.Marshal(a.Inspect())
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"frontends":[{"type":"ClusterIP","address":"10.96.0.10:80","protocol":"TCP","portName":"http","backends":["10.1.2.2:8080","10.1.3.2:8080"]}]`)
-}
-
-func TestWaitingInterface(t *testing.T) {
-	for reason, want := range map[string]string{
-		`interface "tap-1" not found`: "tap-1",
-		`interface "a\"b" not found`:  `a"b`,
-		`waiting for acl "x"`:         "",
-		`interface tap-1`:             "",
-		"":                            "",
-	} {
-		assert.Equal(t, want, waitingInterface(reason), reason)
-	}
 }

@@ -2,15 +2,10 @@ package realvpp
 
 import (
 	"encoding/binary"
-	"io"
-	"net/netip"
 	"sync"
 
 	"go.fd.io/govpp/adapter"
-	"go.fd.io/govpp/binapi/ip_types"
 )
-
-var ioEOF = io.EOF
 
 // callCounts counts requests by message name, the real VPP's equivalent of
 // fakevpp's Calls: what an agent sent, read off its own connection.
@@ -82,21 +77,4 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 		}
 	}
 	return nil
-}
-
-// Conversions to binapi types.
-
-func address(a netip.Addr) ip_types.Address {
-	if a.Is4() {
-		return ip_types.Address{Af: ip_types.ADDRESS_IP4, Un: ip_types.AddressUnionIP4(a.As4())}
-	}
-	return ip_types.Address{Af: ip_types.ADDRESS_IP6, Un: ip_types.AddressUnionIP6(a.As16())}
-}
-
-func prefix(p netip.Prefix) ip_types.Prefix {
-	return ip_types.Prefix{Address: address(p.Addr()), Len: uint8(p.Bits())}
-}
-
-func addressWithPrefix(p netip.Prefix) ip_types.AddressWithPrefix {
-	return ip_types.AddressWithPrefix(prefix(p))
 }

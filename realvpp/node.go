@@ -17,7 +17,6 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/acl"
 	"go.fd.io/govpp/binapi/cnat"
-	"go.fd.io/govpp/binapi/ethernet_types"
 	"go.fd.io/govpp/binapi/fib_types"
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
@@ -29,6 +28,8 @@ import (
 	"go.fd.io/govpp/binapi/vlib"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/core"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // Tag marks the interfaces a Node created. A VPP holding any interface
@@ -184,34 +185,11 @@ func (n *Node) CLI(cmd string) (string, error) {
 }
 
 func (n *Node) dumpInterfaces(ctx context.Context) ([]*interfaces.SwInterfaceDetails, error) {
-	ds, err := recvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(n.conn).SwInterfaceDump(ctx, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
+	ds, err := govppnode.RecvAll[*interfaces.SwInterfaceDetails](interfaces.NewServiceClient(n.conn).SwInterfaceDump(ctx, &interfaces.SwInterfaceDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
 	if err != nil {
 		return nil, fmt.Errorf("sw_interface_dump: %w", err)
 	}
 	return ds, nil
-}
-
-// recvAll reads a dump's stream to its end: (stream, err) as a dump call
-// returns them.
-func recvAll[T any](s interface {
-	Recv() (T, error)
-	Close() error
-}, err error) ([]T, error) {
-	if err != nil {
-		return nil, err
-	}
-	var out []T
-	for {
-		d, err := s.Recv()
-		if errors.Is(err, ioEOF) {
-			return out, nil
-		}
-		if err != nil {
-			_ = s.Close() // the generated client closes it only at the end
-			return nil, err
-		}
-		out = append(out, d)
-	}
 }
 
 // AddInterface creates a packet-generator interface named name, admin up,
@@ -242,7 +220,7 @@ func (n *Node) AddInterface(name string, addrs ...netip.Prefix) error {
 		return fmt.Errorf("name pg%d %s: %w", id, name, err)
 	}
 	for _, a := range addrs {
-		if _, err := ic.SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{SwIfIndex: sw, IsAdd: true, Prefix: addressWithPrefix(a)}); err != nil {
+		if err := govppnode.AddDelAddress(ctx, n.conn, ifc.sw, a, true); err != nil {
 			return fmt.Errorf("address %s on %s: %w", a, name, err)
 		}
 	}
@@ -286,9 +264,7 @@ func (n *Node) SetUnnumbered(name, from string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	_, err := interfaces.NewServiceClient(n.conn).SwInterfaceSetUnnumbered(ctx, &interfaces.SwInterfaceSetUnnumbered{
-		SwIfIndex: interface_types.InterfaceIndex(src.sw), UnnumberedSwIfIndex: interface_types.InterfaceIndex(ifc.sw), IsAdd: true})
-	if err != nil {
+	if err := govppnode.SetUnnumbered(ctx, n.conn, ifc.sw, src.sw); err != nil {
 		return fmt.Errorf("unnumbered %s to %s: %w", name, from, err)
 	}
 	n.steps = append(n.steps, step{unnumbered: [2]string{name, from}})
@@ -315,14 +291,7 @@ func (n *Node) AddRoute(dst netip.Prefix, ifName string) error {
 	if err := n.addNeighbour(ctx, ifc, nh); err != nil {
 		return err
 	}
-	proto := fib_types.FIB_API_PATH_NH_PROTO_IP4
-	if dst.Addr().Is6() {
-		proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
-	}
-	path := fib_types.FibPath{SwIfIndex: ifc.sw, Weight: 1, Proto: proto, Nh: fib_types.FibPathNh{Address: address(nh).Un}}
-	_, err := ip.NewServiceClient(n.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: ip.IPRoute{
-		Prefix: prefix(dst), NPaths: 1, Paths: []fib_types.FibPath{path}}})
-	if err != nil {
+	if err := govppnode.AddDelRoute(ctx, n.conn, govppnode.Route(0, dst, govppnode.Path(ifc.sw, 0, dst, nh)), true); err != nil {
 		return fmt.Errorf("route %s via %s: %w", dst, ifName, err)
 	}
 	n.steps = append(n.steps, step{route: dst, via: ifName})
@@ -335,10 +304,7 @@ func (n *Node) addNeighbour(ctx context.Context, ifc *pgIface, ip netip.Addr) er
 	if n.nbrs[k] {
 		return nil
 	}
-	_, err := ip_neighbor.NewServiceClient(n.conn).IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: true, Neighbor: ip_neighbor.IPNeighbor{
-		SwIfIndex: interface_types.InterfaceIndex(ifc.sw), Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC,
-		MacAddress: ethernet_types.MacAddress(ifc.peerMAC()), IPAddress: address(ip)}})
-	if err != nil {
+	if err := govppnode.AddStaticNeighbour(ctx, n.conn, ifc.sw, ip, ifc.peerMAC()); err != nil {
 		return fmt.Errorf("neighbour %s on %s: %w", ip, ifc.name, err)
 	}
 	n.nbrs[k] = true
@@ -456,7 +422,7 @@ func (n *Node) Reset() error {
 
 func (n *Node) resetACL(ctx context.Context) error {
 	c := acl.NewServiceClient(n.conn)
-	lists, err := recvAll[*acl.ACLInterfaceListDetails](c.ACLInterfaceListDump(ctx, &acl.ACLInterfaceListDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
+	lists, err := govppnode.RecvAll[*acl.ACLInterfaceListDetails](c.ACLInterfaceListDump(ctx, &acl.ACLInterfaceListDump{SwIfIndex: ^interface_types.InterfaceIndex(0)}))
 	if err != nil {
 		return fmt.Errorf("acl_interface_list_dump: %w", err)
 	}
@@ -468,7 +434,7 @@ func (n *Node) resetACL(ctx context.Context) error {
 			return fmt.Errorf("unbind ACLs of %d: %w", l.SwIfIndex, err)
 		}
 	}
-	acls, err := recvAll[*acl.ACLDetails](c.ACLDump(ctx, &acl.ACLDump{ACLIndex: ^uint32(0)}))
+	acls, err := govppnode.RecvAll[*acl.ACLDetails](c.ACLDump(ctx, &acl.ACLDump{ACLIndex: ^uint32(0)}))
 	if err != nil {
 		return fmt.Errorf("acl_dump: %w", err)
 	}
@@ -490,7 +456,7 @@ func (n *Node) resetNAT44(ctx context.Context) error {
 
 func (n *Node) resetCNAT(ctx context.Context) error {
 	c := cnat.NewServiceClient(n.conn)
-	ts, err := recvAll[*cnat.CnatTranslationDetails](c.CnatTranslationDump(ctx, &cnat.CnatTranslationDump{}))
+	ts, err := govppnode.RecvAll[*cnat.CnatTranslationDetails](c.CnatTranslationDump(ctx, &cnat.CnatTranslationDump{}))
 	if err != nil {
 		return fmt.Errorf("cnat_translation_dump: %w", err)
 	}
@@ -519,7 +485,7 @@ func (n *Node) resetCNATExcludes(ctx context.Context, c cnat.RPCService) error {
 		return err
 	}
 	for _, p := range parseExcludedPrefixes(r.Reply) {
-		if _, err := c.CnatSnatPolicyAddDelExcludePfx(ctx, &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: 0, Prefix: prefix(p)}); err != nil {
+		if _, err := c.CnatSnatPolicyAddDelExcludePfx(ctx, &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: 0, Prefix: govppnode.Prefix(p)}); err != nil {
 			return fmt.Errorf("remove cnat SNAT exclusion %s: %w", p, err)
 		}
 	}
@@ -548,7 +514,7 @@ func (n *Node) deleteNeighbours(ctx context.Context, sws []uint32) error {
 	c := ip_neighbor.NewServiceClient(n.conn)
 	for _, sw := range sws {
 		for _, af := range []ip_types.AddressFamily{ip_types.ADDRESS_IP4, ip_types.ADDRESS_IP6} {
-			nbs, err := recvAll[*ip_neighbor.IPNeighborDetails](c.IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: interface_types.InterfaceIndex(sw), Af: af}))
+			nbs, err := govppnode.RecvAll[*ip_neighbor.IPNeighborDetails](c.IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: interface_types.InterfaceIndex(sw), Af: af}))
 			if err != nil {
 				return fmt.Errorf("ip_neighbor_dump: %w", err)
 			}
@@ -566,7 +532,7 @@ func (n *Node) deleteNeighbours(ctx context.Context, sws []uint32) error {
 // leave through one of sws or continue in another table.
 func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 	c := ip.NewServiceClient(n.conn)
-	tables, err := recvAll[*ip.IPTableDetails](c.IPTableDump(ctx, &ip.IPTableDump{}))
+	tables, err := govppnode.RecvAll[*ip.IPTableDetails](c.IPTableDump(ctx, &ip.IPTableDump{}))
 	if err != nil {
 		return fmt.Errorf("ip_table_dump: %w", err)
 	}
@@ -575,7 +541,7 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 		// shared path list, and VPP hands that list, resolved against the
 		// deleted interface, to the next node's route with the same path
 		// (seen: a default route that stayed unresolved).
-		routes, err := recvAll[*ip.IPRouteDetails](c.IPRouteDump(ctx, &ip.IPRouteDump{Table: t.Table}))
+		routes, err := govppnode.RecvAll[*ip.IPRouteDetails](c.IPRouteDump(ctx, &ip.IPRouteDump{Table: t.Table}))
 		if err != nil {
 			return fmt.Errorf("ip_route_dump: %w", err)
 		}
@@ -602,7 +568,7 @@ func (n *Node) deleteRoutes(ctx context.Context, sws []uint32) error {
 			// The interfaces' connected and local prefixes are listed too;
 			// VPP refuses to delete them through the API (they go with the
 			// address), so a refusal here is expected and harmless.
-			c.IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: r})
+			_ = govppnode.AddDelRoute(ctx, n.conn, r, false)
 		}
 	}
 	return nil

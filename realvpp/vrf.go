@@ -10,6 +10,8 @@ import (
 	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // VRF tables, interfaces in them, routes that leave through an interface of
@@ -58,9 +60,7 @@ func (n *Node) addDelAddress(name string, p netip.Prefix, add bool) error {
 		if ifc == nil {
 			return fmt.Errorf("address %s on %s: unknown interface", p, name)
 		}
-		_, err := interfaces.NewServiceClient(n.conn).SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{
-			SwIfIndex: interface_types.InterfaceIndex(ifc.sw), IsAdd: add, Prefix: addressWithPrefix(p)})
-		if err != nil {
+		if err := govppnode.AddDelAddress(ctx, n.conn, ifc.sw, p, add); err != nil {
 			return fmt.Errorf("address %s on %s (add %t): %w", p, name, add, err)
 		}
 		if i := slices.Index(ifc.addrs, p); add && i < 0 {
@@ -85,16 +85,14 @@ func (n *Node) AddRouteIn(table uint32, dst netip.Prefix, ifName string) error {
 		if err := n.addNeighbour(ctx, ifc, nh); err != nil {
 			return err
 		}
-		path := fib_types.FibPath{SwIfIndex: ifc.sw, TableID: table, Weight: 1, Proto: pathProto(dst), Nh: fib_types.FibPathNh{Address: address(nh).Un}}
-		return n.addRoute(ctx, table, dst, path)
+		return n.addRoute(ctx, table, dst, govppnode.Path(ifc.sw, table, dst, nh))
 	})
 }
 
 // AddRouteToTable makes dst in table a lookup in table next.
 func (n *Node) AddRouteToTable(table uint32, dst netip.Prefix, next uint32) error {
 	return n.change(step{routeIn: &routeStep{table: table, dst: dst, next: next, toTable: true}}, func(ctx context.Context) error {
-		path := fib_types.FibPath{SwIfIndex: ^uint32(0), TableID: next, Weight: 1, Proto: pathProto(dst)}
-		return n.addRoute(ctx, table, dst.Masked(), path)
+		return n.addRoute(ctx, table, dst.Masked(), govppnode.Path(^uint32(0), next, dst, netip.Addr{}))
 	})
 }
 
@@ -111,19 +109,10 @@ func (n *Node) AddNeighbour(ifName string, a netip.Addr) error {
 }
 
 func (n *Node) addRoute(ctx context.Context, table uint32, dst netip.Prefix, path fib_types.FibPath) error {
-	_, err := ip.NewServiceClient(n.conn).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: ip.IPRoute{
-		TableID: table, Prefix: prefix(dst), NPaths: 1, Paths: []fib_types.FibPath{path}}})
-	if err != nil {
+	if err := govppnode.AddDelRoute(ctx, n.conn, govppnode.Route(table, dst, path), true); err != nil {
 		return fmt.Errorf("route %s in table %d: %w", dst, table, err)
 	}
 	return nil
-}
-
-func pathProto(dst netip.Prefix) fib_types.FibPathNhProto {
-	if dst.Addr().Is6() {
-		return fib_types.FIB_API_PATH_NH_PROTO_IP6
-	}
-	return fib_types.FIB_API_PATH_NH_PROTO_IP4
 }
 
 func famIdx(ip6 bool) int {
@@ -151,7 +140,7 @@ func (n *Node) change(s step, do func(ctx context.Context) error) error {
 // lock and routes go; a table held by nothing else disappears with them.
 func (n *Node) deleteTables(ctx context.Context) error {
 	c := ip.NewServiceClient(n.conn)
-	ts, err := recvAll[*ip.IPTableDetails](c.IPTableDump(ctx, &ip.IPTableDump{}))
+	ts, err := govppnode.RecvAll[*ip.IPTableDetails](c.IPTableDump(ctx, &ip.IPTableDump{}))
 	if err != nil {
 		return fmt.Errorf("ip_table_dump: %w", err)
 	}

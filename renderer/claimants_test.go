@@ -49,7 +49,7 @@ func TestNewEntryKeepsTheFirstItemOfAClaim(t *testing.T) {
 	first := &vppcfg.NAT44StaticMapping{External: ext, Protocol: vppcfg.ProtoTCP, Local: ap("10.1.2.1:80")}
 	second := &vppcfg.NAT44StaticMapping{External: ext, Protocol: vppcfg.ProtoTCP, Local: ap("10.1.2.2:80")}
 	other := &vppcfg.NAT44StaticMapping{External: ap("203.0.113.0:80"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.2.3:80")}
-	e := ix.newEntry(svc("a"), Rendering{Items: []vppcfg.Item{first, second, other}})
+	e := ix.newEntry(svc("a"), Rendering{Items: []vppcfg.Item{first, second, other}}, false)
 	if len(e.items) != 2 || e.item(first.Key()) != first || e.item(other.Key()) != other {
 		t.Fatalf("entry items %v, want the first of the two with one claim and the other", e.items)
 	}

@@ -57,6 +57,9 @@ type CoreConfig[N NodeContext[N]] struct {
 	// NodeConflict is logged when a node-wide item holds a claim that a
 	// service wants; empty: a generic message.
 	NodeConflict string
+	// Demand is node-wide state that follows the set of services; nil:
+	// none.
+	Demand *NodeDemand[N]
 }
 
 // Change is one service to re-render (Service set) or to remove (nil).
@@ -181,12 +184,19 @@ func (c *Core[N]) ReconfigureSome(what string, plan func(node N, services iter.S
 func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	needs := make([]bool, len(ev.Services))
 	node := c.cfg.NodeOf(ev)
+	if c.cfg.Demand != nil {
+		for i, svc := range ev.Services {
+			needs[i] = c.needs(svc)
+		}
+		node = c.cfg.Demand.Set(node, slices.Contains(needs, true))
+	}
 	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services), 0)
 	entries := make([]*serviceEntry, len(ev.Services))
 	claims := 0
 	for i, svc := range ev.Services {
-		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node))
+		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node), needs[i])
 		claims += len(entries[i].items)
 	}
 	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
@@ -228,9 +238,11 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	return nil
 }
 
-// apply re-renders the changed services for node, commits the difference
-// and, on success, remembers the new state.
+// apply re-renders the changed services for node (with the demand's switch
+// as the changes leave it), commits the difference and, on success,
+// remembers the new state.
 func (c *Core[N]) apply(what string, node N, changes []Change) error {
+	node = c.withDemand(node, changes)
 	ix := c.ix
 	entries := make([]*serviceEntry, len(changes))
 	touched := map[vppcfg.Key]bool{}
@@ -248,7 +260,7 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 			mark(old)
 		}
 		if ch.Service != nil {
-			entries[i] = ix.newEntry(ch.Service, c.cfg.RenderService(ch.Service, node))
+			entries[i] = ix.newEntry(ch.Service, c.cfg.RenderService(ch.Service, node), c.needs(ch.Service))
 			mark(entries[i])
 		}
 	}

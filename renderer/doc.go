@@ -1,13 +1,14 @@
 // Package renderer holds what the service renderers share, so that each
 // renderer is only its translation:
 //
-//   - the incremental engine (core.go, index.go, diff.go): Core keeps the
-//     per-service index of rendered items, resolves services that claim the
-//     same VPP object (smallest service ID wins), composes the filter ACL
-//     shards, diffs every call against what it remembers, commits one
-//     transaction and rolls back on failure; it implements AddService,
-//     UpdateService, DeleteService, Resync and UpdateLocalFrontendIfs of
-//     vppsvc.ServiceRendererAPI;
+//   - the incremental engine (core.go, index.go, diff.go, demand.go): Core
+//     keeps the per-service index of rendered items, resolves services that
+//     claim the same VPP object (smallest service ID wins), composes the
+//     filter ACL shards, keeps the node-wide state that follows the set of
+//     services (NodeDemand), diffs every call against what it remembers,
+//     commits one transaction and rolls back on failure; it implements
+//     AddService, UpdateService, DeleteService, Resync and
+//     UpdateLocalFrontendIfs of vppsvc.ServiceRendererAPI;
 //   - the pieces of a translation every family needs: frontends of one
 //     address family and the single-stack rule (family.go, frontends.go),
 //     the endpoints a frontend may use under its traffic policy with the
@@ -37,8 +38,12 @@
 // UpdateLocalFrontendIfs, and the filter shards with their bindings), and
 // implement UpdateNodePortServices and UpdateLocalBackendIfs with
 // Core.Reconfigure, re-rendering only the services that depend on what
-// changed. Then run the conformance suite of package renderer/renderertest
-// from your tests (renderertest.Run(t, factory)), with your own invariants
+// changed. Node-wide state that some services switch on (NAT44's
+// short-circuit) is a CoreConfig.Demand, not state of the renderer: a
+// renderer keeps nothing but its configuration and overrides none of
+// Core's methods. Then run the conformance suite of package
+// renderer/renderertest from your tests (renderertest.Run(t, factory)),
+// with your own invariants
 // as extra checks: it drives the renderer through random call sequences and
 // checks the contract (incremental calls equal one Resync, idempotent
 // Resync, delete leaves only node-wide items, failed commits converge,

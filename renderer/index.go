@@ -32,6 +32,8 @@ type serviceEntry struct {
 	items []claimed
 	rules []vppcfg.ACLRule
 	shard int
+	// needs tells whether the service needs the core's NodeDemand.
+	needs bool
 }
 
 // claimed is an item under the claim it competes for.
@@ -77,6 +79,8 @@ type index struct {
 	// acls are the composed shard ACLs; nil while nothing is filtered, or
 	// until first composed.
 	acls []*vppcfg.ACL
+	// demanding counts the services that need the core's NodeDemand.
+	demanding int
 }
 
 func newIndex(claim ClaimFunc, shards ACLShards) *index { return newIndexSized(claim, shards, 0, 0) }
@@ -101,8 +105,9 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 }
 
 // newEntry indexes a service's rendering by claim; of two items with one
-// claim the first is kept.
-func (ix *index) newEntry(svc *model.ContivService, r Rendering) *serviceEntry {
+// claim the first is kept. needs tells whether the service needs the core's
+// NodeDemand.
+func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *serviceEntry {
 	items := make([]claimed, len(r.Items))
 	for i, it := range r.Items {
 		items[i] = claimed{ix.claim(it), it}
@@ -110,7 +115,7 @@ func (ix *index) newEntry(svc *model.ContivService, r Rendering) *serviceEntry {
 	// Stable: among items of one claim the first stays first and is kept.
 	slices.SortStableFunc(items, func(a, b claimed) int { return a.claim.Compare(b.claim) })
 	items = slices.CompactFunc(items, func(a, b claimed) bool { return a.claim == b.claim })
-	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: ix.shards.Of(svc.ID)}
+	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: ix.shards.Of(svc.ID), needs: needs}
 }
 
 // claimMap indexes node items by claim.
@@ -146,6 +151,9 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 			ix.members[old.shard] = removeID(ix.members[old.shard], id)
 			ix.filtered--
 		}
+		if old.needs {
+			ix.demanding--
+		}
 		delete(ix.services, id)
 	}
 	if e != nil {
@@ -156,6 +164,9 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 		if len(e.rules) > 0 {
 			ix.members[e.shard] = insertID(ix.members[e.shard], id)
 			ix.filtered++
+		}
+		if e.needs {
+			ix.demanding++
 		}
 	}
 	return old

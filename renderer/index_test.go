@@ -13,7 +13,7 @@ func TestIndexSmallestIDWinsAndNodeItemsShadow(t *testing.T) {
 	mk := func(name, local string) (model.ServiceID, *serviceEntry) {
 		id := model.ServiceID{Namespace: "default", Name: name}
 		return id, ix.newEntry(svc(name), Rendering{Items: []vppcfg.Item{
-			&vppcfg.NAT44StaticMapping{External: ext, Protocol: vppcfg.ProtoTCP, Local: ap(local)}}})
+			&vppcfg.NAT44StaticMapping{External: ext, Protocol: vppcfg.ProtoTCP, Local: ap(local)}}}, false)
 	}
 	key := vppcfg.NAT44MappingKey(vppcfg.KindNAT44StaticMapping, ext, vppcfg.ProtoTCP)
 	local := func() string { return ix.effective(key).(*vppcfg.NAT44StaticMapping).Local.String() }
@@ -55,7 +55,7 @@ func TestIndexComposesShardsInServiceOrder(t *testing.T) {
 	}
 	add := func(name string, rules ...vppcfg.ACLRule) {
 		s := svc(name)
-		ix.setService(s.ID, ix.newEntry(s, Rendering{Rules: rules}))
+		ix.setService(s.ID, ix.newEntry(s, Rendering{Rules: rules}, false))
 		ix.composeShard(0)
 	}
 	add("b", rule("10.96.0.2:80"), rule("10.96.0.2:81"))
@@ -64,7 +64,7 @@ func TestIndexComposesShardsInServiceOrder(t *testing.T) {
 	two := newIndex(nil, ACLShards{Renderer: "t", Count: 2, Family: IPv4})
 	for _, name := range []string{"a", "b", "c", "d"} {
 		s := svc(name)
-		two.setService(s.ID, two.newEntry(s, Rendering{Rules: []vppcfg.ACLRule{rule("10.96.0.1:80")}}))
+		two.setService(s.ID, two.newEntry(s, Rendering{Rules: []vppcfg.ACLRule{rule("10.96.0.1:80")}}, false))
 		if two.shards.Of(s.ID) == 0 {
 			two.setService(s.ID, nil) // keep shard 0 empty
 		}

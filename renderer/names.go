@@ -13,8 +13,8 @@ import (
 // holds 63 bytes of text (vppcfg.MaxTagLen), and a name longer than that
 // could not even be read back whole. A name that fits is still not the whole
 // tag: the VPP layer writes "vppsvc:<owner>:<name>" and shortens a tag that
-// does not fit with a hash (vppcfg.Tag), so a long name keeps its readable
-// start in VPP, and the layer recognises it by the hash.
+// does not fit with a hash (vppcfgtest.Tag shows it), so a long name keeps
+// its readable start in VPP, and the layer recognises it by the hash.
 const MaxLabelLen = vppcfg.MaxTagLen
 
 // hashLen is the number of base32 characters of ShortHash: 10 characters carry

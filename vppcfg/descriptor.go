@@ -134,20 +134,6 @@ func init() {
 	})
 }
 
-// SharedSetting is the setting VPP keeps once for a group of objects, the
-// one the group's first object brought (cnat: whether a VIP address is a
-// real IP, for all its ports): items of one group must agree on its value,
-// or VPP silently keeps another one's. ok is false for kinds without one.
-func SharedSetting(it Item) (group, value string, ok bool) {
-	if it == nil {
-		return "", "", false
-	}
-	if f := core.Of(it).Shared; f != nil {
-		return f(it)
-	}
-	return "", "", false
-}
-
 // register installs the descriptor of one kind; each kind file calls it
 // from init. Only the first registration of a kind counts: a kind file that
 // names the wrong Kind leaves its own kind undescribed, which

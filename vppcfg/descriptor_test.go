@@ -47,7 +47,7 @@ func TestDescriptorsCoverEveryKind(t *testing.T) {
 		names[d.Name] = k
 		assert.Equal(t, k, it.Key().Kind, "%T", it)
 		assert.Same(t, d, core.Of(it), "%T names its own kind", it)
-		assert.NoError(t, Validate(it))
+		assert.NoError(t, core.Validate(it))
 		assert.NotEmpty(t, cliCommands(it), "%T", it)
 		assert.True(t, core.EqualApplied(it, it), "%T", it)
 	}
@@ -56,9 +56,9 @@ func TestDescriptorsCoverEveryKind(t *testing.T) {
 }
 
 func TestValidateRejectsWhatCommitRejects(t *testing.T) {
-	assert.ErrorIs(t, Validate(nil), ErrInvalid)
-	assert.ErrorIs(t, Validate(struct{ Item }{&ACL{Name: "x"}}), ErrInvalid, "a type of another package")
-	assert.ErrorContains(t, Validate(lb("10.96.0.10:80")), "nat44-lb-mapping/10.96.0.10:80/tcp: Locals")
+	assert.ErrorIs(t, core.Validate(nil), ErrInvalid)
+	assert.ErrorIs(t, core.Validate(struct{ Item }{&ACL{Name: "x"}}), ErrInvalid, "a type of another package")
+	assert.ErrorContains(t, core.Validate(lb("10.96.0.10:80")), "nat44-lb-mapping/10.96.0.10:80/tcp: Locals")
 }
 
 func TestExternalKeySharedByMappingKinds(t *testing.T) {
@@ -81,7 +81,7 @@ func TestExternalKeySharedByMappingKinds(t *testing.T) {
 		extK, okK := core.ExternalKeyOf(it.Key(), it)
 		assert.Equal(t, ext, extK, "%T: with and without its key", it)
 		assert.Equal(t, ok, okK)
-		assert.Equal(t, ok, IsNAT44(it.Key().Kind) && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
+		assert.Equal(t, ok, core.Describe(it.Key().Kind).Gate == KindNAT44Global && it.Key().Kind >= KindNAT44StaticMapping, "%T", it)
 	}
 	_, ok := ExternalKey(nil)
 	assert.False(t, ok)
@@ -115,7 +115,7 @@ func TestValidateSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ValidateSet(tt.owner, tt.items)
+			err := core.ValidateSet(tt.owner, tt.items)
 			if tt.err == nil {
 				assert.NoError(t, err)
 				return
@@ -237,16 +237,16 @@ func TestSharedSetting(t *testing.T) {
 	tr := func(vip string, real bool) *CNATTranslation {
 		return &CNATTranslation{VIP: ap(vip), Protocol: ProtoTCP, IsRealIP: real}
 	}
-	g1, v1, ok1 := SharedSetting(tr("10.96.0.1:80", false))
-	g2, v2, ok2 := SharedSetting(tr("10.96.0.1:443", true))
-	g3, _, _ := SharedSetting(tr("10.96.0.2:80", false))
+	g1, v1, ok1 := core.SharedSetting(tr("10.96.0.1:80", false))
+	g2, v2, ok2 := core.SharedSetting(tr("10.96.0.1:443", true))
+	g3, _, _ := core.SharedSetting(tr("10.96.0.2:80", false))
 	require.True(t, ok1 && ok2)
 	assert.Equal(t, g1, g2, "one group per address, whatever the port")
 	assert.NotEqual(t, v1, v2)
 	assert.NotEqual(t, g1, g3)
-	_, _, ok := SharedSetting(lb("10.96.0.1:80", "10.1.1.1:80", "10.1.1.2:80"))
+	_, _, ok := core.SharedSetting(lb("10.96.0.1:80", "10.1.1.1:80", "10.1.1.2:80"))
 	assert.False(t, ok)
-	_, _, ok = SharedSetting(nil)
+	_, _, ok = core.SharedSetting(nil)
 	assert.False(t, ok)
 }
 

@@ -30,12 +30,12 @@ type ACLBinding struct {
 	Priority  int32
 }
 
-// ACLBindingKey keys the binding of one ACL to one direction of one interface.
-func ACLBindingKey(ifName string, dir ACLDirection, aclName string) Key {
+// aclBindingKey keys the binding of one ACL to one direction of one interface.
+func aclBindingKey(ifName string, dir ACLDirection, aclName string) Key {
 	return Key{Kind: KindACLBinding, Name: ifName + "/" + dir.String() + "/" + aclName}
 }
 
-func (b *ACLBinding) Key() Key             { return ACLBindingKey(b.Interface, b.Direction, b.ACL) }
+func (b *ACLBinding) Key() Key             { return aclBindingKey(b.Interface, b.Direction, b.ACL) }
 func (b *ACLBinding) kind() Kind           { return KindACLBinding }
 func (b *ACLBinding) Interfaces() []string { return []string{b.Interface} }
 func (b *ACLBinding) Equal(o Item) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
@@ -17,10 +18,27 @@ import (
 // owner into one list per interface and direction (an ACLAssignment), and
 // the dump's lists map back to bindings. This file is the binding kind's
 // merger (core.Merger); the merged value, driverapi.ACLAssignment, is what the
-// driver sends and dumps.
+// driver sends and dumps. What the kind remembers of VPP, the lists per
+// interface (acllists.Lists), is its own state, which the engine keeps
+// without looking inside.
 
 // bindingMerger is the binding kind's merger.
-var bindingMerger = &core.Merger{Plan: aclAssignments, Prepare: resolveACLs, Record: applyACLAssignment, Observe: observeACLLists}
+var bindingMerger = &core.Merger{
+	NewState: func() core.MergedState { return acllists.New() },
+	Plan:     aclAssignments,
+	Prepare:  resolveACLs,
+	Record:   applyACLAssignment,
+	Observe:  observeACLLists,
+}
+
+// listsOf is the kind's state among the hooks' arguments: the engine keeps
+// what NewState made.
+func listsOf(s core.MergedState) *acllists.Lists {
+	if l, ok := s.(*acllists.Lists); ok {
+		return l
+	}
+	return acllists.New()
+}
 
 // bindingWaitsFor holds back a binding whose ACL is neither applied nor
 // about to be created: VPP binds ACLs by index.
@@ -97,7 +115,10 @@ func aclAssignments(in core.MergeInput) (dels, sets []core.MergedOp) {
 			addTo(b, true)
 		}
 	})
-	in.Touched(func(ifName string) { touch[ifName] = true })
+	lists := listsOf(in.State())
+	for ifName := range lists.Order {
+		touch[ifName] = true
+	}
 	for _, ifName := range core.SortedKeys(touch) {
 		if !in.HasInterface(ifName) {
 			continue
@@ -106,7 +127,7 @@ func aclAssignments(in core.MergeInput) (dels, sets []core.MergedOp) {
 		if l == nil {
 			l = &dirLists{}
 		}
-		cur := in.ACLOrder(ifName)
+		cur := lists.Order[ifName]
 		finalIn := mergeKept(sortBindings(l.in), inOrder(l.keptIn, cur.Input), cur.Input)
 		finalOut := mergeKept(sortBindings(l.out), inOrder(l.keptOut, cur.Output), cur.Output)
 		if slices.Equal(cur.Input, finalIn) && slices.Equal(cur.Output, finalOut) {
@@ -115,7 +136,7 @@ func aclAssignments(in core.MergeInput) (dels, sets []core.MergedOp) {
 		keys := func(dir ACLDirection, names []string) []Key {
 			var ks []Key
 			for _, n := range names {
-				ks = append(ks, ACLBindingKey(ifName, dir, n))
+				ks = append(ks, aclBindingKey(ifName, dir, n))
 			}
 			return ks
 		}
@@ -248,7 +269,7 @@ func resolveACLs(v core.AppliedView, op driverapi.Op, now time.Time) driverapi.O
 		return op
 	}
 	c := *a
-	front := v.Lists().Front[a.Interface]
+	front := listsOf(v.State()).Front[a.Interface]
 	c.InputIndexes = slices.Clone(front.Input)
 	c.OutputIndexes = slices.Clone(front.Output)
 	c.Input, c.Output = nil, nil
@@ -256,7 +277,7 @@ func resolveACLs(v core.AppliedView, op driverapi.Op, now time.Time) driverapi.O
 		for _, n := range names {
 			handle, ok := v.Handle(ACLKey(n))
 			if !ok {
-				k := ACLBindingKey(a.Interface, dir, n)
+				k := aclBindingKey(a.Interface, dir, n)
 				v.Fail(k, fmt.Errorf("acl %q is not in VPP", n), now)
 				continue
 			}
@@ -278,19 +299,20 @@ func applyACLAssignment(v core.AppliedView, op driverapi.Op) {
 	}
 	var keys []Key
 	for _, n := range a.Input {
-		keys = append(keys, ACLBindingKey(a.Interface, ACLInput, n))
+		keys = append(keys, aclBindingKey(a.Interface, ACLInput, n))
 	}
 	for _, n := range a.Output {
-		keys = append(keys, ACLBindingKey(a.Interface, ACLOutput, n))
+		keys = append(keys, aclBindingKey(a.Interface, ACLOutput, n))
 	}
 	v.Replace(func(it Item) bool {
 		b, ok := it.(*ACLBinding)
 		return ok && b.Interface == a.Interface
 	}, keys)
+	lists := listsOf(v.State())
 	if len(a.Input)+len(a.Output) == 0 {
-		delete(v.Lists().Order, a.Interface)
+		delete(lists.Order, a.Interface)
 	} else {
-		v.Lists().Order[a.Interface] = core.ACLNameList{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
+		lists.Order[a.Interface] = acllists.Names{Input: slices.Clone(a.Input), Output: slices.Clone(a.Output)}
 	}
 }
 
@@ -303,8 +325,8 @@ func observeACLLists(v core.DumpView, o driverapi.Observed) {
 		return
 	}
 	ifName := lists.Interface
-	var front core.ACLIndexes
-	var ours core.ACLNameList
+	var front acllists.Indexes
+	var ours acllists.Names
 	for _, dir := range []ACLDirection{ACLInput, ACLOutput} {
 		idxs := lists.InputIndexes
 		if dir == ACLOutput {
@@ -328,11 +350,12 @@ func observeACLLists(v core.DumpView, o driverapi.Observed) {
 			addBinding(v, ifName, dir, name)
 		}
 	}
+	found := listsOf(v.State())
 	if len(front.Input)+len(front.Output) > 0 {
-		v.Lists().Front[ifName] = front
+		found.Front[ifName] = front
 	}
 	if len(ours.Input)+len(ours.Output) > 0 {
-		v.Lists().Order[ifName] = ours
+		found.Order[ifName] = ours
 	}
 }
 
@@ -340,7 +363,7 @@ func observeACLLists(v core.DumpView, o driverapi.Observed) {
 // binding, with the desired priority (VPP keeps none but the order), owned
 // by its ACL's owner when nobody desires it.
 func addBinding(v core.DumpView, ifName string, dir ACLDirection, aclName string) {
-	key := ACLBindingKey(ifName, dir, aclName)
+	key := aclBindingKey(ifName, dir, aclName)
 	b := &ACLBinding{Interface: ifName, Direction: dir, ACL: aclName, Priority: math.MaxInt32}
 	if d, ok := v.Desired(key); ok {
 		if db, ok := d.(*ACLBinding); ok {

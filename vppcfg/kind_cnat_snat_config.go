@@ -34,10 +34,10 @@ type CNATSnatConfig struct {
 	ExcludePrefixes []netip.Prefix
 }
 
-// CNATSnatConfigKey is the key of the single CNATSnatConfig item.
-func CNATSnatConfigKey() Key { return Key{Kind: KindCNATSnatConfig, Name: "global"} }
+// cnatSnatConfigKey is the key of the single CNATSnatConfig item.
+func cnatSnatConfigKey() Key { return Key{Kind: KindCNATSnatConfig, Name: "global"} }
 
-func (c *CNATSnatConfig) Key() Key   { return CNATSnatConfigKey() }
+func (c *CNATSnatConfig) Key() Key   { return cnatSnatConfigKey() }
 func (c *CNATSnatConfig) kind() Kind { return KindCNATSnatConfig }
 func (c *CNATSnatConfig) Equal(o Item) bool {
 	other, ok := o.(*CNATSnatConfig)

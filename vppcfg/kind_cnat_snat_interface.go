@@ -32,12 +32,12 @@ type CNATSnatInterface struct {
 	Table     CNATSnatTable
 }
 
-// CNATSnatInterfaceKey keys the membership of an interface in one SNAT policy table.
-func CNATSnatInterfaceKey(ifName string, table CNATSnatTable) Key {
+// cnatSnatInterfaceKey keys the membership of an interface in one SNAT policy table.
+func cnatSnatInterfaceKey(ifName string, table CNATSnatTable) Key {
 	return Key{Kind: KindCNATSnatInterface, Name: ifName + "/" + table.String()}
 }
 
-func (i *CNATSnatInterface) Key() Key             { return CNATSnatInterfaceKey(i.Interface, i.Table) }
+func (i *CNATSnatInterface) Key() Key             { return cnatSnatInterfaceKey(i.Interface, i.Table) }
 func (i *CNATSnatInterface) kind() Kind           { return KindCNATSnatInterface }
 func (i *CNATSnatInterface) Interfaces() []string { return []string{i.Interface} }
 func (i *CNATSnatInterface) Equal(o Item) bool {

@@ -72,12 +72,12 @@ type CNATTranslation struct {
 	Paths []CNATPath
 }
 
-// CNATTranslationKey keys a translation by VIP address, port and protocol, as cnat does.
-func CNATTranslationKey(vip netip.AddrPort, proto Protocol) Key {
+// cnatTranslationKey keys a translation by VIP address, port and protocol, as cnat does.
+func cnatTranslationKey(vip netip.AddrPort, proto Protocol) Key {
 	return Key{Kind: KindCNATTranslation, Name: addrPortProto(vip, proto)}
 }
 
-func (t *CNATTranslation) Key() Key   { return CNATTranslationKey(t.VIP, t.Protocol) }
+func (t *CNATTranslation) Key() Key   { return cnatTranslationKey(t.VIP, t.Protocol) }
 func (t *CNATTranslation) kind() Kind { return KindCNATTranslation }
 func (t *CNATTranslation) Equal(o Item) bool {
 	other, ok := o.(*CNATTranslation)

@@ -24,8 +24,8 @@ type DropRoute struct {
 	VRF    uint32
 }
 
-// DropRouteKey keys a drop route by table and prefix.
-func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
+// dropRouteKey keys a drop route by table and prefix.
+func dropRouteKey(prefix netip.Prefix, vrf uint32) Key {
 	// One allocation: a key is built on every diff of the service.
 	var buf [64]byte
 	b := append(buf[:0], "vrf"...)
@@ -35,7 +35,7 @@ func DropRouteKey(prefix netip.Prefix, vrf uint32) Key {
 	return Key{Kind: KindDropRoute, Name: string(b)}
 }
 
-func (r *DropRoute) Key() Key   { return DropRouteKey(r.Prefix, r.VRF) }
+func (r *DropRoute) Key() Key   { return dropRouteKey(r.Prefix, r.VRF) }
 func (r *DropRoute) kind() Kind { return KindDropRoute }
 func (r *DropRoute) Equal(o Item) bool {
 	other, ok := o.(*DropRoute)

@@ -10,12 +10,12 @@ type InterfaceFeature struct {
 	Feature   string
 }
 
-// InterfaceFeatureKey keys a feature enabled on an interface's feature arc.
-func InterfaceFeatureKey(ifName, arc, feature string) Key {
+// interfaceFeatureKey keys a feature enabled on an interface's feature arc.
+func interfaceFeatureKey(ifName, arc, feature string) Key {
 	return Key{Kind: KindInterfaceFeature, Name: ifName + "/" + arc + "/" + feature}
 }
 
-func (f *InterfaceFeature) Key() Key             { return InterfaceFeatureKey(f.Interface, f.Arc, f.Feature) }
+func (f *InterfaceFeature) Key() Key             { return interfaceFeatureKey(f.Interface, f.Arc, f.Feature) }
 func (f *InterfaceFeature) kind() Kind           { return KindInterfaceFeature }
 func (f *InterfaceFeature) Interfaces() []string { return []string{f.Interface} }
 func (f *InterfaceFeature) Equal(o Item) bool {

@@ -14,9 +14,9 @@ type NAT44Address struct {
 	VRF uint32
 }
 
-// NAT44AddressKey keys a pool address; the normal and twice-NAT pools are
+// nat44AddressKey keys a pool address; the normal and twice-NAT pools are
 // separate in VPP, so the pool is part of the key.
-func NAT44AddressKey(addr netip.Addr, twiceNAT bool) Key {
+func nat44AddressKey(addr netip.Addr, twiceNAT bool) Key {
 	pool := "pool"
 	if twiceNAT {
 		pool = "twice-nat"
@@ -24,7 +24,7 @@ func NAT44AddressKey(addr netip.Addr, twiceNAT bool) Key {
 	return Key{Kind: KindNAT44Address, Name: pool + "/" + addr.String()}
 }
 
-func (a *NAT44Address) Key() Key   { return NAT44AddressKey(a.Addr, a.TwiceNAT) }
+func (a *NAT44Address) Key() Key   { return nat44AddressKey(a.Addr, a.TwiceNAT) }
 func (a *NAT44Address) kind() Kind { return KindNAT44Address }
 func (a *NAT44Address) Equal(o Item) bool {
 	other, ok := o.(*NAT44Address)

@@ -23,11 +23,6 @@ type NAT44Global struct {
 	Timeouts   NAT44Timeouts
 }
 
-// IsNAT44 reports whether items of kind k belong to the NAT44 plugin
-// (KindNAT44Global included): the others wait for the NAT44Global item, and
-// disabling NAT44 removes them from VPP.
-func IsNAT44(k Kind) bool { return k == KindNAT44Global || core.Describe(k).Gate == KindNAT44Global }
-
 // NAT44GlobalKey is the key of the single NAT44Global item.
 func NAT44GlobalKey() Key { return Key{Kind: KindNAT44Global, Name: "global"} }
 
@@ -43,7 +38,8 @@ func (g *NAT44Global) String() string {
 }
 
 // Forwarding and timeouts change in place; the VRFs and the session limit
-// only by disabling NAT44, which wipes every NAT44 object (plan_nat44.go).
+// only by disabling NAT44, which wipes every NAT44 object (the gate reset
+// of vppcfg/engine/plan_gate.go).
 func init() {
 	register(kindSpec[*NAT44Global]{
 		Kind: KindNAT44Global, Name: "nat44-global", GateKey: NAT44GlobalKey(), GatePlugin: "NAT44",

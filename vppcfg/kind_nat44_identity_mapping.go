@@ -17,13 +17,13 @@ type NAT44IdentityMapping struct {
 	Label    string
 }
 
-// NAT44IdentityMappingKey keys an identity mapping by address, port, protocol and VRF.
-func NAT44IdentityMappingKey(addr netip.Addr, port uint16, proto Protocol, vrf uint32) Key {
+// nat44IdentityMappingKey keys an identity mapping by address, port, protocol and VRF.
+func nat44IdentityMappingKey(addr netip.Addr, port uint16, proto Protocol, vrf uint32) Key {
 	return Key{Kind: KindNAT44IdentityMapping, Name: fmt.Sprintf("%s/%s/vrf%d", netip.AddrPortFrom(addr, port), proto, vrf)}
 }
 
 func (m *NAT44IdentityMapping) Key() Key {
-	return NAT44IdentityMappingKey(m.Addr, m.Port, m.Protocol, m.VRF)
+	return nat44IdentityMappingKey(m.Addr, m.Port, m.Protocol, m.VRF)
 }
 func (m *NAT44IdentityMapping) kind() Kind { return KindNAT44IdentityMapping }
 func (m *NAT44IdentityMapping) Equal(o Item) bool {

@@ -30,12 +30,12 @@ type NAT44Interface struct {
 	Role      NAT44Role
 }
 
-// NAT44InterfaceKey keys one NAT role of one interface.
-func NAT44InterfaceKey(ifName string, role NAT44Role) Key {
+// nat44InterfaceKey keys one NAT role of one interface.
+func nat44InterfaceKey(ifName string, role NAT44Role) Key {
 	return Key{Kind: KindNAT44Interface, Name: ifName + "/" + role.String()}
 }
 
-func (i *NAT44Interface) Key() Key             { return NAT44InterfaceKey(i.Interface, i.Role) }
+func (i *NAT44Interface) Key() Key             { return nat44InterfaceKey(i.Interface, i.Role) }
 func (i *NAT44Interface) kind() Kind           { return KindNAT44Interface }
 func (i *NAT44Interface) Interfaces() []string { return []string{i.Interface} }
 func (i *NAT44Interface) Equal(o Item) bool {
@@ -61,9 +61,9 @@ func init() {
 		// VPP refuses an output-feature interface that is also inside or outside.
 		Excludes: func(v *NAT44Interface) []Key {
 			if v.Role == NAT44Output {
-				return []Key{NAT44InterfaceKey(v.Interface, NAT44Inside), NAT44InterfaceKey(v.Interface, NAT44Outside)}
+				return []Key{nat44InterfaceKey(v.Interface, NAT44Inside), nat44InterfaceKey(v.Interface, NAT44Outside)}
 			}
-			return []Key{NAT44InterfaceKey(v.Interface, NAT44Output)}
+			return []Key{nat44InterfaceKey(v.Interface, NAT44Output)}
 		},
 		ExcludeWhy: "an output-feature interface cannot also be inside or outside",
 		CLI: func(v *NAT44Interface) []string {

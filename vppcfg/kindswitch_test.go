@@ -22,6 +22,11 @@ var kindSwitchSkipped = map[string]string{
 // files aside), the engine and what both share.
 var strictDirs = map[string]bool{"vppcfg": true, "vppcfg/engine": true, "vppcfg/internal/core": true}
 
+// kindBlindDirs are the packages that may not even name a kind's concept:
+// the engine and what it shares with vppcfg know no ACL (a merged kind's
+// state is opaque to them, core.MergedState).
+var kindBlindDirs = map[string]bool{"vppcfg/engine": true, "vppcfg/internal/core": true}
+
 // TestNoKindBranchesOutsideKindFiles fails when code branches on an item
 // kind outside the kind_*.go files: what a kind means belongs in its
 // descriptor (descriptor.go), so that the engine knows no kind and adding
@@ -34,13 +39,18 @@ var strictDirs = map[string]bool{"vppcfg": true, "vppcfg/engine": true, "vppcfg/
 //     vppcfg/internal/core, also comparisons with a Kind constant
 //     (k.Kind == KindACL, vppcfg.KindACL or driverapi.KindACL, a case
 //     KindACL: of a value switch) and type assertions to an item type
-//     (it.(*ACLBinding), it.(*vppcfg.ACLBinding)).
+//     (it.(*ACLBinding), it.(*vppcfg.ACLBinding), and the contract's
+//     merged value it.(*driverapi.ACLAssignment));
+//   - in the non-test files of vppcfg/engine and vppcfg/internal/core,
+//     also any name of an ACL concept (an identifier or import path with
+//     a word acl…: ACLLists, aclOrder, acllists.Lists): the merged ACL
+//     lists are the binding kind's own state.
 //
 // It has no exceptions.
 func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 	sh := kindShapes(t)
 	root := ".."
-	files, strictFiles := 0, 0
+	files, strictFiles, blindFiles := 0, 0, 0
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -79,6 +89,12 @@ func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 		for _, f := range kindBranches(t, rel, src, inVPPCfg, strictDirs[dir] && !test, sh) {
 			t.Errorf("%s; give the kind's descriptor (vppcfg/kind_*.go) what the branch knows", f)
 		}
+		if kindBlindDirs[dir] && !test {
+			blindFiles++
+			for _, f := range aclNames(t, rel, src) {
+				t.Errorf("%s; the engine knows no kind: keep it in the kind's file (a merged kind's state is a core.MergedState)", f)
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -90,6 +106,106 @@ func TestNoKindBranchesOutsideKindFiles(t *testing.T) {
 	if strictFiles < 20 {
 		t.Fatalf("checked only %d files strictly: did the engine move out of %v?", strictFiles, strictDirs)
 	}
+	if blindFiles < 20 {
+		t.Fatalf("checked only %d files for kind names: did the engine move out of %v?", blindFiles, kindBlindDirs)
+	}
+}
+
+// TestACLNamesFound: the kind-name check finds a name of the ACL kind in
+// its shapes and passes names that only contain the letters.
+func TestACLNamesFound(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      int
+	}{
+		{"type", "package core\ntype ACLLists struct{}", 1},
+		{"field", "package engine\ntype r struct{ acl map[string]int }", 1},
+		{"method", "package engine\nfunc (m x) ACLOrder() {}", 1},
+		{"lower camel", "package engine\nvar aclOrder int", 1},
+		{"in a selector", "package engine\nvar _ = core.NewACLLists", 1},
+		{"kind's package", "package engine\nimport \"github.com/vppsvc/vppsvc/vppcfg/internal/acllists\"\nvar _ = acllists.New", 2},
+		{"plural", "package engine\nvar ownACLs int", 1},
+		{"letters only", "package engine\nvar oracle, tackle, Macl int", 0},
+		{"comment", "package engine\n// ACL bindings merge.\nvar x int", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := aclNames(t, "x.go", []byte(tc.src)); len(got) != tc.want {
+				t.Errorf("found %d (%v), want %d", len(got), got, tc.want)
+			}
+		})
+	}
+}
+
+// aclNames returns the identifiers and import paths of src that name the
+// ACL kind (namesACL).
+func aclNames(t *testing.T, name string, src []byte) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var found []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			if namesACL(x.Name) {
+				found = append(found, fset.Position(x.Pos()).String()+": name "+x.Name+" of the ACL kind")
+			}
+		case *ast.ImportSpec:
+			for _, seg := range strings.Split(strings.Trim(x.Path.Value, "\"`"), "/") {
+				if namesACL(seg) {
+					found = append(found, fset.Position(x.Pos()).String()+": import of the ACL kind's "+x.Path.Value)
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// namesACL reports whether an identifier spells ACL in capitals (ownACLs)
+// or has a word that starts with acl.
+func namesACL(ident string) bool {
+	if strings.Contains(ident, "ACL") {
+		return true
+	}
+	for _, w := range identWords(ident) {
+		if strings.HasPrefix(strings.ToLower(w), "acl") {
+			return true
+		}
+	}
+	return false
+}
+
+// identWords splits an identifier into words: at underscores and digits,
+// before an upper-case letter that follows a lower-case one, and before the
+// last upper-case letter of a run followed by a lower-case one (ACLLists:
+// ACL, Lists; aclOrder: acl, Order).
+func identWords(s string) []string {
+	var words []string
+	r := []rune(s)
+	start := 0
+	isUpper := func(c rune) bool { return c >= 'A' && c <= 'Z' }
+	isLower := func(c rune) bool { return c >= 'a' && c <= 'z' }
+	cut := func(i int) {
+		if i > start {
+			words = append(words, string(r[start:i]))
+		}
+		start = i
+	}
+	for i, c := range r {
+		switch {
+		case !isUpper(c) && !isLower(c):
+			cut(i)
+			start = i + 1
+		case i > 0 && isUpper(c) && isLower(r[i-1]):
+			cut(i)
+		case i > 0 && isUpper(c) && isUpper(r[i-1]) && i+1 < len(r) && isLower(r[i+1]):
+			cut(i)
+		}
+	}
+	cut(len(r))
+	return words
 }
 
 // TestKindBranchesFound: the checker finds each shape of branch it looks
@@ -112,6 +228,7 @@ func TestKindBranchesFound(t *testing.T) {
 		{"engine comparison", "package engine\nfunc f(k vppcfg.Key) bool { return k.Kind == vppcfg.KindACL }", false, 1},
 		{"contract's constant", "package engine\nfunc f(k vppcfg.Key) bool { return k.Kind != driverapi.KindACL }", false, 1},
 		{"engine type assertion", "package engine\nfunc f(it vppcfg.Item) { _, _ = it.(*vppcfg.ACLBinding) }", false, 1},
+		{"merged value assertion", "package core\nfunc f(it Item) { _, _ = it.(*driverapi.ACLAssignment) }", false, 1},
 		{"descriptor", "package engine\nfunc f(k vppcfg.Key) bool { return core.Describe(k.Kind).Merge != nil }", false, 0},
 		{"interface assertion", "package vppcfg\nfunc f(it Item) { _, _ = it.(InterfaceBound) }", true, 0},
 		{"kind arithmetic", "package vppcfg\nfunc f(k Kind) bool { return k < kindLimit }", true, 0},
@@ -126,19 +243,34 @@ func TestKindBranchesFound(t *testing.T) {
 }
 
 // shapes are the names the checker looks for: the item types (the types
-// of this package with a Key method) and the Kind constants.
+// of this package and of the driver contract with a Key method, the
+// contract's being the merged values of kinds) and the Kind constants.
 type shapes struct {
 	items, kinds []string
 }
 
 func kindShapes(t *testing.T) shapes {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	notTest := func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }
+	pkgs, err := parser.ParseDir(fset, ".", notTest, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	contract, err := parser.ParseDir(fset, "driverapi", notTest, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var sh shapes
+	var files []*ast.File
+	own := map[*ast.File]bool{} // the Kind constants are counted in vppcfg's re-export
 	for _, f := range pkgs["vppcfg"].Files {
+		files = append(files, f)
+		own[f] = true
+	}
+	for _, f := range contract["driverapi"].Files {
+		files = append(files, f)
+	}
+	for _, f := range files {
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
 			case *ast.FuncDecl:
@@ -152,7 +284,7 @@ func kindShapes(t *testing.T) shapes {
 				}
 			case *ast.GenDecl:
 				for _, spec := range d.Specs {
-					if vs, ok := spec.(*ast.ValueSpec); ok && d.Tok == token.CONST {
+					if vs, ok := spec.(*ast.ValueSpec); ok && d.Tok == token.CONST && own[f] {
 						for _, n := range vs.Names {
 							if strings.HasPrefix(n.Name, "Kind") {
 								sh.kinds = append(sh.kinds, n.Name)

@@ -25,7 +25,7 @@ func printableTag(owner, label string) string {
 	if owner == "" || label == "" {
 		return ""
 	}
-	return Tag(owner, label)
+	return core.Tag(owner, label)
 }
 
 // printableAddr and printableAddrPort print an unset address as "".

@@ -1,16 +1,12 @@
 package vppcfg
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"strings"
-	"unicode/utf8"
-)
+import "github.com/vppsvc/vppsvc/vppcfg/internal/core"
 
 // Ownership in VPP.
 //
 // Kinds that VPP lets us tag (static, identity and LB mappings, ACLs) carry a
-// tag built from the owner and the item's label (an ACL's name):
+// tag built from the owner and the item's label (an ACL's name; core.Tag,
+// which the engine writes and parses):
 //
 //	vppsvc:<owner>:<label>
 //
@@ -30,45 +26,14 @@ import (
 // it, in which case it is removed as stale once that owner has committed its
 // first ResyncTxn.
 
-// TagPrefix starts every tag this layer writes.
-const TagPrefix = "vppsvc:"
-
-// MaxTagLen is the longest tag VPP stores (string[64] including the NUL).
-const MaxTagLen = 63
-
-// MaxOwnerLen bounds owner names so that a tag always keeps a readable label.
-const MaxOwnerLen = 24
-
-const tagHashLen = 8
-
-// Tag returns the VPP tag for an item of owner with the given label.
-func Tag(owner, label string) string {
-	full := TagPrefix + owner + ":" + label
-	if len(full) <= MaxTagLen {
-		return full
-	}
-	sum := sha256.Sum256([]byte(owner + "\x00" + label))
-	keep := MaxTagLen - 1 - tagHashLen
-	for keep > 0 && !utf8.RuneStart(full[keep]) {
-		keep--
-	}
-	return full[:keep] + "~" + hex.EncodeToString(sum[:])[:tagHashLen]
-}
-
-// ParseTag splits a tag written by this layer into owner and label. The
-// label of a shortened tag is its readable, cut part. ok is false for tags
-// this layer did not write.
-func ParseTag(tag string) (owner, label string, ok bool) {
-	rest, found := strings.CutPrefix(tag, TagPrefix)
-	if !found {
-		return "", "", false
-	}
-	owner, label, found = strings.Cut(rest, ":")
-	if !found || owner == "" {
-		return "", "", false
-	}
-	return owner, label, true
-}
+// The bounds of VPP tags: MaxTagLen is the longest tag VPP stores
+// (string[64] including the NUL), which also bounds the labels (ACL names)
+// that stay readable in a tag; MaxOwnerLen bounds owner names so that a
+// tag always keeps a readable label.
+const (
+	MaxTagLen   = core.MaxTagLen
+	MaxOwnerLen = 24
+)
 
 // UntaggedClaimFunc reports whether an untagged VPP object not desired by anybody
 // belongs to an owner (for example a cnat translation whose VIP lies in the

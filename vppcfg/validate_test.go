@@ -40,10 +40,10 @@ func TestValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Validate(tc.item)
+			err := core.Validate(tc.item)
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.ErrorContains(t, err, tc.field)
-			err = ValidateSet("a", []Item{tc.item})
+			err = core.ValidateSet("a", []Item{tc.item})
 			require.ErrorIs(t, err, ErrInvalid, "as a commit checks it")
 			assert.ErrorContains(t, err, tc.field)
 		})

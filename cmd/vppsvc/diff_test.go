@@ -22,6 +22,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // liveNode is a fake VPP programmed by an agent for the sample cluster on
@@ -103,7 +104,7 @@ func TestDiffFindsDrift(t *testing.T) {
 	for _, res := range drv.Apply(ctx, []driverapi.Op{
 		{Type: driverapi.OpDelete, Key: nodePort.Key(), Item: nodePort},
 		{Type: driverapi.OpUpdate, Key: web.Key(), Item: &oneLess, Old: web}, // VPP's del-local of the first local
-		{Type: driverapi.OpCreate, Key: ghost.Key(), Item: &ghost, Tag: vppcfg.Tag("nat44", ghost.Label)},
+		{Type: driverapi.OpCreate, Key: ghost.Key(), Item: &ghost, Tag: vppcfgtest.Tag("nat44", ghost.Label)},
 	}) {
 		require.NoError(t, res.Err)
 	}

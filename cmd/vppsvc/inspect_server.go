@@ -17,9 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 )
 
-// The inspector: `vppsvc run` serves its state (agent.Snapshot) as JSON over
+// The inspector: `vppsvc run` serves its state (inspect.Snapshot) as JSON over
 // HTTP on a unix socket or a loopback TCP address, for `vppsvc status`. It
 // is read-only and local on purpose: it shows backends and VPP errors, and
 // nothing on it needs to be reachable from the network.
@@ -133,7 +134,7 @@ func serveInspector(ctx context.Context, a *agent.Agent, log logrus.FieldLogger)
 		return func() {}
 	}
 	log = log.WithFields(logrus.Fields{"component": "inspector", "addr": ln.Addr().String()})
-	srv := &http.Server{Handler: agent.InspectHandler(a.Inspect, log), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: inspect.Handler(a.Inspect, log), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			log.WithError(err).Warning("inspector stopped serving")

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
 )
@@ -124,7 +124,7 @@ func TestRunServesStatus(t *testing.T) {
 		err := runStatus(ctx, &statusFlags{socket: socket, output: "table"}, args, &out)
 		return out.String(), err
 	}
-	var web agent.ServiceState
+	var web inspect.ServiceState
 	require.Eventually(t, func() bool {
 		body, err := inspectorGet(ctx, socket, "/v1/services/default/web")
 		if err != nil || json.Unmarshal(body, &web) != nil {
@@ -157,7 +157,7 @@ func TestRunServesStatus(t *testing.T) {
 	// /v1/items filters by renderer and status.
 	body, err := inspectorGet(ctx, socket, "/v1/items?renderer=nat44&status=failed")
 	require.NoError(t, err)
-	var failed []agent.InspectItem
+	var failed []inspect.ListedItem
 	require.NoError(t, json.Unmarshal(body, &failed))
 	require.NotEmpty(t, failed)
 	for _, it := range failed {
@@ -204,7 +204,7 @@ func TestStatusWithoutInspector(t *testing.T) {
 func TestStatusGolden(t *testing.T) {
 	data, err := os.ReadFile("testdata/status-snapshot.json")
 	require.NoError(t, err)
-	var snap agent.Snapshot
+	var snap inspect.Snapshot
 	require.NoError(t, json.Unmarshal(data, &snap))
 	var out bytes.Buffer
 	writeStatus(&out, &snap, true)

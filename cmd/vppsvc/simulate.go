@@ -187,23 +187,8 @@ func openNode(socket string, log logrus.FieldLogger) (dataplane.Node, error) {
 // buildNode creates the plan's interfaces, unnumbered links and routes in
 // node, before the agent connects (VPP's startup configuration).
 func buildNode(node dataplane.Node, plan *simnode.Plan) error {
-	for _, ifc := range plan.Interfaces {
-		if err := node.AddInterface(ifc.Name, ifc.Addrs...); err != nil {
-			return fmt.Errorf("simulated node: %w", err)
-		}
-	}
-	for _, ifc := range plan.Interfaces {
-		if ifc.UnnumberedTo == "" {
-			continue
-		}
-		if err := node.SetUnnumbered(ifc.Name, ifc.UnnumberedTo); err != nil {
-			return fmt.Errorf("simulated node: %w", err)
-		}
-	}
-	for _, r := range plan.Routes {
-		if err := node.AddRoute(r.Dst, r.Interface); err != nil {
-			return fmt.Errorf("simulated node: %w", err)
-		}
+	if err := plan.BuildIn(node); err != nil {
+		return fmt.Errorf("simulated node: %w", err)
 	}
 	return nil
 }

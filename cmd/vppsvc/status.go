@@ -17,7 +17,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 
-	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 )
 
 func init() { extraCommands = append(extraCommands, newStatusCommand, newServiceCommand) }
@@ -102,13 +102,13 @@ func runStatus(ctx context.Context, f *statusFlags, args []string, w io.Writer) 
 		_, err := w.Write(body)
 		return err
 	}
-	var snap agent.Snapshot
+	var snap inspect.Snapshot
 	if len(args) == 1 {
-		var s agent.ServiceState
+		var s inspect.ServiceState
 		if err := json.Unmarshal(body, &s); err != nil {
 			return fmt.Errorf("inspector answer: %w", err)
 		}
-		snap.Services = []agent.ServiceState{s}
+		snap.Services = []inspect.ServiceState{s}
 		// Taken is not part of a service's answer; retry times are then
 		// shown relative to now.
 		snap.Taken = time.Now()
@@ -167,7 +167,7 @@ func unwrapURLError(err error) error {
 // writeStatus prints the table, one row per frontend, and below it every
 // item that failed or waits, with the reason. withNode adds the node-wide
 // items' counts and problems.
-func writeStatus(w io.Writer, s *agent.Snapshot, withNode bool) {
+func writeStatus(w io.Writer, s *inspect.Snapshot, withNode bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVICE\tFRONTEND\tTYPE\tVPP ITEMS\tBACKENDS")
 	for _, svc := range s.Services {
@@ -233,7 +233,7 @@ func writeStatus(w io.Writer, s *agent.Snapshot, withNode bool) {
 	}
 }
 
-func backendString(b agent.Backend) string {
+func backendString(b inspect.Backend) string {
 	flags := []string{b.State}
 	if b.Local {
 		local := "local"
@@ -252,7 +252,7 @@ func backendString(b agent.Backend) string {
 }
 
 // rendererCounts summarises items per renderer: "nat44: 2 applied, 1 failed".
-func rendererCounts(rs []agent.RendererItems) string {
+func rendererCounts(rs []inspect.RendererItems) string {
 	if len(rs) == 0 {
 		return "-"
 	}
@@ -274,7 +274,7 @@ func rendererCounts(rs []agent.RendererItems) string {
 }
 
 // problem describes a failed or waiting item, or returns "" for an applied one.
-func problem(it agent.ItemView, now time.Time) string {
+func problem(it inspect.ItemView, now time.Time) string {
 	var p string
 	switch {
 	case it.Status == "failed":
@@ -309,7 +309,7 @@ type problemList struct {
 	count int
 }
 
-func (p *problemList) add(owner string, items []agent.ItemView, now time.Time, waitingWhat string) {
+func (p *problemList) add(owner string, items []inspect.ItemView, now time.Time, waitingWhat string) {
 	type waiting struct {
 		n     int
 		kinds map[string]int

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/healthcheck"
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
@@ -160,7 +161,7 @@ func (t *syncTracker) check() {
 	// The processor's stats first: they take its lock, so every event they
 	// count has made its renderer calls (and Begin) by now.
 	ps := t.agent.Processor.Stats()
-	w := t.agent.InterfaceWaits()
+	w := inspect.InterfaceWaits(t.agent.Reconciler)
 	t.health.WaitingForInterfaces(w.Items, w.Since)
 	defer t.health.Status() // logs a change of /healthz's verdict
 

@@ -16,6 +16,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // newTestRenderer returns a renderer over a renderertest client, resynced to
@@ -44,7 +45,7 @@ var (
 )
 
 func trKey(vip string, proto vppcfg.Protocol) vppcfg.Key {
-	return vppcfg.CNATTranslationKey(ap(vip), proto)
+	return vppcfgtest.CNATTranslationKey(ap(vip), proto)
 }
 
 // shardKey is the key of the filter ACL that holds a service's rules.

@@ -7,6 +7,7 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // TestUpdateServiceCIDRs: a change of the reported service CIDRs writes the
@@ -15,7 +16,7 @@ import (
 // change writes nothing; configured CIDRs win. The result is what a Resync
 // with the new CIDRs renders.
 func TestUpdateServiceCIDRs(t *testing.T) {
-	route := func(p string) vppcfg.Key { return vppcfg.DropRouteKey(pfx(p), 0) }
+	route := func(p string) vppcfg.Key { return vppcfgtest.DropRouteKey(pfx(p), 0) }
 	services := func() []*model.ContivService {
 		b := renderertest.WithBackends("", renderertest.Backend("[fd00:1:2::2]:8080"))
 		return []*model.ContivService{renderertest.Service("a", "fd00:96::10", b), renderertest.Service("v4", "10.96.0.10")}

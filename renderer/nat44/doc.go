@@ -14,7 +14,9 @@
 //
 // The translation is pure: RenderService and RenderNode map (service, node
 // context, Config) to items and are table-tested. The incremental state,
-// all of which Resync rebuilds, is kept by renderer.Core.
+// all of which Resync rebuilds, is kept by renderer.Core, the node's
+// short-circuit switch included (shortCircuitDemand); this package keeps
+// none.
 //
 // docs/renderer-nat44.md describes the VPP objects, an example with the
 // equivalent VPP CLI, and the design decisions (filter shards, dropping

@@ -86,20 +86,20 @@ func newFakeNode(tb testing.TB) *dataplane.Fake {
 }
 
 // topology is node-1 as the address plan describes it.
-func topology(overlay bool) tracetest.Topology {
-	t := tracetest.Topology{Interfaces: []tracetest.Interface{
+func topology(overlay bool) dataplane.Topology {
+	t := dataplane.Topology{Interfaces: []dataplane.Interface{
 		{Name: "uplink0", Addrs: []netip.Prefix{netip.MustParsePrefix("192.168.16.1/24")}},
 		{Name: "host0", Addrs: []netip.Prefix{netip.MustParsePrefix("172.30.1.1/24")}},
 	}}.Then(tracetest.PodTaps(true, false))
 	remotePods := "uplink0"
 	if overlay {
-		t.Interfaces = append(t.Interfaces, tracetest.Interface{Name: "vxlan0", Addrs: []netip.Prefix{netip.MustParsePrefix("10.255.0.1/24")}})
+		t.Interfaces = append(t.Interfaces, dataplane.Interface{Name: "vxlan0", Addrs: []netip.Prefix{netip.MustParsePrefix("10.255.0.1/24")}})
 		remotePods = "vxlan0"
 	}
 	t.Routes = append(t.Routes,
-		tracetest.Route{Dst: netip.MustParsePrefix("10.1.2.0/24"), Interface: remotePods},
-		tracetest.Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Interface: "uplink0"})
-	t.Neighbours = append(t.Neighbours, tracetest.Neighbour{Interface: "uplink0", Addr: otherNodeIP})
+		dataplane.Route{Dst: netip.MustParsePrefix("10.1.2.0/24"), Interface: remotePods},
+		dataplane.Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Interface: "uplink0"})
+	t.Neighbours = append(t.Neighbours, dataplane.Neighbour{Interface: "uplink0", Addr: otherNodeIP})
 	return t
 }
 

@@ -21,9 +21,10 @@ type Node struct {
 	// get the NAT44 inside role.
 	BackendIfs model.Interfaces
 	// ShortCircuit is set while some service needs internal clients
-	// short-circuited (needsShortCircuit): cnat's feature nodes run on the
-	// internal frontend interfaces only then, so pod traffic pays for them
-	// only in clusters that use externalTrafficPolicy Local.
+	// short-circuited (needsShortCircuit; the core keeps it, see
+	// shortCircuitDemand): cnat's feature nodes run on the internal
+	// frontend interfaces only then, so pod traffic pays for them only in
+	// clusters that use externalTrafficPolicy Local.
 	ShortCircuit bool
 	// ServiceCIDRs are the IPv4 service CIDRs the processor reported
 	// (renderer.FamilyCIDRs); Config.ServiceCIDRs wins over them.
@@ -46,15 +47,9 @@ func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
 	return n
 }
 
-// nodeOf is the node context of a Resync event.
+// nodeOf is the node context of a Resync event; ShortCircuit follows the
+// services (shortCircuitDemand).
 func nodeOf(ev *model.ResyncEventData) Node {
-	n := Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs,
+	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, BackendIfs: ev.BackendIfs,
 		ServiceCIDRs: renderer.FamilyCIDRs(ev.ServiceCIDRs, renderer.IPv4)}
-	for _, svc := range ev.Services {
-		if needsShortCircuit(svc) {
-			n.ShortCircuit = true
-			break
-		}
-	}
-	return n
 }

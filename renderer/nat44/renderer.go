@@ -21,13 +21,13 @@ var (
 // Renderer implements vppsvc.ServiceRendererAPI for IPv4 with NAT44-ED. It
 // writes only through its vppcfg.Client. The incremental engine shared by
 // all renderers (renderer.Core: per-service item index, filter shards,
-// diff, commit, rollback) implements the service methods, Resync and the
-// frontend-interface update (outside roles follow through RenderNode); this
-// type adds what depends on node IPs and backend interfaces.
+// node-wide state that follows the services, diff, commit, rollback)
+// implements the service methods, Resync and the frontend-interface update
+// (outside roles follow through RenderNode); this type adds what depends on
+// node IPs, service CIDRs and backend interfaces.
 type Renderer struct {
 	*renderer.Core[Node]
-	cfg          Config
-	shortCircuit shortCircuitSet
+	cfg Config
 }
 
 // New returns a renderer writing through client. cfg must pass Validate;
@@ -40,7 +40,7 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 		log = logrus.StandardLogger()
 	}
 	cfg.EgressSNAT.IdentityPorts = slices.Clone(cfg.EgressSNAT.IdentityPorts)
-	r := &Renderer{cfg: cfg, shortCircuit: shortCircuitSet{ids: map[model.ServiceID]struct{}{}}}
+	r := &Renderer{cfg: cfg}
 	core, err := renderer.NewCore(renderer.CoreConfig[Node]{
 		Name:   Name,
 		Client: client,
@@ -57,6 +57,7 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 			warnLBCapacity(log, old, svc, &r.cfg)
 		},
 		NodeConflict: "frontend is an egress SNAT identity port of the node; not rendered",
+		Demand:       shortCircuitDemand(),
 	})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // newTestRenderer returns a renderer over a renderertest client, resynced to
@@ -138,7 +139,7 @@ func TestServiceLifecycle(t *testing.T) {
 
 	v1 := service("web", "10.96.0.10", withBackends("", be("10.1.1.2:8080", "local"), be("10.1.2.2:8080")))
 	must(t, r.AddService(v1))
-	drop := vppcfg.DropRouteKey(pfx("10.96.0.10/32"), 0)
+	drop := vppcfgtest.DropRouteKey(pfx("10.96.0.10/32"), 0)
 	mustCommits(t, c, "txn put="+keyList(drop, lbKey)+" del=[]")
 
 	t.Run("adding a backend puts the same LB key once", func(t *testing.T) {
@@ -197,7 +198,7 @@ func TestFilterShardsHoldServicesInOrder(t *testing.T) {
 	r, c, _ := newTestRendererWith(t, cfg, b)
 	must(t, r.AddService(a))
 	shard := vppcfg.ACLKey("nat44-filter-00")
-	mustCommits(t, c, "txn put="+keyList(shard, vppcfg.DropRouteKey(pfx("10.96.0.1/32"), 0))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(shard, vppcfgtest.DropRouteKey(pfx("10.96.0.1/32"), 0))+" del=[]")
 	want := []vppcfg.ACLRule{
 		deny("10.96.0.1", tcp, 80), deny("192.168.16.1", tcp, nodePort), deny("192.168.16.2", tcp, nodePort),
 		deny("10.96.0.2", tcp, 80),
@@ -289,13 +290,13 @@ func TestUpdateLocalInterfaces(t *testing.T) {
 
 	// A new pod's interface: the filter ACLs and the outside role (no
 	// service needs the short-circuit, so no cnat feature).
-	tap3 := append(filterKeys("tap3"), vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))
+	tap3 := append(filterKeys("tap3"), vppcfgtest.NAT44InterfaceKey("tap3", vppcfg.NAT44Outside))
 	newFront := model.NewInterfaces(append(slices.Clone(node.FrontendIfs), "tap3")...)
 	must(t, r.UpdateLocalFrontendIfs(node.FrontendIfs, newFront))
 	mustCommits(t, c, "txn put="+keyList(tap3...)+" del=[]")
 
 	must(t, r.UpdateLocalBackendIfs(node.BackendIfs, model.NewInterfaces("tap1", "tap3")))
-	mustCommits(t, c, "txn put="+keyList(vppcfg.NAT44InterfaceKey("tap3", vppcfg.NAT44Inside))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(vppcfgtest.NAT44InterfaceKey("tap3", vppcfg.NAT44Inside))+" del=[]")
 
 	must(t, r.UpdateLocalFrontendIfs(newFront, node.FrontendIfs))
 	mustCommits(t, c, "txn put=[] del="+keyList(tap3...))
@@ -314,7 +315,7 @@ func TestCommitFailureRollsBack(t *testing.T) {
 	// The same call made again (the conformance suite's stricter check; the
 	// processor itself resyncs after a failure) commits the same diff.
 	must(t, r.AddService(svc))
-	mustCommits(t, c, "txn put="+keyList(vppcfg.DropRouteKey(pfx("10.96.0.10/32"), 0), vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp))+" del=[]")
+	mustCommits(t, c, "txn put="+keyList(vppcfgtest.DropRouteKey(pfx("10.96.0.10/32"), 0), vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("10.96.0.10:80"), tcp))+" del=[]")
 	must(t, r.AddService(svc))
 	mustCommits(t, c)
 }
@@ -387,7 +388,7 @@ func TestEgressIdentityPortWinsOverServiceFrontend(t *testing.T) {
 		withBackends("vx", be("10.1.2.2:4789"), be("10.1.2.3:4789")),
 		func(s *model.ContivService) { s.ExternalIPs = ips("192.168.16.1") })
 	must(t, r.Resync(resyncEvent(testNode(), vx)))
-	identity := vppcfg.NAT44IdentityMappingKey(nodeIP, 4789, udp, 0)
+	identity := vppcfgtest.NAT44IdentityMappingKey(nodeIP, 4789, udp, 0)
 	lb := vppcfg.NAT44MappingKey(vppcfg.KindNAT44LBMapping, ap("192.168.16.1:4789"), udp)
 	keys := map[vppcfg.Key]bool{}
 	for _, it := range c.Items() {
@@ -446,7 +447,7 @@ func TestShortCircuitFeaturesFollowServices(t *testing.T) {
 		}, withBackends("", be("10.1.2.2:8080")))
 	}
 	sc := func(s *model.ContivService) vppcfg.Key {
-		return vppcfg.CNATTranslationKey(netip.AddrPortFrom(s.LoadBalancerIPs[0], 80), vppcfg.ProtoTCP)
+		return vppcfgtest.CNATTranslationKey(netip.AddrPortFrom(s.LoadBalancerIPs[0], 80), vppcfg.ProtoTCP)
 	}
 	a, b := local("a", "10.96.0.31"), local("b", "10.96.0.32")
 

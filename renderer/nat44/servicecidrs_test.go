@@ -10,6 +10,7 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer/renderertest"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // TestUpdateServiceCIDRs: a change of the reported service CIDRs writes
@@ -19,7 +20,7 @@ import (
 // the new CIDRs renders. Configured CIDRs (Config.ServiceCIDRs) win over
 // the reported ones.
 func TestUpdateServiceCIDRs(t *testing.T) {
-	route := func(p string) vppcfg.Key { return vppcfg.DropRouteKey(pfx(p), 0) }
+	route := func(p string) vppcfg.Key { return vppcfgtest.DropRouteKey(pfx(p), 0) }
 	services := func() []*model.ContivService {
 		b := renderertest.WithBackends("", renderertest.Backend("10.1.1.2:8080"))
 		return []*model.ContivService{

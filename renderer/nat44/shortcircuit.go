@@ -3,7 +3,6 @@ package nat44
 import (
 	"net/netip"
 	"slices"
-	"sync"
 
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
@@ -117,105 +116,16 @@ func needsShortCircuit(svc *model.ContivService) bool {
 	return svc.HasNodePort() || len(svc.ExternalIPs.IPv4()) > 0 || len(svc.LoadBalancerIPs.IPv4()) > 0
 }
 
-// shortCircuitSet is the services that need the short-circuit, so that the
-// feature nodes are enabled while there is one and disabled with the last.
-type shortCircuitSet struct {
-	mu  sync.Mutex
-	ids map[model.ServiceID]struct{}
-}
-
-// after returns whether the set is non-empty after setting id's membership,
-// and whether that differs from now (the features must follow).
-func (s *shortCircuitSet) after(id model.ServiceID, in bool) (nonEmpty, flips bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, was := s.ids[id]
-	before := len(s.ids) > 0
-	n := len(s.ids)
-	switch {
-	case in && !was:
-		n++
-	case !in && was:
-		n--
+// shortCircuitDemand switches the node's ShortCircuit on while some
+// service needs it (renderer.NodeDemand): the core flips it in the
+// transaction of the first service that needs it and of the last one that
+// stops, so the features come and go with the translations.
+func shortCircuitDemand() *renderer.NodeDemand[Node] {
+	return &renderer.NodeDemand[Node]{
+		Needs: needsShortCircuit,
+		Set: func(node Node, on bool) Node {
+			node.ShortCircuit = on
+			return node
+		},
 	}
-	return n > 0, (n > 0) != before
-}
-
-func (s *shortCircuitSet) set(id model.ServiceID, in bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if in {
-		s.ids[id] = struct{}{}
-	} else {
-		delete(s.ids, id)
-	}
-}
-
-func (s *shortCircuitSet) reset(services []*model.ContivService) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ids = map[model.ServiceID]struct{}{}
-	for _, svc := range services {
-		if needsShortCircuit(svc) {
-			s.ids[svc.ID] = struct{}{}
-		}
-	}
-}
-
-// change applies one service change through the core. When it makes the
-// first service need the short-circuit, or the last one stop, the node's
-// ShortCircuit flips in the same transaction (Reconfigure), so the features
-// come and go with the translations.
-func (r *Renderer) change(what string, svc *model.ContivService, changes []renderer.Change, viaCore func() error) error {
-	in := needsShortCircuit(svc)
-	nonEmpty, flips := r.shortCircuit.after(changes[0].ID, in)
-	var err error
-	if flips {
-		err = r.Reconfigure(what, func(node Node, _ []*model.ContivService) (Node, []renderer.Change) {
-			node.ShortCircuit = nonEmpty
-			return node, changes
-		})
-	} else {
-		err = viaCore()
-	}
-	if err == nil {
-		for _, c := range changes[1:] {
-			r.shortCircuit.set(c.ID, false)
-		}
-		r.shortCircuit.set(changes[0].ID, in)
-	}
-	return err
-}
-
-// AddService renders a service (renderer.Core), switching the short-circuit
-// features on with the first service that needs them.
-func (r *Renderer) AddService(svc *model.ContivService) error {
-	return r.change("add service", svc, []renderer.Change{{ID: svc.ID, Service: svc}}, func() error { return r.Core.AddService(svc) })
-}
-
-// UpdateService re-renders a service (renderer.Core), switching the
-// short-circuit features as the set of services needing them empties or
-// fills.
-func (r *Renderer) UpdateService(oldService, newService *model.ContivService) error {
-	changes := []renderer.Change{{ID: newService.ID, Service: newService}}
-	if oldService != nil && oldService.ID != newService.ID {
-		changes = append(changes, renderer.Change{ID: oldService.ID})
-	}
-	return r.change("update service", newService, changes, func() error { return r.Core.UpdateService(oldService, newService) })
-}
-
-// DeleteService removes a service (renderer.Core), switching the
-// short-circuit features off with the last service that needed them.
-func (r *Renderer) DeleteService(svc *model.ContivService) error {
-	return r.change("delete service", nil, []renderer.Change{{ID: svc.ID}}, func() error { return r.Core.DeleteService(svc) })
-}
-
-// Resync replaces the whole state (renderer.Core); nodeOf derives the
-// node's ShortCircuit from the same services.
-func (r *Renderer) Resync(ev *model.ResyncEventData) error {
-	if err := r.Core.Resync(ev); err != nil {
-		return err
-	}
-	r.shortCircuit.reset(ev.Services)
-	return nil
 }

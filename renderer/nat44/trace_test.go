@@ -69,7 +69,7 @@ func TestTracePodReachesItselfThroughItsService(t *testing.T) {
 	// the draws balanced. VPP draws backends and twice-NAT ports from one
 	// LCG whose low bit alternates; with weights whose sum is a power of
 	// two, a pod that once picked itself picked itself for good (19 of 20
-	// on VPP 25.10) until the renderer scaled the weights (weightScale).
+	// on VPP 25.10) until the renderer spread the weights (weightSpread).
 	self := 0
 	var tr fakevpp.Trace
 	for range 40 {

@@ -11,9 +11,13 @@ import (
 //
 //   - Items: one out2in-only mapping per frontend that has a usable backend
 //     (mappingFor), load-balancing over the backends its traffic policy
-//     allows (renderer.Backends), and, for externalTrafficPolicy Local, the
+//     allows (renderer.Backends); for externalTrafficPolicy Local, the
 //     cnat translations that short-circuit internal clients to the ClusterIP
-//     (shortCircuits), sorted by key;
+//     (shortCircuits); and, for a service this renderer serves, the drop
+//     routes of its IPv4 ClusterIPs outside the service CIDRs in force, in
+//     the pod and host VRFs (renderer.ClusterIPDropRoutes), so that a
+//     ClusterIP's other ports are dropped as kube-proxy drops them; sorted
+//     by key;
 //   - Rules: the service's filter rules (renderer.FilterRules): a deny for
 //     every frontend without a usable backend, which NAT44-ED (forwarding
 //     on) would otherwise pass untranslated (a packet to a ClusterIP would

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // Check checks a renderer's whole desired state and returns one message per
@@ -21,7 +22,7 @@ type Check func(items map[vppcfg.Key]vppcfg.Item) []string
 // one owner with the VPP layer's transaction semantics (a ResyncTxn replaces
 // everything, an incremental Txn applies its puts and deletes, the last
 // operation on a key wins), logs every commit, and rejects a commit that the
-// VPP layer would reject (it asks vppcfg.Validate and vppcfg.ValidateSet) or
+// VPP layer would reject (it asks vppcfgtest.Validate and vppcfgtest.ValidateSet) or
 // that would break CheckVPP or one of the extra checks, so that a random
 // call sequence that breaks an invariant fails at the call that broke it.
 // It is safe for concurrent use.
@@ -144,7 +145,7 @@ func (t *txn) Delete(keys ...vppcfg.Key) vppcfg.Txn {
 }
 
 // Commit applies the transaction if the VPP layer would accept it
-// (vppcfg.Validate of every put, vppcfg.ValidateSet of the result) and the
+// (vppcfgtest.Validate of every put, vppcfgtest.ValidateSet of the result) and the
 // resulting state passes every check.
 func (t *txn) Commit(context.Context) error {
 	c := t.c
@@ -165,14 +166,14 @@ func (t *txn) Commit(context.Context) error {
 			put[op.del] = false
 			continue
 		}
-		if err := vppcfg.Validate(op.put); err != nil {
+		if err := vppcfgtest.Validate(op.put); err != nil {
 			return fmt.Errorf("renderertest client: %w", err)
 		}
 		k := op.put.Key()
 		next[k] = op.put
 		put[k] = true
 	}
-	if err := vppcfg.ValidateSet(c.owner, slices.Collect(maps.Values(next))); err != nil {
+	if err := vppcfgtest.ValidateSet(c.owner, slices.Collect(maps.Values(next))); err != nil {
 		return fmt.Errorf("renderertest client: %w", err)
 	}
 	errs := CheckVPP(next)

@@ -5,13 +5,14 @@ import (
 
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // CheckVPP checks what VPP and the VPP layer require of one renderer's
 // whole desired state, whatever the renderer, and returns one message per
 // violation:
 //
-//   - every item valid as the VPP layer judges it (vppcfg.Validate: an LB
+//   - every item valid as the VPP layer judges it (vppcfgtest.Validate: an LB
 //     mapping with at least two locals, a cnat translation with paths of
 //     the VIP's family and no port 0, ACL rules of one family, …);
 //   - NAT44: one mapping per external key (vppcfg.ExternalKey) whatever its
@@ -20,7 +21,7 @@ import (
 //     zero weight in an LB mapping, and the NAT44 plugin item whenever NAT44
 //     items exist (the layer holds them pending without it);
 //   - items agreeing on what VPP keeps once per group
-//     (vppcfg.SharedSetting: cnat keeps the real-IP flag of a VIP address
+//     (vppcfgtest.SharedSetting: cnat keeps the real-IP flag of a VIP address
 //     as its first translation set it);
 //   - ACLs: a name that fits a VPP tag, at least one rule (an ACL without
 //     rules denies everything on the interfaces it is bound to), bindings
@@ -36,10 +37,10 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 	permitAll, filtered := map[string]bool{}, map[string]bool{}
 	nat := false
 	for k, it := range items {
-		if err := vppcfg.Validate(it); err != nil {
+		if err := vppcfgtest.Validate(it); err != nil {
 			fail("%v", err)
 		}
-		nat = nat || (vppcfg.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey())
+		nat = nat || (vppcfgtest.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey())
 		if ext, ok := vppcfg.ExternalKey(it); ok {
 			if other, dup := external[ext]; dup {
 				fail("%s and %s share the VPP external key %s", other, k, ext)
@@ -54,7 +55,7 @@ func CheckVPP(items map[vppcfg.Key]vppcfg.Item) []string {
 				}
 			}
 		}
-		if g, v, ok := vppcfg.SharedSetting(it); ok {
+		if g, v, ok := vppcfgtest.SharedSetting(it); ok {
 			if was, seen := shared[g]; seen && was != v {
 				fail("%s: items disagree on the %s (%s, %s; VPP keeps the first)", k, g, was, v)
 			}

@@ -24,7 +24,7 @@ func (o oddTags) of(k vppcfg.Key, a appliedEntry) string {
 	if !core.Taggable(k.Kind) {
 		return ""
 	}
-	return vppcfg.Tag(a.Owner.String(), core.ItemLabel(a.Item))
+	return core.Tag(a.Owner.String(), core.ItemLabel(a.Item))
 }
 
 // keep records that the applied item a at k carries tag, storing it only
@@ -53,17 +53,17 @@ func (o oddTags) relabel(k vppcfg.Key, a appliedEntry, owner, label string) {
 		return
 	}
 	if a.Owner.String() != owner || core.ItemLabel(a.Item) != label {
-		o[k] = vppcfg.Tag(owner, label)
+		o[k] = core.Tag(owner, label)
 	}
 }
 
 // isTag reports whether tag is Tag(owner, label), without building it in
 // the common case of a tag short enough to be written whole.
 func isTag(tag, owner, label string) bool {
-	if len(vppcfg.TagPrefix)+len(owner)+1+len(label) > vppcfg.MaxTagLen {
-		return tag == vppcfg.Tag(owner, label)
+	if len(core.TagPrefix)+len(owner)+1+len(label) > core.MaxTagLen {
+		return tag == core.Tag(owner, label)
 	}
-	rest, ok := strings.CutPrefix(tag, vppcfg.TagPrefix)
+	rest, ok := strings.CutPrefix(tag, core.TagPrefix)
 	if !ok {
 		return false
 	}

@@ -9,14 +9,15 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
 func TestIsTagAgreesWithTag(t *testing.T) {
-	long := strings.Repeat("l", vppcfg.MaxTagLen)
+	long := strings.Repeat("l", core.MaxTagLen)
 	for _, c := range []struct{ owner, label string }{
 		{"svc", "default/web"}, {"svc", ""}, {"svc", long}, {"a", "b:c"},
 	} {
-		tag := vppcfg.Tag(c.owner, c.label)
+		tag := core.Tag(c.owner, c.label)
 		assert.True(t, isTag(tag, c.owner, c.label), "%q", tag)
 		assert.False(t, isTag(tag, c.owner+"x", c.label), "%q, other owner", tag)
 		assert.False(t, isTag(tag, c.owner, c.label+"x"), "%q, other label", tag)
@@ -47,11 +48,11 @@ func TestOpsCarryTheTagVPPHolds(t *testing.T) {
 	f.objs[global.Key()] = driverapi.Observed{Item: global}
 	// Written by owner b, shared with a (the first owner) after a restart.
 	shared := both("10.96.0.10:80", false)
-	f.objs[shared.Key()] = driverapi.Observed{Item: shared, Tag: vppcfg.Tag("b", "svc")}
+	f.objs[shared.Key()] = driverapi.Observed{Item: shared, Tag: core.Tag("b", "svc")}
 	// An orphan whose tag was shortened: its label is not recoverable.
 	long := static("10.96.0.11:80", "10.1.1.1:8080")
-	long.Label = strings.Repeat("n", vppcfg.MaxTagLen)
-	f.objs[long.Key()] = driverapi.Observed{Item: long, Tag: vppcfg.Tag("svc", long.Label)}
+	long.Label = strings.Repeat("n", core.MaxTagLen)
+	f.objs[long.Key()] = driverapi.Observed{Item: long, Tag: core.Tag("svc", long.Label)}
 
 	r := NewReconciler(f, testOptions())
 	commit(t, r.Client("base").ResyncTxn(), global)
@@ -62,11 +63,11 @@ func TestOpsCarryTheTagVPPHolds(t *testing.T) {
 	recreated := []string{"delete nat44-lb-mapping/10.96.0.10:80/tcp", "create nat44-lb-mapping/10.96.0.10:80/tcp"}
 	assert.Equal(t, recreated, f.takeLog())
 	assert.Equal(t, StateApplied, state(t, r, changed.Key()))
-	assert.Equal(t, vppcfg.Tag("a", "svc"), f.objs[changed.Key()].Tag, "created anew for the first owner")
+	assert.Equal(t, core.Tag("a", "svc"), f.objs[changed.Key()].Tag, "created anew for the first owner")
 
 	// An orphan of c (not resynced yet) that a comes to desire is a's now, under c's tag.
 	later := both("10.96.0.12:80", false)
-	f.objs[later.Key()] = driverapi.Observed{Item: later, Tag: vppcfg.Tag("c", "svc")}
+	f.objs[later.Key()] = driverapi.Observed{Item: later, Tag: core.Tag("c", "svc")}
 	require.NoError(t, r.Resync(t.Context()))
 	f.takeLog()
 	commit(t, r.Client("a").Txn(), both("10.96.0.12:80", true))

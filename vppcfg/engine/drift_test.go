@@ -22,7 +22,7 @@ func TestCompareWithVPP(t *testing.T) {
 		{Key: bind.Key(), Item: bind, Owners: []string{"a"}},
 	}
 	tagged := func(it vppcfg.Item, owner string) driverapi.Observed {
-		return driverapi.Observed{Item: it, Tag: vppcfg.Tag(owner, core.ItemLabel(it))}
+		return driverapi.Observed{Item: it, Tag: core.Tag(owner, core.ItemLabel(it))}
 	}
 	webMoved := lb("10.96.0.10:80", "10.1.1.2:8080", "10.1.1.7:8080")
 	stale := lb("10.96.0.12:80", "10.1.1.8:80", "10.1.1.9:80")

@@ -97,7 +97,7 @@ func (r *Reconciler) interfaceGone(name string) {
 		r.retry.succeeded(k)
 		delete(r.lastErr, k)
 	}
-	r.acl.Forget(name)
+	r.merged.forgetInterface(name)
 }
 
 // cleanStale removes the objects a deleted interface left at an index that

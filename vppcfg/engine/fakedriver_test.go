@@ -10,7 +10,9 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // fakeDriver is an in-memory Driver with VPP-like bookkeeping: handles are
@@ -22,7 +24,7 @@ type fakeDriver struct {
 	ifaces   map[string]uint32
 	nextIf   uint32
 	objs     map[vppcfg.Key]driverapi.Observed
-	aclLists map[string]core.ACLIndexes
+	aclLists map[string]acllists.Indexes
 	handle   uint32
 	log      []string
 	// fail decides whether an op fails (before it is applied).
@@ -36,7 +38,7 @@ type fakeDriver struct {
 
 func newFakeDriver(ifNames ...string) *fakeDriver {
 	f := &fakeDriver{ifaces: map[string]uint32{}, nextIf: 1, objs: map[vppcfg.Key]driverapi.Observed{},
-		aclLists: map[string]core.ACLIndexes{}, events: make(chan driverapi.Event, 16)}
+		aclLists: map[string]acllists.Indexes{}, events: make(chan driverapi.Event, 16)}
 	for _, n := range ifNames {
 		f.ifaces[n] = f.nextIf
 		f.nextIf++
@@ -141,7 +143,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 	}
 	k := op.Key
 	if a, ok := op.Item.(*driverapi.ACLAssignment); ok && op.Type == driverapi.OpUpdate {
-		f.aclLists[a.Interface] = core.ACLIndexes{Input: a.InputIndexes, Output: a.OutputIndexes}
+		f.aclLists[a.Interface] = acllists.Indexes{Input: a.InputIndexes, Output: a.OutputIndexes}
 		return driverapi.OpResult{}
 	}
 	if o, exists := f.objs[k]; exists && writesTag(op.Type) && core.Taggable(k.Kind) && op.Tag != o.Tag {
@@ -153,7 +155,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 		if _, exists := f.objs[k]; exists {
 			return driverapi.OpResult{Err: fmt.Errorf("%w: %s exists", driverapi.ErrDrift, k)}
 		}
-		if vppcfg.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey() {
+		if vppcfgtest.IsNAT44(k.Kind) && k != vppcfg.NAT44GlobalKey() {
 			if _, on := f.objs[vppcfg.NAT44GlobalKey()]; !on {
 				return driverapi.OpResult{Err: fmt.Errorf("%s: NAT44 disabled", k)}
 			}
@@ -189,7 +191,7 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 		delete(f.objs, k)
 		if k == vppcfg.NAT44GlobalKey() {
 			for ok := range f.objs {
-				if vppcfg.IsNAT44(ok.Kind) {
+				if vppcfgtest.IsNAT44(ok.Kind) {
 					delete(f.objs, ok)
 				}
 			}

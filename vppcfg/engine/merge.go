@@ -11,11 +11,34 @@ import (
 // vppcfg's kind_acl_binding_merge.go) see the engine through the views of
 // this file, so that the kind file knows none of the engine's types.
 
+// mergedStates are the merged kinds' own states, by kind (core.MergedState),
+// which the engine keeps for the kinds without looking inside.
+type mergedStates map[vppcfg.Kind]core.MergedState
+
+// newMergedStates returns every merged kind's empty state.
+func newMergedStates() mergedStates {
+	m := mergedStates{}
+	for k := vppcfg.Kind(1); k < core.KindLimit; k++ {
+		if d := core.Describe(k); d.Merge != nil && d.Merge.NewState != nil {
+			m[k] = d.Merge.NewState()
+		}
+	}
+	return m
+}
+
+// forgetInterface tells every state that an interface is gone.
+func (m mergedStates) forgetInterface(name string) {
+	for _, s := range m {
+		s.ForgetInterface(name)
+	}
+}
+
 // mergeInput is a diff as a merged kind's Plan sees it (core.MergeInput).
 type mergeInput struct {
 	in    *diffInput
 	ready map[vppcfg.Key]bool
 	p     *opPlan
+	state core.MergedState
 }
 
 func (m mergeInput) EachKey(fn func(vppcfg.Key)) { m.in.eachBinding(fn) }
@@ -39,13 +62,7 @@ func (m mergeInput) HasInterface(name string) bool {
 	return ok
 }
 
-func (m mergeInput) ACLOrder(ifName string) core.ACLNameList { return m.in.ACLOrder[ifName] }
-
-func (m mergeInput) Touched(fn func(ifName string)) {
-	for ifName := range m.in.ACLOrder {
-		fn(ifName)
-	}
-}
+func (m mergeInput) State() core.MergedState { return m.state }
 
 // mergedTasks are a merged kind's planned ops as tasks.
 func mergedTasks(ops []core.MergedOp) []task {
@@ -58,9 +75,12 @@ func mergedTasks(ops []core.MergedOp) []task {
 
 // mergeView is the reconciler's applied view as a merged kind's Prepare
 // and Record see it (core.AppliedView).
-type mergeView struct{ r *Reconciler }
+type mergeView struct {
+	r    *Reconciler
+	kind vppcfg.Kind
+}
 
-func (v mergeView) Lists() *core.ACLLists { return &v.r.acl }
+func (v mergeView) State() core.MergedState { return v.r.merged[v.kind] }
 
 func (v mergeView) Handle(k vppcfg.Key) (uint32, bool) {
 	a, ok := v.r.applied[k]
@@ -94,9 +114,10 @@ func (v mergeView) Replace(drop func(vppcfg.Item) bool, keys []vppcfg.Key) {
 type dumpView struct {
 	c       *classified
 	desired desiredLookup
+	state   core.MergedState
 }
 
-func (v dumpView) Lists() *core.ACLLists { return &v.c.acl }
+func (v dumpView) State() core.MergedState { return v.state }
 
 func (v dumpView) Name(kind vppcfg.Kind, handle uint32) (string, bool) {
 	n, ok := v.c.names[kind][handle]

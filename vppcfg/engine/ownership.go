@@ -24,7 +24,7 @@ func viewOf(s *core.Store) desiredLookup {
 	for k, e := range s.Items {
 		if core.Describe(k.Kind).KeyedByLabel {
 			for _, o := range e.Owners {
-				v.tags[vppcfg.Tag(o, core.ItemLabel(e.Item))] = k
+				v.tags[core.Tag(o, core.ItemLabel(e.Item))] = k
 			}
 		}
 	}
@@ -62,8 +62,8 @@ type classified struct {
 	// names are the names of the objects of kinds keyed by label, by kind
 	// and VPP index: merged values refer to them by index.
 	names map[vppcfg.Kind]map[uint32]string
-	// acl is the merged state of ACL bindings found (see core.ACLLists).
-	acl core.ACLLists
+	// merged are the merged kinds' own states of what was found.
+	merged mergedStates
 }
 
 // classify maps a dump back to items and owners.
@@ -75,7 +75,7 @@ func classify(st *driverapi.State, desired desiredLookup, claims map[string]vppc
 		owners:  ownerRefs{},
 		foreign: map[vppcfg.Key]vppcfg.Item{},
 		names:   map[vppcfg.Kind]map[uint32]string{},
-		acl:     core.NewACLLists(),
+		merged:  newMergedStates(),
 	}
 	var mergedObjs []driverapi.Observed
 	for _, o := range st.Objects {
@@ -91,14 +91,15 @@ func classify(st *driverapi.State, desired desiredLookup, claims map[string]vppc
 		}
 	}
 	for _, o := range mergedObjs {
-		core.Describe(o.Item.Key().Kind).Merge.Observe(dumpView{c: c, desired: desired}, o)
+		kind := o.Item.Key().Kind
+		core.Describe(kind).Merge.Observe(dumpView{c: c, desired: desired, state: c.merged[kind]}, o)
 	}
 	return c
 }
 
 // addTagged classifies an object of a taggable kind by its tag.
 func (c *classified) addTagged(o driverapi.Observed, d *core.Descriptor, desired desiredLookup) {
-	owner, label, ours := vppcfg.ParseTag(o.Tag)
+	owner, label, ours := core.ParseTag(o.Tag)
 	if !ours {
 		if !d.KeyedByLabel {
 			c.foreign[o.Item.Key()] = o.Item
@@ -117,7 +118,7 @@ func (c *classified) addTagged(o driverapi.Observed, d *core.Descriptor, desired
 		key = o.Item.Key()
 		if di, owners, ok := desired.get(key); ok {
 			for _, ow := range owners {
-				if vppcfg.Tag(ow, core.ItemLabel(di)) == o.Tag {
+				if core.Tag(ow, core.ItemLabel(di)) == o.Tag {
 					label = core.ItemLabel(di)
 					break
 				}

@@ -9,32 +9,34 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 func TestTag(t *testing.T) {
-	assert.Equal(t, "vppsvc:nat44:default/web", vppcfg.Tag("nat44", "default/web"))
+	assert.Equal(t, "vppsvc:nat44:default/web", core.Tag("nat44", "default/web"))
 	label := "some-namespace-with-a-long-name/a-service-with-an-even-longer-name:http"
-	long := vppcfg.Tag("nat44", label)
-	assert.Len(t, long, vppcfg.MaxTagLen)
+	long := core.Tag("nat44", label)
+	assert.Len(t, long, core.MaxTagLen)
 	assert.Contains(t, long, "~")
-	assert.NotEqual(t, long, vppcfg.Tag("nat44", label+"s"), "labels differing after the cut must still get different tags")
-	assert.Equal(t, long, vppcfg.Tag("nat44", label), "deterministic")
-	owner, parsed, ok := vppcfg.ParseTag(long)
+	assert.NotEqual(t, long, core.Tag("nat44", label+"s"), "labels differing after the cut must still get different tags")
+	assert.Equal(t, long, core.Tag("nat44", label), "deterministic")
+	owner, parsed, ok := core.ParseTag(long)
 	assert.True(t, ok)
 	assert.Equal(t, "nat44", owner)
 	assert.True(t, strings.HasPrefix(label, parsed[:len(parsed)-9]))
 
-	owner, parsed, ok = vppcfg.ParseTag("vppsvc:nat44:default/web")
+	owner, parsed, ok = core.ParseTag("vppsvc:nat44:default/web")
 	assert.True(t, ok)
 	assert.Equal(t, "nat44", owner)
 	assert.Equal(t, "default/web", parsed)
 	for _, foreign := range []string{"", "calico:foo", "vppsvc:", "vppsvc:nocolon"} {
-		_, _, ok = vppcfg.ParseTag(foreign)
+		_, _, ok = core.ParseTag(foreign)
 		assert.False(t, ok, foreign)
 	}
-	utf := vppcfg.Tag("o", strings.Repeat("ünïcödé-", 10))
-	assert.LessOrEqual(t, len(utf), vppcfg.MaxTagLen)
+	utf := core.Tag("o", strings.Repeat("ünïcödé-", 10))
+	assert.LessOrEqual(t, len(utf), core.MaxTagLen)
 	assert.NotContains(t, utf, "\uFFFD", "multi-byte runes are never cut in half")
 	assert.False(t, strings.ContainsRune(strings.ToValidUTF8(utf, "\uFFFD"), '\uFFFD'))
 }
@@ -65,10 +67,10 @@ func TestClassify(t *testing.T) {
 		Objects: []driverapi.Observed{
 			// Listed first: the lists are read once the ACLs are known.
 			{Item: &driverapi.ACLAssignment{Interface: "tap0", InputIndexes: []uint32{9, 4}}},
-			{Item: core.WithLabel(desiredLB, ""), Tag: vppcfg.Tag("nat44", "svc")},
-			{Item: core.WithLabel(orphanLB, ""), Tag: vppcfg.Tag("ipv6", "old-svc")},
+			{Item: core.WithLabel(desiredLB, ""), Tag: core.Tag("nat44", "svc")},
+			{Item: core.WithLabel(orphanLB, ""), Tag: core.Tag("ipv6", "old-svc")},
 			{Item: core.WithLabel(foreignLB, ""), Tag: "calico:x"},
-			{Item: &vppcfg.ACL{}, Tag: vppcfg.Tag("nat44", longName), Handle: 4},
+			{Item: &vppcfg.ACL{}, Tag: core.Tag("nat44", longName), Handle: 4},
 			{Item: &vppcfg.ACL{}, Tag: "", Handle: 9},
 			{Item: &vppcfg.NAT44Global{SessionLimit: 64512}},
 			{Item: claimed, Handle: 1},
@@ -98,9 +100,10 @@ func TestClassify(t *testing.T) {
 	acl := c.applied[vppcfg.ACLKey(longName)]
 	require.NotNil(t, acl, "a shortened tag is matched against the desired ACLs' tags")
 	assert.Equal(t, uint32(4), acl.Handle)
-	assert.Equal(t, core.ACLIndexes{Input: []uint32{9}}, c.acl.Front["tap0"], "the untagged ACL is foreign and stays in front")
-	assert.Equal(t, core.ACLNameList{Input: []string{longName}}, c.acl.Order["tap0"])
-	b := c.applied[vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, longName)]
+	lists := c.merged[vppcfg.KindACLBinding].(*acllists.Lists)
+	assert.Equal(t, acllists.Indexes{Input: []uint32{9}}, lists.Front["tap0"], "the untagged ACL is foreign and stays in front")
+	assert.Equal(t, acllists.Names{Input: []string{longName}}, lists.Order["tap0"])
+	b := c.applied[vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, longName)]
 	require.NotNil(t, b)
 	assert.Equal(t, int32(7), b.Item.(*vppcfg.ACLBinding).Priority, "VPP keeps no priority: taken from the desired binding")
 

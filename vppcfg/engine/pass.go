@@ -46,7 +46,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 		Interfaces:   r.ifaces,
 		Foreign:      r.foreign,
 		Resynced:     r.store.Resynced,
-		ACLOrder:     r.acl.Order,
+		Merged:       r.merged,
 		Scope:        sc,
 		OrphanOwners: r.orphanOwners,
 
@@ -62,7 +62,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 			op.owner = owners[0]
 		}
 		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
-			op.Tag = vppcfg.Tag(op.owner, core.ItemLabel(op.Item))
+			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
 		}
 		ops = append(ops, op)
 	}
@@ -167,7 +167,7 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 			}
 		}
 		if isMerged(op) {
-			op.Op = core.Describe(op.Key.Kind).Merge.Prepare(mergeView{r}, op.Op, now)
+			op.Op = core.Describe(op.Key.Kind).Merge.Prepare(mergeView{r, op.Key.Kind}, op.Op, now)
 		}
 		send = append(send, op.Op)
 	}

@@ -24,10 +24,11 @@ type appliedEntry struct {
 	// that a renderer that has not caught up yet after a restart does not
 	// lose its configuration.
 	Orphan bool
-	// known: the fields VPP does not report back (withUnobservable) are
-	// what this layer wrote, not copied from the desired value. A resync
-	// keeps them, so that a change whose write failed is not mistaken for
-	// applied because a dump cannot show the difference.
+	// known: the fields VPP does not report back (the descriptors'
+	// WithUnobservable) are what this layer wrote, not copied from the
+	// desired value. A resync keeps them, so that a change whose write
+	// failed is not mistaken for applied because a dump cannot show the
+	// difference.
 	known bool
 }
 
@@ -42,9 +43,9 @@ type diffInput struct {
 	Foreign map[vppcfg.Key]vppcfg.Item
 	// Resynced are the owners that committed a ResyncTxn: their orphans may go.
 	Resynced map[string]bool
-	// ACLOrder are our ACLs bound per interface in VPP order (the merged
-	// state of ACL bindings, kind_acl_binding_merge.go).
-	ACLOrder map[string]core.ACLNameList
+	// Merged are the merged kinds' own states of what is applied; the
+	// diff hands them to the kinds' Plan.
+	Merged mergedStates
 	// Scope, when not nil, limits the diff to these keys (see scope).
 	Scope map[vppcfg.Key]bool
 	// OrphanOwners, when not nil, are all owners of Orphan items in Applied.
@@ -216,7 +217,7 @@ func planOps(in diffInput) opPlan {
 	if sc.merges {
 		for d := range core.All {
 			if d.Merge != nil {
-				mDel, mSet := d.Merge.Plan(mergeInput{in: &in, ready: ready, p: &p})
+				mDel, mSet := d.Merge.Plan(mergeInput{in: &in, ready: ready, p: &p, state: in.Merged[d.Kind]})
 				dels = append(dels, mergedTasks(mDel)...)
 				creates = append(creates, mergedTasks(mSet)...)
 			}
@@ -378,8 +379,8 @@ func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[vppcfg.K
 // EqualInVPP tells whether VPP holding observed (an object of a dump)
 // means desired is applied, as the layer judges it: Equal, with VPP's
 // defaults standing for the zero values that ask for them, and the fields
-// VPP never reports (withUnobservable) taken as desired. Checkers of VPP's
-// state compare with it.
+// VPP never reports (the descriptors' WithUnobservable) taken as desired.
+// Checkers of VPP's state compare with it.
 func EqualInVPP(desired, observed vppcfg.Item) bool {
 	return core.EqualApplied(desired, core.WithUnobservable(observed, desired))
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
-	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 func TestDiff(t *testing.T) {
@@ -20,7 +21,7 @@ func TestDiff(t *testing.T) {
 		desired     map[vppcfg.Key]vppcfg.Item
 		applied     map[vppcfg.Key]appliedEntry
 		ifaces      map[string]uint32
-		aclOrder    map[string]core.ACLNameList
+		aclOrder    map[string]acllists.Names
 		foreign     map[vppcfg.Key]vppcfg.Item
 		resynced    map[string]bool
 		want        []string
@@ -43,7 +44,7 @@ func TestDiff(t *testing.T) {
 		{
 			name:     "removing everything deletes in reverse kind order, NAT44 disabled last",
 			applied:  applied(binding("tap0", vppcfg.ACLInput, "a", 0), acl("a", 80), lbABC, tap0in, pool, global),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -181,7 +182,7 @@ func TestDiff(t *testing.T) {
 			name:     "ACL rules replaced in place",
 			desired:  items(acl("a", 80, 443), binding("tap0", vppcfg.ACLInput, "a", 0)),
 			applied:  applied(acl("a", 80), binding("tap0", vppcfg.ACLInput, "a", 0)),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want:     []string{"update acl/a"},
 		},
 		{
@@ -204,7 +205,7 @@ func TestDiff(t *testing.T) {
 			desired:     items(global, &vppcfg.NAT44Interface{Interface: "tap9", Role: vppcfg.NAT44Inside}),
 			applied:     applied(global),
 			want:        []string{},
-			wantPending: map[vppcfg.Key]string{vppcfg.NAT44InterfaceKey("tap9", vppcfg.NAT44Inside): `interface "tap9" not found`},
+			wantPending: map[vppcfg.Key]string{vppcfgtest.NAT44InterfaceKey("tap9", vppcfg.NAT44Inside): `interface "tap9" not found`},
 		},
 		{
 			name:        "NAT44 items wait for a nat44-global item",
@@ -252,7 +253,7 @@ func TestDiff(t *testing.T) {
 				binding("tap0", vppcfg.ACLInput, "b", 10), binding("tap0", vppcfg.ACLInput, "a", 10),
 				binding("tap0", vppcfg.ACLInput, "permit-all", 1000), binding("tap0", vppcfg.ACLOutput, "b", 0)),
 			applied:  applied(acl("a", 80), acl("b", 81), acl("permit-all")),
-			aclOrder: map[string]core.ACLNameList{},
+			aclOrder: map[string]acllists.Names{},
 			want:     []string{"set-acls tap0 in=[a,b,permit-all] out=[b]"},
 		},
 		{
@@ -262,7 +263,7 @@ func TestDiff(t *testing.T) {
 				m := applied(acl("a", 80), binding("tap0", vppcfg.ACLInput, "a", 0))
 				return m
 			}(),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a"}}},
 			want: []string{
 				"set-acls tap0 in=[] out=[]",
 				"delete acl/a",
@@ -274,14 +275,14 @@ func TestDiff(t *testing.T) {
 			name:     "binding priority change reorders",
 			desired:  items(acl("a"), acl("b"), binding("tap0", vppcfg.ACLInput, "a", 5), binding("tap0", vppcfg.ACLInput, "b", 1)),
 			applied:  applied(acl("a"), acl("b"), binding("tap0", vppcfg.ACLInput, "a", 0), binding("tap0", vppcfg.ACLInput, "b", 1)),
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a", "b"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a", "b"}}},
 			want:     []string{"set-acls tap0 in=[b,a] out=[]"},
 		},
 		{
 			name:        "binding waits for its ACL",
 			desired:     items(binding("tap0", vppcfg.ACLInput, "nope", 0)),
 			want:        []string{},
-			wantPending: map[vppcfg.Key]string{vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "nope"): `waiting for acl "nope"`},
+			wantPending: map[vppcfg.Key]string{vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "nope"): `waiting for acl "nope"`},
 		},
 		{
 			name:    "orphan of an owner that has not resynced is kept",
@@ -303,11 +304,11 @@ func TestDiff(t *testing.T) {
 				vppcfg.ACLKey("a1"): {Item: acl("a1", 80), Owner: newOwnerRef("a")},
 				vppcfg.ACLKey("b1"): {Item: acl("b1", 82), Owner: newOwnerRef("b"), Orphan: true},
 				vppcfg.ACLKey("zz"): {Item: acl("zz", 81), Owner: newOwnerRef("a")},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "a1"): {Item: binding("tap0", vppcfg.ACLInput, "a1", 10), Owner: newOwnerRef("a")},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "b1"): {Item: binding("tap0", vppcfg.ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
-				vppcfg.ACLBindingKey("tap0", vppcfg.ACLInput, "zz"): {Item: binding("tap0", vppcfg.ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "a1"): {Item: binding("tap0", vppcfg.ACLInput, "a1", 10), Owner: newOwnerRef("a")},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "b1"): {Item: binding("tap0", vppcfg.ACLInput, "b1", 0), Owner: newOwnerRef("b"), Orphan: true},
+				vppcfgtest.ACLBindingKey("tap0", vppcfg.ACLInput, "zz"): {Item: binding("tap0", vppcfg.ACLInput, "zz", 1000), Owner: newOwnerRef("a")},
 			},
-			aclOrder: map[string]core.ACLNameList{"tap0": {Input: []string{"a1", "b1", "zz"}}},
+			aclOrder: map[string]acllists.Names{"tap0": {Input: []string{"a1", "b1", "zz"}}},
 			want:     []string{},
 		},
 		{
@@ -338,7 +339,8 @@ func TestDiff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := diffInput{Desired: desiredOf(tc.desired), Applied: tc.applied, Interfaces: tc.ifaces,
-				Foreign: tc.foreign, Resynced: tc.resynced, ACLOrder: tc.aclOrder}
+				Foreign: tc.foreign, Resynced: tc.resynced,
+				Merged: mergedStates{vppcfg.KindACLBinding: &acllists.Lists{Front: map[string]acllists.Indexes{}, Order: tc.aclOrder}}}
 			if in.Applied == nil {
 				in.Applied = map[vppcfg.Key]appliedEntry{}
 			}

@@ -132,9 +132,8 @@ type appliedView struct {
 	tags oddTags
 	// owners share one copy of each owner name among the applied entries.
 	owners ownerRefs
-	// acl is the merged state of ACL bindings (core.ACLLists, kept for
-	// vppcfg's kind_acl_binding_merge.go).
-	acl core.ACLLists
+	// merged are the merged kinds' own states of what is applied.
+	merged mergedStates
 	// ifaces maps the names of VPP's interfaces to their sw_if_index.
 	ifaces map[string]uint32
 	// stale remembers objects deleted interfaces left behind by index
@@ -150,7 +149,7 @@ type appliedView struct {
 	// there to this owner, so that it is pruned if nobody desires it by then
 	// rather than left in VPP as nobody's.
 	uncertain map[vppcfg.Key]string
-	// appliedBindings are the ACL binding keys of applied.
+	// appliedBindings are the keys of merged kinds (ACL bindings) in applied.
 	appliedBindings map[vppcfg.Key]bool
 	// vppPID is the VPP process of the last dump (0: unknown).
 	vppPID uint32
@@ -185,7 +184,7 @@ func NewReconciler(d driverapi.Driver, opts Options) *Reconciler {
 			appliedBindings: map[vppcfg.Key]bool{},
 			unowned:         map[vppcfg.Key]appliedEntry{},
 			foreign:         map[vppcfg.Key]vppcfg.Item{},
-			acl:             core.NewACLLists(),
+			merged:          newMergedStates(),
 			ifaces:          map[string]uint32{},
 			stale:           map[uint32][]vppcfg.Item{},
 		},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/internal/acllists"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
 
@@ -238,7 +239,7 @@ func TestForeignAndUntaggedObjects(t *testing.T) {
 func TestForeignACLsStayInFront(t *testing.T) {
 	f := newFakeDriver("tap0")
 	f.objs[vppcfg.ACLKey("theirs")] = driverapi.Observed{Item: &vppcfg.ACL{Name: "theirs"}, Tag: "", Handle: 99}
-	f.aclLists["tap0"] = core.ACLIndexes{Input: []uint32{99}}
+	f.aclLists["tap0"] = acllists.Indexes{Input: []uint32{99}}
 	f.handle = 100
 	r := NewReconciler(f, testOptions())
 	commit(t, r.Client("pol").ResyncTxn(), acl("mine", 80), binding("tap0", vppcfg.ACLInput, "mine", 0))
@@ -350,7 +351,7 @@ func TestDriftAndReconnect(t *testing.T) {
 	// VPP restarts: everything is gone, ACL indexes start again elsewhere.
 	f.mu.Lock()
 	f.objs = map[vppcfg.Key]driverapi.Observed{}
-	f.aclLists = map[string]core.ACLIndexes{}
+	f.aclLists = map[string]acllists.Indexes{}
 	f.handle = 7
 	f.mu.Unlock()
 	f.events <- driverapi.Event{Type: driverapi.EventConnected}

@@ -115,7 +115,7 @@ func (r *Reconciler) applyResult(op driverapi.Op, owner string, res driverapi.Op
 	d := core.Describe(k.Kind)
 	switch {
 	case d.Merge != nil && op.Type == driverapi.OpUpdate:
-		d.Merge.Record(mergeView{r}, op)
+		d.Merge.Record(mergeView{r, k.Kind}, op)
 	case op.Type == driverapi.OpCreate:
 		a := appliedEntry{Item: op.Item, Owner: r.owners.of(owner), Handle: res.Handle, known: true}
 		r.setApplied(k, a)

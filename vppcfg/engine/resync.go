@@ -93,7 +93,7 @@ func (r *Reconciler) resync(ctx context.Context) error {
 			r.orphanOwners[a.Owner.String()] = true
 		}
 	}
-	r.acl, r.ifaces = c.acl, st.Interfaces
+	r.merged, r.ifaces = c.merged, st.Interfaces
 	r.needResync, r.forgetUnobserved, r.resyncFailures, r.disconnected = false, false, 0, false
 	r.lastPoll = time.Now()
 	// Fresh facts: every failed key may be retried at once.

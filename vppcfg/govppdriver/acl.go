@@ -8,6 +8,7 @@ import (
 	"go.fd.io/govpp/binapi/acl_types"
 	"go.fd.io/govpp/binapi/ip_types"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
@@ -56,8 +57,8 @@ func delACL(index uint32) *call {
 func aclRule(r vppcfg.ACLRule) acl_types.ACLRule {
 	out := acl_types.ACLRule{
 		IsPermit:  acl_types.ACLAction(r.Action),
-		SrcPrefix: prefix(r.Src),
-		DstPrefix: prefix(r.Dst),
+		SrcPrefix: govppnode.Prefix(r.Src),
+		DstPrefix: govppnode.Prefix(r.Dst),
 		Proto:     ip_types.IPProto(r.Protocol),
 	}
 	src, dst := r.SrcPorts, r.DstPorts
@@ -80,8 +81,8 @@ func aclRule(r vppcfg.ACLRule) acl_types.ACLRule {
 func fromACLRule(r acl_types.ACLRule) vppcfg.ACLRule {
 	out := vppcfg.ACLRule{
 		Action:   vppcfg.ACLAction(r.IsPermit),
-		Src:      fromPrefix(r.SrcPrefix),
-		Dst:      fromPrefix(r.DstPrefix),
+		Src:      govppnode.FromPrefix(r.SrcPrefix),
+		Dst:      govppnode.FromPrefix(r.DstPrefix),
 		Protocol: vppcfg.Protocol(r.Proto),
 		SrcPorts: vppcfg.PortRange{First: r.SrcportOrIcmptypeFirst, Last: r.SrcportOrIcmptypeLast},
 		DstPorts: vppcfg.PortRange{First: r.DstportOrIcmpcodeFirst, Last: r.DstportOrIcmpcodeLast},

@@ -17,7 +17,7 @@ type capability uint8
 
 const (
 	// capCore is what the driver cannot do without: a VPP that lacks one
-	// of its messages is incompatible (vppcfg.ErrIncompatible).
+	// of its messages is incompatible (driverapi.ErrIncompatible).
 	capCore capability = iota
 	// capCNAT is the cnat plugin.
 	capCNAT
@@ -113,7 +113,7 @@ func messagesNeeding(c capability) []api.Message {
 // checkCompatibility looks every message the driver sends up in the
 // connected VPP. Missing optional messages switch a capability off; a
 // missing required one makes the driver refuse to work
-// (vppcfg.ErrIncompatible).
+// (driverapi.ErrIncompatible).
 func (d *Driver) checkCompatibility() *capabilities {
 	lookup, ok := d.conn.(interface {
 		GetMessageID(api.Message) (uint16, error)

@@ -5,6 +5,8 @@ import (
 
 	"go.fd.io/govpp/binapi/cnat"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // What the cnat kinds share (cnat_*.go).
@@ -20,7 +22,7 @@ func endpoint(ap netip.AddrPort, family netip.Addr) cnat.CnatEndpoint {
 	if a.Is6() {
 		af = ip_types.ADDRESS_IP6
 	}
-	return cnat.CnatEndpoint{Addr: address(a), SwIfIndex: anyInterface, IfAf: af, Port: ap.Port()}
+	return cnat.CnatEndpoint{Addr: govppnode.Address(a), SwIfIndex: anyInterface, IfAf: af, Port: ap.Port()}
 }
 
 func boolU8(b bool) uint8 {

@@ -8,6 +8,7 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/cnat"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
@@ -84,7 +85,7 @@ func addDelExcludePrefix(isAdd bool, p netip.Prefix) *call {
 		check = accept(what, api.VPPApiError(1))
 	}
 	return &call{
-		req:   &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: boolU8(isAdd), Prefix: prefix(p)},
+		req:   &cnat.CnatSnatPolicyAddDelExcludePfx{IsAdd: boolU8(isAdd), Prefix: govppnode.Prefix(p)},
 		reply: &cnat.CnatSnatPolicyAddDelExcludePfxReply{},
 		check: check,
 	}

@@ -9,6 +9,7 @@ import (
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_types"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
@@ -84,18 +85,18 @@ func delTranslation(id uint32) *call {
 // IsRealIP, flags or flow hash (always 0); the layer fills them from the
 // desired value.
 func fromTranslation(t cnat.CnatTranslation) *vppcfg.CNATTranslation {
-	vip := fromAddress(t.Vip.Addr)
+	vip := govppnode.FromAddress(t.Vip.Addr)
 	out := &vppcfg.CNATTranslation{
 		VIP:      netip.AddrPortFrom(vip, t.Vip.Port),
 		Protocol: vppcfg.Protocol(t.IPProto),
 		LBType:   vppcfg.CNATLBType(t.LbType),
 	}
 	for _, p := range t.Paths {
-		src := netip.AddrPortFrom(fromAddress(p.SrcEp.Addr), p.SrcEp.Port)
+		src := netip.AddrPortFrom(govppnode.FromAddress(p.SrcEp.Addr), p.SrcEp.Port)
 		if src.Addr().IsUnspecified() && src.Port() == 0 {
 			src = netip.AddrPort{}
 		}
-		out.Paths = append(out.Paths, vppcfg.CNATPath{Src: src, Dst: netip.AddrPortFrom(fromAddress(p.DstEp.Addr), p.DstEp.Port)})
+		out.Paths = append(out.Paths, vppcfg.CNATPath{Src: src, Dst: netip.AddrPortFrom(govppnode.FromAddress(p.DstEp.Addr), p.DstEp.Port)})
 	}
 	vppcfg.SortCNATPaths(out.Paths)
 	return out

@@ -40,7 +40,7 @@ func NewConnectGate(d *Driver) *ConnectGate {
 	return g
 }
 
-// Events implements vppcfg.Driver: the driver's events minus the first
+// Events implements driverapi.Driver: the driver's events minus the first
 // EventConnected.
 func (g *ConnectGate) Events() <-chan driverapi.Event { return g.events }
 

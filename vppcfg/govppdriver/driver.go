@@ -1,4 +1,4 @@
-// Package govppdriver implements vppcfg.Driver over go.fd.io/govpp v0.13.0
+// Package govppdriver implements driverapi.Driver over go.fd.io/govpp v0.13.0
 // and the VPP 25.10 binary API: items become nat44_ed, acl, cnat, interface
 // and feature messages, dumps become items again, and govpp connection
 // events become the layer's interface and reconnect events.
@@ -12,7 +12,7 @@
 // Every request goes through an api.Connection with a context deadline.
 // Operations are pipelined on one stream (pipeline.go), so a cold sync does
 // not pay one round trip per message. Each Add/Del pair of messages is built
-// by one private addDel function per object, and VPP's error codes are
+// by one private addDel… function per kind (addDelDropRoute…), and VPP's error codes are
 // branched explicitly: a delete that finds nothing is success, an add that
 // finds the object is drift.
 package govppdriver
@@ -72,7 +72,7 @@ func (o *Options) setDefaults() {
 	}
 }
 
-// Driver talks to one VPP through govpp. It implements vppcfg.Driver.
+// Driver talks to one VPP through govpp. It implements driverapi.Driver.
 type Driver struct {
 	conn api.Connection
 	opts Options
@@ -120,7 +120,7 @@ var _ driverapi.Driver = (*Driver)(nil)
 
 // New returns a driver over conn. events are govpp's connection events
 // (from core.AsyncConnect); every Connected among them is passed on as a
-// vppcfg.EventConnected, after the driver has checked message compatibility
+// driverapi.EventConnected, after the driver has checked message compatibility
 // and re-subscribed to interface events. With nil events conn must already
 // be connected.
 func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) *Driver {
@@ -167,10 +167,10 @@ func (d *Driver) Close() {
 	d.wg.Wait()
 }
 
-// Events implements vppcfg.Driver.
+// Events implements driverapi.Driver.
 func (d *Driver) Events() <-chan driverapi.Event { return d.events }
 
-// CallStats implements vppcfg.Driver.
+// CallStats implements driverapi.Driver.
 func (d *Driver) CallStats() []driverapi.CallStat {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -214,7 +214,7 @@ func (d *Driver) withDeadline(ctx context.Context) (context.Context, context.Can
 	}
 }
 
-// Apply implements vppcfg.Driver: it turns each op into its requests and
+// Apply implements driverapi.Driver: it turns each op into its requests and
 // sends all of them through one pipeline.
 func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	ctx, cancel := d.withDeadline(ctx)
@@ -312,7 +312,7 @@ func (d *Driver) onConnected() {
 }
 
 // vppProcessID asks VPP for its process ID (0 if it does not answer); see
-// vppcfg.Event.VPPPID.
+// driverapi.Event.VPPPID.
 func (d *Driver) vppProcessID() uint32 {
 	ctx, cancel := d.withDeadline(d.ctx)
 	defer cancel()

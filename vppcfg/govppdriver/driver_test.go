@@ -25,6 +25,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 func init() {
@@ -437,7 +438,7 @@ func withDesiredFields(t *vppcfg.CNATTranslation, d *vppcfg.CNATTranslation) *vp
 // cnatServed reports whether the fake answers cnat (a later task adds it).
 func cnatServed(t *testing.T, d *Driver) bool {
 	t.Helper()
-	res := d.Apply(context.Background(), []driverapi.Op{{Type: driverapi.OpDelete, Key: vppcfg.CNATTranslationKey(ap("10.96.255.255:1"), vppcfg.ProtoTCP),
+	res := d.Apply(context.Background(), []driverapi.Op{{Type: driverapi.OpDelete, Key: vppcfgtest.CNATTranslationKey(ap("10.96.255.255:1"), vppcfg.ProtoTCP),
 		Item: &vppcfg.CNATTranslation{VIP: ap("10.96.255.255:1"), Protocol: vppcfg.ProtoTCP}, Handle: 1 << 30}})
 	return !errors.Is(res[0].Err, driverapi.ErrUnsupported)
 }

@@ -7,6 +7,7 @@ import (
 	"go.fd.io/govpp/binapi/fib_types"
 	"go.fd.io/govpp/binapi/ip"
 
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
@@ -40,7 +41,7 @@ func dropPath(r *vppcfg.DropRoute) fib_types.FibPath {
 // of a route it does not hold; a missing table is NO_SUCH_FIB.
 func addDelDropRoute(isAdd bool, r *vppcfg.DropRoute) *call {
 	return &call{
-		req: &ip.IPRouteAddDel{IsAdd: isAdd, Route: ip.IPRoute{TableID: r.VRF, Prefix: prefix(r.Prefix), NPaths: 1,
+		req: &ip.IPRouteAddDel{IsAdd: isAdd, Route: ip.IPRoute{TableID: r.VRF, Prefix: govppnode.Prefix(r.Prefix), NPaths: 1,
 			Paths: []fib_types.FibPath{dropPath(r)}}},
 		reply: &ip.IPRouteAddDelReply{},
 		check: acceptOf(isAdd, r, describeDropRoute),
@@ -69,7 +70,7 @@ func dumpDropRoutes(r *dumpRun) error {
 		}, func(m *ip.IPRouteDetails) {
 			if route := m.Route; len(route.Paths) == 1 && route.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
 				route.Paths[0].Preference == core.DropRoutePreference {
-				r.add(&vppcfg.DropRoute{Prefix: fromPrefix(route.Prefix).Masked(), VRF: route.TableID}, "", 0)
+				r.add(&vppcfg.DropRoute{Prefix: govppnode.FromPrefix(route.Prefix).Masked(), VRF: route.TableID}, "", 0)
 			}
 		})
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
-// Dump implements vppcfg.Driver: it reads VPP's process ID and interfaces,
+// Dump implements driverapi.Driver: it reads VPP's process ID and interfaces,
 // then every registered kind in kind order, each by the dump of its
 // descriptor, and maps the objects back to items. Labels and ACL names
 // stay empty (VPP has only the tag; the layer reads it). A kind without a

@@ -14,7 +14,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
-// Interfaces implements vppcfg.Driver: every interface by exact name (VPP's
+// Interfaces implements driverapi.Driver: every interface by exact name (VPP's
 // name filter is a case-insensitive substring match, so names are compared
 // here, on the client side).
 func (d *Driver) Interfaces(ctx context.Context) (map[string]uint32, error) {

@@ -20,7 +20,7 @@ import (
 type kindDriver struct {
 	kind vppcfg.Kind
 	// needs is the optional capability the kind's messages belong to;
-	// without it the kind's ops fail as vppcfg.ErrUnsupported and Dump
+	// without it the kind's ops fail as driverapi.ErrUnsupported and Dump
 	// skips the kind (none of its objects can exist).
 	needs capability
 	// messages are the requests the kind's ops and dump send. The

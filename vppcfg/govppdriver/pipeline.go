@@ -40,7 +40,7 @@ type call struct {
 // tens of thousands of objects costs len/depth round trips instead of len.
 // The window also bounds govpp's reply buffer, which drops replies that do
 // not fit. A transport error or an out-of-order reply fails the calls not
-// yet answered with vppcfg.ErrDrift: the layer then re-reads VPP instead of
+// yet answered with driverapi.ErrDrift: the layer then re-reads VPP instead of
 // guessing which of them VPP executed.
 func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 	if len(calls) == 0 {

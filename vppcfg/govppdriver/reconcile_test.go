@@ -19,6 +19,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // End-to-end tests of the layer: reconciler → driver → govpp core and codec
@@ -324,7 +325,7 @@ func TestVPPRestart(t *testing.T) {
 
 	v.Restart()
 	require.Eventually(t, func() bool { return r.Stats().Resyncs >= 2 }, 10*time.Second, time.Millisecond)
-	k := vppcfg.NAT44InterfaceKey("tap7", vppcfg.NAT44Inside)
+	k := vppcfgtest.NAT44InterfaceKey("tap7", vppcfg.NAT44Inside)
 	require.Eventually(t, func() bool {
 		s, _ := r.Status(k)
 		return s.State == engine.StatePending && strings.Contains(s.Reason, "tap7")

@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
@@ -337,7 +337,7 @@ func TestStatusPerNode(t *testing.T) {
 				return err
 			}
 			defer resp.Body.Close()
-			var st agent.ServiceState
+			var st inspect.ServiceState
 			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 				return fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
 			}

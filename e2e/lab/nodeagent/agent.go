@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/agent/inspect"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
@@ -327,7 +328,7 @@ func (n *nodeAgent) serveInspector(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("inspector: %w", err)
 	}
-	srv := &http.Server{Handler: agent.InspectHandler(n.svc.Inspect, n.log), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: inspect.Handler(n.svc.Inspect, n.log), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	go func() {
 		<-ctx.Done()

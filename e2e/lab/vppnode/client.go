@@ -14,6 +14,8 @@ import (
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/core"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // Tag starts the tag of the VPP interfaces a node agent created through
@@ -133,27 +135,14 @@ func (c *Client) changed(msg string) {
 	c.mu.Unlock()
 }
 
-// recvAll reads a dump's stream to its end: (stream, err) as a dump call
-// returns them.
+// recvAll is govppnode.RecvAll, for the dumps of interfaces.go and io.go
+// (the af_packet code, which another change was rewriting when this moved;
+// they can call govppnode.RecvAll directly).
 func recvAll[T any](s interface {
 	Recv() (T, error)
 	Close() error
 }, err error) ([]T, error) {
-	if err != nil {
-		return nil, err
-	}
-	var out []T
-	for {
-		d, err := s.Recv()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			_ = s.Close() // the generated client closes it only at the end
-			return nil, err
-		}
-		out = append(out, d)
-	}
+	return govppnode.RecvAll(s, err)
 }
 
 // linkIndex is the kernel's ifindex of the link name in this process's

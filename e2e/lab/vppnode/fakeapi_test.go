@@ -20,6 +20,8 @@ import (
 	"go.fd.io/govpp/binapi/memclnt"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/codec"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 // fakeAPI is a govpp adapter answering the messages Client sends as VPP
@@ -227,7 +229,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		if i != nil {
 			for _, a := range i.addrs {
 				if a.Addr().Is6() == m.IsIPv6 {
-					out = append(out, &ip.IPAddressDetails{SwIfIndex: m.SwIfIndex, Prefix: ip_types.AddressWithPrefix(prefix(a))})
+					out = append(out, &ip.IPAddressDetails{SwIfIndex: m.SwIfIndex, Prefix: ip_types.AddressWithPrefix(govppnode.Prefix(a))})
 				}
 			}
 		}
@@ -235,7 +237,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 	case *interfaces.SwInterfaceAddDelAddress:
 		i, rv := f.iface(uint32(m.SwIfIndex))
 		if i != nil {
-			p := fromPrefix(ip_types.Prefix(m.Prefix))
+			p := govppnode.FromPrefix(ip_types.Prefix(m.Prefix))
 			for _, a := range i.addrs {
 				if a == p {
 					return []api.Message{&interfaces.SwInterfaceAddDelAddressReply{Retval: -1}} // VPP refuses a duplicate
@@ -277,7 +279,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		}
 		return []api.Message{&ip.SwInterfaceIP6EnableDisableReply{Retval: rv}}
 	case *ip.IPRouteLookup:
-		p := fromPrefix(m.Prefix)
+		p := govppnode.FromPrefix(m.Prefix)
 		r, ok := f.routes[p]
 		if !ok {
 			return []api.Message{&ip.IPRouteLookupReply{Retval: errNoSuchEntry}}
@@ -287,12 +289,12 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		var out []api.Message
 		for p, r := range f.routes {
 			if p.Addr().Is6() == m.Table.IsIP6 {
-				out = append(out, &ip.IPRouteDetails{Route: ip.IPRoute{Prefix: prefix(p), NPaths: 1, Paths: []fib_types.FibPath{{SwIfIndex: r.sw, Nh: fib_types.FibPathNh{Address: r.nh}}}}})
+				out = append(out, &ip.IPRouteDetails{Route: ip.IPRoute{Prefix: govppnode.Prefix(p), NPaths: 1, Paths: []fib_types.FibPath{{SwIfIndex: r.sw, Nh: fib_types.FibPathNh{Address: r.nh}}}}})
 			}
 		}
 		return out
 	case *ip.IPRouteAddDel:
-		p := fromPrefix(m.Route.Prefix)
+		p := govppnode.FromPrefix(m.Route.Prefix)
 		if !m.IsAdd {
 			if _, ok := f.routes[p]; !ok {
 				return []api.Message{&ip.IPRouteAddDelReply{Retval: errNoSuchEntry}}
@@ -308,14 +310,14 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		for k, mac := range f.nbrs {
 			if k.sw == uint32(m.SwIfIndex) && k.ip.Is6() == (m.Af == ip_types.ADDRESS_IP6) {
 				out = append(out, &ip_neighbor.IPNeighborDetails{Neighbor: ip_neighbor.IPNeighbor{SwIfIndex: m.SwIfIndex,
-					Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: mac, IPAddress: address(k.ip)}})
+					Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: mac, IPAddress: govppnode.Address(k.ip)}})
 			}
 		}
 		return out
 	case *ip_neighbor.IPNeighborAddDel:
 		_, rv := f.iface(uint32(m.Neighbor.SwIfIndex))
 		if rv == 0 {
-			f.nbrs[fakeNbrKey{uint32(m.Neighbor.SwIfIndex), fromAddress(m.Neighbor.IPAddress)}] = m.Neighbor.MacAddress
+			f.nbrs[fakeNbrKey{uint32(m.Neighbor.SwIfIndex), govppnode.FromAddress(m.Neighbor.IPAddress)}] = m.Neighbor.MacAddress
 		}
 		return []api.Message{&ip_neighbor.IPNeighborAddDelReply{Retval: rv}}
 	case *ip_neighbor.IPNeighborFlush:

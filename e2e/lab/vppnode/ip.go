@@ -8,12 +8,12 @@ import (
 	"net/netip"
 
 	"go.fd.io/govpp/api"
-	"go.fd.io/govpp/binapi/fib_types"
-	interfaces "go.fd.io/govpp/binapi/interface"
 	"go.fd.io/govpp/binapi/interface_types"
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_neighbor"
 	"go.fd.io/govpp/binapi/ip_types"
+
+	"github.com/vppsvc/vppsvc/internal/govppnode"
 )
 
 func (c *Client) index(ctx context.Context, name string) (interface_types.InterfaceIndex, error) {
@@ -31,15 +31,9 @@ func (c *Client) Addresses(ctx context.Context, name string) ([]netip.Prefix, er
 }
 
 func (c *Client) addresses(ctx context.Context, sw interface_types.InterfaceIndex) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, v6 := range []bool{false, true} {
-		ds, err := recvAll[*ip.IPAddressDetails](ip.NewServiceClient(c.api).IPAddressDump(ctx, &ip.IPAddressDump{SwIfIndex: sw, IsIPv6: v6}))
-		if err != nil {
-			return nil, fmt.Errorf("ip_address_dump: %w", err)
-		}
-		for _, d := range ds {
-			out = append(out, fromPrefix(ip_types.Prefix(d.Prefix)))
-		}
+	out, err := govppnode.Addresses(ctx, c.api, uint32(sw))
+	if err != nil {
+		return nil, fmt.Errorf("ip_address_dump: %w", err)
 	}
 	return out, nil
 }
@@ -63,8 +57,7 @@ func (c *Client) AddAddress(ctx context.Context, name string, p netip.Prefix) er
 			return nil
 		}
 	}
-	_, err = interfaces.NewServiceClient(c.api).SwInterfaceAddDelAddress(ctx, &interfaces.SwInterfaceAddDelAddress{
-		SwIfIndex: sw, IsAdd: true, Prefix: ip_types.AddressWithPrefix(prefix(p))})
+	err = govppnode.AddDelAddress(ctx, c.api, uint32(sw), p, true)
 	c.changed("sw_interface_add_del_address")
 	if err != nil {
 		return fmt.Errorf("address %s on %s: %w", p, name, err)
@@ -84,17 +77,14 @@ func (c *Client) SetUnnumbered(ctx context.Context, name, from string) error {
 	if err != nil {
 		return err
 	}
-	ds, err := recvAll[*ip.IPUnnumberedDetails](ip.NewServiceClient(c.api).IPUnnumberedDump(ctx, &ip.IPUnnumberedDump{SwIfIndex: sw}))
+	done, err := govppnode.Unnumbered(ctx, c.api, uint32(sw), uint32(src))
 	if err != nil {
 		return fmt.Errorf("ip_unnumbered_dump: %w", err)
 	}
-	for _, d := range ds {
-		if d.SwIfIndex == sw && d.IPSwIfIndex == src {
-			return nil
-		}
+	if done {
+		return nil
 	}
-	_, err = interfaces.NewServiceClient(c.api).SwInterfaceSetUnnumbered(ctx, &interfaces.SwInterfaceSetUnnumbered{
-		SwIfIndex: src, UnnumberedSwIfIndex: sw, IsAdd: true})
+	err = govppnode.SetUnnumbered(ctx, c.api, uint32(sw), uint32(src))
 	c.changed("sw_interface_set_unnumbered")
 	if err != nil {
 		return fmt.Errorf("unnumbered %s to %s: %w", name, from, err)
@@ -154,10 +144,6 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 	if err != nil {
 		return ip.IPRoute{}, err
 	}
-	path := fib_types.FibPath{SwIfIndex: uint32(sw), Weight: 1, Proto: fib_types.FIB_API_PATH_NH_PROTO_IP4}
-	if r.Dst.Addr().Is6() {
-		path.Proto = fib_types.FIB_API_PATH_NH_PROTO_IP6
-	}
 	nh := r.Via
 	if !nh.IsValid() && r.Dst.IsSingleIP() {
 		// A host route's next hop is the host: an attached-nexthop path,
@@ -166,10 +152,7 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 		// on VPP 25.10.
 		nh = r.Dst.Addr()
 	}
-	if nh.IsValid() {
-		path.Nh = fib_types.FibPathNh{Address: address(nh).Un}
-	}
-	return ip.IPRoute{Prefix: prefix(r.Dst.Masked()), NPaths: 1, Paths: []fib_types.FibPath{path}}, nil
+	return govppnode.Route(0, r.Dst.Masked(), govppnode.Path(uint32(sw), 0, r.Dst, nh)), nil
 }
 
 // deleteRoutesVia removes the routes of the default tables that have a
@@ -178,7 +161,7 @@ func (c *Client) routeBody(ctx context.Context, r Route) (ip.IPRoute, error) {
 // keeps for the interface's own addresses refuse an API delete: skipped.
 func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.InterfaceIndex) error {
 	for _, v6 := range []bool{false, true} {
-		ds, err := recvAll[*ip.IPRouteDetails](ip.NewServiceClient(c.api).IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
+		ds, err := govppnode.RecvAll[*ip.IPRouteDetails](ip.NewServiceClient(c.api).IPRouteDump(ctx, &ip.IPRouteDump{Table: ip.IPTable{IsIP6: v6}}))
 		if err != nil {
 			return fmt.Errorf("ip_route_dump: %w", err)
 		}
@@ -190,11 +173,11 @@ func (c *Client) deleteRoutesVia(ctx context.Context, sw interface_types.Interfa
 			if !via {
 				continue
 			}
-			_, err := ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: d.Route})
+			err := govppnode.AddDelRoute(ctx, c.api, d.Route, false)
 			c.changed("ip_route_add_del")
 			var verr api.VPPApiError
 			if err != nil && !errors.As(err, &verr) {
-				return fmt.Errorf("delete route %s: %w", fromPrefix(d.Route.Prefix), err)
+				return fmt.Errorf("delete route %s: %w", govppnode.FromPrefix(d.Route.Prefix), err)
 			}
 		}
 	}
@@ -215,7 +198,7 @@ func (c *Client) hasRoute(ctx context.Context, route ip.IPRoute) (bool, error) {
 		return false, nil
 	}
 	got, want := r.Route.Paths[0], route.Paths[0]
-	return got.SwIfIndex == want.SwIfIndex && got.Nh.Address == want.Nh.Address && fromPrefix(r.Route.Prefix) == fromPrefix(route.Prefix), nil
+	return got.SwIfIndex == want.SwIfIndex && got.Nh.Address == want.Nh.Address && govppnode.FromPrefix(r.Route.Prefix) == govppnode.FromPrefix(route.Prefix), nil
 }
 
 // AddRoute installs r in VPP's default table, replacing the paths of a
@@ -228,7 +211,7 @@ func (c *Client) AddRoute(ctx context.Context, r Route) error {
 	if ok, err := c.hasRoute(ctx, route); err != nil || ok {
 		return err
 	}
-	_, err = ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: true, Route: route})
+	err = govppnode.AddDelRoute(ctx, c.api, route, true)
 	c.changed("ip_route_add_del")
 	if err != nil {
 		return fmt.Errorf("route %v: %w", r, err)
@@ -246,7 +229,7 @@ func (c *Client) DelRoute(ctx context.Context, r Route) error {
 	if ok, err := c.hasRoute(ctx, route); err != nil || !ok {
 		return err
 	}
-	_, err = ip.NewServiceClient(c.api).IPRouteAddDel(ctx, &ip.IPRouteAddDel{IsAdd: false, Route: route})
+	err = govppnode.AddDelRoute(ctx, c.api, route, false)
 	c.changed("ip_route_add_del")
 	if err != nil {
 		return fmt.Errorf("delete route %v: %w", r, err)
@@ -269,17 +252,16 @@ func (c *Client) AddNeighbour(ctx context.Context, name string, ipAddr netip.Add
 	if ipAddr.Is6() {
 		af = ip_types.ADDRESS_IP6
 	}
-	ds, err := recvAll[*ip_neighbor.IPNeighborDetails](ip_neighbor.NewServiceClient(c.api).IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: sw, Af: af}))
+	ds, err := govppnode.RecvAll[*ip_neighbor.IPNeighborDetails](ip_neighbor.NewServiceClient(c.api).IPNeighborDump(ctx, &ip_neighbor.IPNeighborDump{SwIfIndex: sw, Af: af}))
 	if err != nil {
 		return fmt.Errorf("ip_neighbor_dump: %w", err)
 	}
 	for _, d := range ds {
-		if fromAddress(d.Neighbor.IPAddress) == ipAddr && d.Neighbor.MacAddress == m && d.Neighbor.Flags&ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC != 0 {
+		if govppnode.FromAddress(d.Neighbor.IPAddress) == ipAddr && d.Neighbor.MacAddress == m && d.Neighbor.Flags&ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC != 0 {
 			return nil
 		}
 	}
-	_, err = ip_neighbor.NewServiceClient(c.api).IPNeighborAddDel(ctx, &ip_neighbor.IPNeighborAddDel{IsAdd: true, Neighbor: ip_neighbor.IPNeighbor{
-		SwIfIndex: sw, Flags: ip_neighbor.IP_API_NEIGHBOR_FLAG_STATIC, MacAddress: m, IPAddress: address(ipAddr)}})
+	err = govppnode.AddStaticNeighbour(ctx, c.api, uint32(sw), ipAddr, m)
 	c.changed("ip_neighbor_add_del")
 	if err != nil {
 		return fmt.Errorf("neighbour %s on %s: %w", ipAddr, name, err)
@@ -300,17 +282,17 @@ func (c *Client) AddPuntRedirect(ctx context.Context, rx, tx string, nh netip.Ad
 	if err != nil {
 		return err
 	}
-	ds, err := recvAll[*ip.IPPuntRedirectDetails](ip.NewServiceClient(c.api).IPPuntRedirectDump(ctx, &ip.IPPuntRedirectDump{SwIfIndex: rxi, IsIPv6: nh.Is6()}))
+	ds, err := govppnode.RecvAll[*ip.IPPuntRedirectDetails](ip.NewServiceClient(c.api).IPPuntRedirectDump(ctx, &ip.IPPuntRedirectDump{SwIfIndex: rxi, IsIPv6: nh.Is6()}))
 	if err != nil {
 		return fmt.Errorf("ip_punt_redirect_dump: %w", err)
 	}
 	for _, d := range ds {
-		if d.Punt.RxSwIfIndex == rxi && d.Punt.TxSwIfIndex == txi && fromAddress(d.Punt.Nh) == nh {
+		if d.Punt.RxSwIfIndex == rxi && d.Punt.TxSwIfIndex == txi && govppnode.FromAddress(d.Punt.Nh) == nh {
 			return nil
 		}
 	}
 	_, err = ip.NewServiceClient(c.api).IPPuntRedirect(ctx, &ip.IPPuntRedirect{IsAdd: true,
-		Punt: ip.PuntRedirect{RxSwIfIndex: rxi, TxSwIfIndex: txi, Nh: address(nh)}})
+		Punt: ip.PuntRedirect{RxSwIfIndex: rxi, TxSwIfIndex: txi, Nh: govppnode.Address(nh)}})
 	c.changed("ip_punt_redirect")
 	if err != nil {
 		return fmt.Errorf("punt redirect %s → %s via %s: %w", rx, tx, nh, err)

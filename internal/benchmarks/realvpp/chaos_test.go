@@ -32,6 +32,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // needRestart skips a case that kills VPP when nothing can bring it back.
@@ -474,7 +475,7 @@ func checkState(tb testing.TB, a *runningAgent, n *rv.Node) {
 // labelled is a dumped object with the label its tag carries, as the
 // reconciler reads it.
 func labelled(o driverapi.Observed) vppcfg.Item {
-	_, label, ok := vppcfg.ParseTag(o.Tag)
+	_, label, ok := vppcfgtest.ParseTag(o.Tag)
 	if !ok {
 		return o.Item
 	}

@@ -115,10 +115,10 @@ func Of(it Item) *Descriptor {
 			return Describe(k)
 		}
 	}
-	if a, ok := it.(*driverapi.ACLAssignment); ok {
-		return Describe(a.Key().Kind) // the merged value of a kind
+	if it == nil {
+		return Unknown
 	}
-	return Unknown
+	return Describe(it.Key().Kind) // the merged value of a kind, or no kind
 }
 
 // Register installs the descriptor of one kind; vppcfg's kind files call it

@@ -12,8 +12,12 @@ import (
 // under a key of its own (the group's), sent as one OpUpdate. The hooks see
 // the engine only through the interfaces below, so that the kind file
 // (vppcfg's kind_acl_binding_merge.go) knows nothing of the engine's types
-// and the engine nothing of the kind's.
+// and the engine nothing of the kind's: what the kind remembers of VPP is
+// its own MergedState, which the engine keeps without looking inside.
 type Merger struct {
+	// NewState returns the kind's empty state: the engine keeps one for
+	// what it applied and builds one from every dump.
+	NewState func() MergedState
 	// Plan returns a diff's merged ops: dels, which only remove items, run
 	// in the delete phase, sets in the create phase. Each op covers the
 	// items whose status it decides.
@@ -50,17 +54,15 @@ type MergeInput interface {
 	Pend(k Key, reason string)
 	// HasInterface reports whether VPP has the interface.
 	HasInterface(name string) bool
-	// ACLOrder is the merged state: our ACLs bound per interface, in VPP order.
-	ACLOrder(ifName string) ACLNameList
-	// Touched are the interfaces with merged state.
-	Touched(fn func(ifName string))
+	// State is the kind's state of what is applied, not to be changed.
+	State() MergedState
 }
 
 // AppliedView is the engine's applied state as Merger.Prepare and Record
 // see it.
 type AppliedView interface {
-	// Lists is the merged state, changed in place.
-	Lists() *ACLLists
+	// State is the kind's state of what is applied, changed in place.
+	State() MergedState
 	// Handle returns the VPP index of the applied item at k.
 	Handle(k Key) (uint32, bool)
 	// Fail records that the item at k failed.
@@ -73,8 +75,8 @@ type AppliedView interface {
 
 // DumpView is a dump being classified as Merger.Observe sees it.
 type DumpView interface {
-	// Lists is the merged state found so far, changed in place.
-	Lists() *ACLLists
+	// State is the kind's state found so far, changed in place.
+	State() MergedState
 	// Name returns the name of the object of a kind keyed by label
 	// (KeyedByLabel) at VPP index handle.
 	Name(kind Kind, handle uint32) (string, bool)
@@ -86,32 +88,11 @@ type DumpView interface {
 	Adopt(k Key, it Item, ownerOf Key)
 }
 
-// ACLLists is the merged state of ACL bindings, kept by the engine for
-// kind_acl_binding_merge.go: Front are the foreign ACL indexes bound per
-// interface, kept in front of ours; Order are our ACLs per interface, in
-// VPP order.
-type ACLLists struct {
-	Front map[string]ACLIndexes
-	Order map[string]ACLNameList
-}
-
-// NewACLLists returns empty lists.
-func NewACLLists() ACLLists {
-	return ACLLists{Front: map[string]ACLIndexes{}, Order: map[string]ACLNameList{}}
-}
-
-// Forget drops the lists of a deleted interface.
-func (l ACLLists) Forget(ifName string) {
-	delete(l.Front, ifName)
-	delete(l.Order, ifName)
-}
-
-// ACLIndexes are the ACL indexes bound to one interface.
-type ACLIndexes struct {
-	Input, Output []uint32
-}
-
-// ACLNameList holds the names of our ACLs bound to one interface, in VPP order.
-type ACLNameList struct {
-	Input, Output []string
+// MergedState is what a merged kind remembers of VPP (ACL bindings: the
+// lists per interface). The engine keeps it for the kind, hands it to the
+// hooks, replaces it with the one a dump built, and tells it when an
+// interface is gone.
+type MergedState interface {
+	// ForgetInterface drops what the state holds of a deleted interface.
+	ForgetInterface(ifName string)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/renderer"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppcfg/vppcfgtest"
 )
 
 // The document names enums, hides placeholder rules and folds the
@@ -32,7 +33,7 @@ func TestBuildDocument(t *testing.T) {
 	}
 	status := func(k vppcfg.Key) (ItemStatus, bool) {
 		switch {
-		case k == vppcfg.ACLBindingKey("uplink0", vppcfg.ACLInput, "nat44-filter-01"):
+		case k == vppcfgtest.ACLBindingKey("uplink0", vppcfg.ACLInput, "nat44-filter-01"):
 			return ItemStatus{Owners: []string{"nat44"}, State: "pending", Reason: `interface "uplink0" not found`}, true
 		case k.Kind == vppcfg.KindACLBinding && k.Name == "uplink0/input/vppsvc-permit-all":
 			return ItemStatus{Owners: []string{"ipv6", "nat44"}, State: "applied"}, true

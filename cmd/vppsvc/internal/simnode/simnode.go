@@ -19,6 +19,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/vppsvc/vppsvc/dataplane"
 )
 
 // Interface names every simulated node has.
@@ -37,29 +39,6 @@ var (
 	HostIPv6 = netip.MustParseAddr("fd00:ffff::2")
 )
 
-// Interface is one VPP interface with its own addresses.
-type Interface struct {
-	Name  string
-	Addrs []netip.Prefix
-	// UnnumberedTo names the interface whose addresses this one borrows
-	// (`set interface unnumbered`), as a CNI builds a pod's tap: the tap has
-	// no address of its own, and VPP drops every packet received on an
-	// interface where IPv4 or IPv6 is not enabled (ip4-not-enabled /
-	// ip6-not-enabled); being unnumbered enables both families. Local pods'
-	// taps borrow from host0: it always carries both an IPv4 and an IPv6
-	// address (uplink0 has only the families of the node's IPs), it exists on
-	// every simulated node, and it is VPP's link to the node's own kernel,
-	// so the addresses VPP would answer from on a pod's tap are the host
-	// side's, not the node's public ones. Empty: not unnumbered.
-	UnnumberedTo string
-}
-
-// Route sends a destination prefix out of an interface.
-type Route struct {
-	Dst       netip.Prefix
-	Interface string
-}
-
 // LocalPod is a pod on the simulated node and its VPP interface.
 type LocalPod struct {
 	Namespace, Name string
@@ -69,11 +48,16 @@ type LocalPod struct {
 
 // Plan is the simulated node.
 type Plan struct {
-	Node       string
-	NodeIPs    []netip.Addr // this node's InternalIP/ExternalIP addresses
-	Interfaces []Interface
-	Routes     []Route
-	LocalPods  []LocalPod
+	Node    string
+	NodeIPs []netip.Addr // this node's InternalIP/ExternalIP addresses
+	// Topology is the node's interfaces and routes. Local pods' taps are
+	// unnumbered to host0: it always carries both an IPv4 and an IPv6
+	// address (uplink0 has only the families of the node's IPs), it
+	// exists on every simulated node, and it is VPP's link to the node's
+	// own kernel, so the addresses VPP would answer from on a pod's tap
+	// are the host side's, not the node's public ones.
+	dataplane.Topology
+	LocalPods []LocalPod
 }
 
 // Build plans the node named node; an empty name picks the first node by name.
@@ -94,7 +78,7 @@ func Build(nodes []*corev1.Node, pods []*corev1.Pod, node string) (*Plan, error)
 	slices.SortFunc(p.NodeIPs, netip.Addr.Compare)
 	p.NodeIPs = slices.Compact(p.NodeIPs)
 
-	uplink := Interface{Name: UplinkInterface}
+	uplink := dataplane.Interface{Name: UplinkInterface}
 	for _, ip := range p.NodeIPs {
 		bits := 24
 		if ip.Is6() {
@@ -102,10 +86,10 @@ func Build(nodes []*corev1.Node, pods []*corev1.Pod, node string) (*Plan, error)
 		}
 		uplink.Addrs = append(uplink.Addrs, netip.PrefixFrom(ip, bits))
 	}
-	p.Interfaces = append(p.Interfaces, uplink, Interface{Name: HostInterface, Addrs: []netip.Prefix{hostLinkV4, hostLinkV6}})
+	p.Interfaces = append(p.Interfaces, uplink, dataplane.Interface{Name: HostInterface, Addrs: []netip.Prefix{hostLinkV4, hostLinkV6}})
 	p.Routes = append(p.Routes,
-		Route{netip.MustParsePrefix("0.0.0.0/0"), UplinkInterface},
-		Route{netip.MustParsePrefix("::/0"), UplinkInterface})
+		dataplane.Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Interface: UplinkInterface},
+		dataplane.Route{Dst: netip.MustParsePrefix("::/0"), Interface: UplinkInterface})
 
 	for _, pod := range pods {
 		if pod == nil || pod.Spec.NodeName != self.Name || pod.Spec.HostNetwork {
@@ -121,9 +105,9 @@ func Build(nodes []*corev1.Node, pods []*corev1.Pod, node string) (*Plan, error)
 			continue // not yet scheduled an address: nothing to route to
 		}
 		p.LocalPods = append(p.LocalPods, lp)
-		p.Interfaces = append(p.Interfaces, Interface{Name: lp.Interface, UnnumberedTo: HostInterface})
+		p.Interfaces = append(p.Interfaces, dataplane.Interface{Name: lp.Interface, UnnumberedTo: HostInterface})
 		for _, ip := range lp.IPs {
-			p.Routes = append(p.Routes, Route{netip.PrefixFrom(ip, ip.BitLen()), lp.Interface})
+			p.Routes = append(p.Routes, dataplane.Route{Dst: netip.PrefixFrom(ip, ip.BitLen()), Interface: lp.Interface})
 		}
 	}
 	return p, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/clusterfile"
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/sample"
+	"github.com/vppsvc/vppsvc/dataplane"
 )
 
 func sampleCluster(t *testing.T) *clusterfile.Cluster {
@@ -34,8 +35,8 @@ func TestBuildDefaultsToFirstNode(t *testing.T) {
 		"kube-system/dns-a1@tap-kube-system-dns-a1",
 		"default/client-a1@tap-default-client-a1",
 	}, pods)
-	assert.Contains(t, p.Routes, Route{netip.MustParsePrefix("10.1.1.2/32"), "tap-default-web-a1"})
-	assert.Contains(t, p.Routes, Route{netip.MustParsePrefix("fd00:1:1::2/128"), "tap-default-web-a1"})
+	assert.Contains(t, p.Routes, dataplane.Route{Dst: netip.MustParsePrefix("10.1.1.2/32"), Interface: "tap-default-web-a1"})
+	assert.Contains(t, p.Routes, dataplane.Route{Dst: netip.MustParsePrefix("fd00:1:1::2/128"), Interface: "tap-default-web-a1"})
 	assert.Equal(t, []netip.Prefix{netip.MustParsePrefix("192.168.16.1/24"), netip.MustParsePrefix("2001:db8:16::1/64")}, p.Interfaces[0].Addrs)
 
 	// Pods' taps have no address: they borrow host0's, which has both

@@ -1,4 +1,4 @@
-package agent
+package inspect
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 
 // The inspector's API as an embedder serves it: the snapshot, one service,
 // filtered items, and the errors a caller can make.
-func TestInspectHandler(t *testing.T) {
+func TestHandler(t *testing.T) {
 	snap := &Snapshot{Synced: true, Services: []ServiceState{{
 		Namespace: "default", Name: "web",
 		Renderers: []RendererItems{{Renderer: "nat44", Items: []ItemView{{Status: "applied"}, {Status: "failed"}}}},
 	}}}
 	log := logrus.New()
 	log.SetOutput(io.Discard)
-	srv := httptest.NewServer(InspectHandler(func() *Snapshot { return snap }, log))
+	srv := httptest.NewServer(Handler(func() *Snapshot { return snap }, log))
 	defer srv.Close()
 	get := func(path string) (int, []byte) {
 		t.Helper()
@@ -46,7 +46,7 @@ func TestInspectHandler(t *testing.T) {
 		}
 	}
 	_, body := get("/v1/items?status=failed&service=default/web")
-	var items []InspectItem
+	var items []ListedItem
 	if err := json.Unmarshal(body, &items); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package agent
+package inspect
 
 import (
 	"encoding/json"
@@ -8,17 +8,17 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// InspectItem is one row of /v1/items: an item with the service (empty for
+// ListedItem is one row of /v1/items: an item with the service (empty for
 // node items) and renderer it is listed under.
-type InspectItem struct {
+type ListedItem struct {
 	Service  string `json:"service,omitempty"`
 	Renderer string `json:"renderer"`
 	ItemView
 }
 
-// InspectHandler serves the state inspector's API, which `vppsvc status`
-// reads (from `vppsvc run --inspect-socket`, or from any embedder that
-// serves it on a listener of its own):
+// Handler serves the state inspector's API, which `vppsvc status` reads
+// (from `vppsvc run --inspect-socket`, or from any embedder that serves it
+// on a listener of its own, with the agent's Inspect as snapshot):
 //
 //	GET /v1/services                    the whole snapshot (Snapshot)
 //	GET /v1/services/{namespace}/{name} one service (ServiceState)
@@ -26,7 +26,7 @@ type InspectItem struct {
 //
 // Each request takes one snapshot; encoding happens after every lock is
 // released.
-func InspectHandler(snapshot func() *Snapshot, log logrus.FieldLogger) http.Handler {
+func Handler(snapshot func() *Snapshot, log logrus.FieldLogger) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/services", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, snapshot(), log)
@@ -53,8 +53,8 @@ func InspectHandler(snapshot func() *Snapshot, log logrus.FieldLogger) http.Hand
 
 // filterItems flattens a snapshot's items; empty filters match everything,
 // and service "-" selects the node items.
-func filterItems(s *Snapshot, renderer, status, service string) []InspectItem {
-	out := []InspectItem{}
+func filterItems(s *Snapshot, renderer, status, service string) []ListedItem {
+	out := []ListedItem{}
 	add := func(svc string, rs []RendererItems) {
 		if service != "" && service != svc && (service != "-" || svc != "") {
 			return
@@ -65,7 +65,7 @@ func filterItems(s *Snapshot, renderer, status, service string) []InspectItem {
 			}
 			for _, it := range r.Items {
 				if status == "" || it.Status == status {
-					out = append(out, InspectItem{Service: svc, Renderer: r.Renderer, ItemView: it})
+					out = append(out, ListedItem{Service: svc, Renderer: r.Renderer, ItemView: it})
 				}
 			}
 		}
