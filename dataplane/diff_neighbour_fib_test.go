@@ -1,6 +1,6 @@
 package dataplane_test
 
-// Differential cases of issue 41's divergences: a neighbour's host entry
+// Differential cases where fakevpp once answered otherwise than VPP 25.10: a neighbour's host entry
 // against NAT44-ED's receive entries and cnat's path trackers
 // (docs/fakevpp.md#neighbours-and-nat44-ed-receive-entries), and NAT44-ED's
 // outside FIBs with the output feature in VRFs (docs/fakevpp.md, NAT44-ED
