@@ -22,9 +22,10 @@ import (
 // summed over every node of both VPPs of the path) per packet of 2,000
 // requests over one connection, through the ClusterIP, through the
 // NodePort, and to the pod directly (pod-to-pod traffic that is no
-// service's), and each ÷ the direct path. af-packet-input is reported
-// apart: in interrupt mode its clocks are mostly the wait for the
-// kernel's ring, and it is the same on every path.
+// service's), and each ÷ the direct path. The I/O nodes are reported
+// apart (ioNode): their clocks are wall time in system calls, the kernel's
+// copy into the ring and its wake-up of the receiver, the same on every
+// path and no configuration of vppsvc's.
 func clockFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
 	var s *side
 	for _, c := range sides {
@@ -88,12 +89,12 @@ func clockFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				in += realvpp.ClocksPerPacket(nodes, pkts, func(n string) bool { return n != "af-packet-input" })
-				g += realvpp.ClocksPerPacket(nodes, pkts, func(n string) bool { return n == "af-packet-input" })
+				in += realvpp.ClocksPerPacket(nodes, pkts, func(n string) bool { return !ioNode(n) })
+				g += realvpp.ClocksPerPacket(nodes, pkts, ioNode)
 				top = append(top, nodes...)
 			}
 			graph[p.name], input[p.name] = append(graph[p.name], g), append(input[p.name], in)
-			t.Logf("round %d %s: %d packets, graph %.0f clocks/packet (both VPPs, af-packet-input apart: %.0f); top: %s",
+			t.Logf("round %d %s: %d packets, graph %.0f clocks/packet (both VPPs; I/O nodes apart: %.0f); top: %s",
 				round, p.name, pkts, g, in, topNodes(top, pkts, 8))
 		}
 	}
@@ -101,10 +102,14 @@ func clockFigures(t *testing.T, sides []*side, f corev1.IPFamily) {
 	direct := median(slices.Clone(graph["pod directly"]))
 	for _, p := range paths {
 		g := median(slices.Clone(graph[p.name]))
-		t.Logf("FIGURE %s VPP graph clocks per packet over two VPP nodes, %s (af-packet-input apart): %.0f, %.2f× the pod directly; af-packet-input %.0f",
+		t.Logf("FIGURE %s VPP graph clocks per packet over two VPP nodes, %s (I/O nodes apart): %.0f, %.2f× the pod directly; I/O nodes %.0f",
 			fam, p.name, g, g/direct, median(slices.Clone(input[p.name])))
 	}
 }
+
+// ioNode tells VPP's af_packet I/O nodes: af-packet-input and the
+// interfaces' tx nodes (<interface>-tx).
+func ioNode(name string) bool { return name == "af-packet-input" || strings.HasSuffix(name, "-tx") }
 
 // topNodes names the n nodes that spent the most clocks per packet.
 func topNodes(nodes []realvpp.RuntimeNode, pkts, n int) string {
