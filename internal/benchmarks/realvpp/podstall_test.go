@@ -94,6 +94,12 @@ func TestRealPodAddStall(t *testing.T) {
 		{"bridged client", netip.MustParseAddr("10.1.1.20"), true},
 		{"own interface, backend (outside and inside roles on it)", backend(1), false},
 	}
+	// The probe's floor: the longest gap while nothing happens (the
+	// machine's scheduling, VPP's main loop).
+	idle := startPingProbe(t, n.Socket())
+	time.Sleep(time.Second)
+	floor, _, pings := idle.stop()
+	t.Logf("idle: VPP stopped answering for %s at most (%d pings in 1 s)", floor.Round(100*time.Microsecond), pings)
 	var stalls []time.Duration
 	for i, c := range cases {
 		ifName := fmt.Sprintf("tap%d", 20+i)
@@ -103,10 +109,12 @@ func TestRealPodAddStall(t *testing.T) {
 		}
 		probe := startPingProbe(t, n.Socket())
 		timer.reset()
+		pods.slowest = timedCall{}
 		addStart := time.Now()
 		if err := n.AddInterface(ifName); err != nil {
 			t.Fatal(err)
 		}
+		created := time.Since(addStart)
 		if c.bridged {
 			pods.addMember(ifName, c.ip)
 		} else {
@@ -122,16 +130,16 @@ func TestRealPodAddStall(t *testing.T) {
 			t.Fatal(err)
 		}
 		took := time.Since(addStart)
-		stall, pings := probe.stop()
+		stall, stallEnd, pings := probe.stop()
 		slowest, call := timer.slowest()
 		agentCall, agentTook := call, slowest
 		if ws := pods.slowest; ws.took > slowest {
 			call, slowest = ws.name, ws.took
 		}
-		pods.slowest = timedCall{}
-		t.Logf("%s: VPP stopped answering for %s at most (%d pings); slowest call %s %s (the agent's: %s %s); the add took %s",
-			c.name, stall.Round(100*time.Microsecond), pings, call, slowest.Round(100*time.Microsecond),
-			agentCall, agentTook.Round(100*time.Microsecond), took.Round(time.Millisecond))
+		t.Logf("%s: VPP stopped answering for %s at most (%d pings), the gap ending %s into the add; slowest call %s %s (the agent's: %s %s); "+
+			"the add took %s, of which %s the test node's pg interface",
+			c.name, stall.Round(100*time.Microsecond), pings, stallEnd.Sub(addStart).Round(time.Millisecond), call, slowest.Round(100*time.Microsecond),
+			agentCall, agentTook.Round(100*time.Microsecond), took.Round(time.Millisecond), created.Round(time.Millisecond))
 		stalls = append(stalls, stall)
 		if c.bridged && stall > podStallLimit {
 			t.Errorf("%s: VPP's main thread stopped for %s, over %s", c.name, stall, podStallLimit)
@@ -151,6 +159,7 @@ type podBridge struct {
 	n       *rv.Node
 	ch      api.Channel
 	bvi     interface_types.InterfaceIndex
+	members []interface_types.InterfaceIndex
 	slowest timedCall // the slowest of the calls made by addMember
 }
 
@@ -218,6 +227,7 @@ func (b *podBridge) addMember(ifName string, podIP netip.Addr) {
 	mac := ethernet_types.MacAddress{0x02, 0xfe, 0x0c, 0, byte(sw >> 8), byte(sw)}
 	b.call(&l2.SwInterfaceSetL2Bridge{RxSwIfIndex: interface_types.InterfaceIndex(sw), BdID: bridgeID, PortType: l2.L2_API_PORT_TYPE_NORMAL, Enable: true},
 		&l2.SwInterfaceSetL2BridgeReply{})
+	b.members = append(b.members, interface_types.InterfaceIndex(sw))
 	b.call(&l2.L2fibAddDel{Mac: mac, BdID: bridgeID, SwIfIndex: interface_types.InterfaceIndex(sw), IsAdd: true, StaticMac: true}, &l2.L2fibAddDelReply{})
 	nh := ip_types.AddressUnion{}
 	nh.SetIP4(ip_types.IP4Address(podIP.As4()))
@@ -229,11 +239,15 @@ func (b *podBridge) addMember(ifName string, podIP netip.Addr) {
 }
 
 // remove deletes the BVI's routes and neighbours, the BVI and the bridge
-// domain; the members are the node's pg interfaces, deleted by its reset.
+// domain; the members, the node's pg interfaces, go back to L3 (the
+// node's reset deletes them).
 func (b *podBridge) remove() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var errs []error
+	for _, sw := range b.members {
+		errs = append(errs, b.ch.SendRequest(&l2.SwInterfaceSetL2Bridge{RxSwIfIndex: sw, BdID: bridgeID, Enable: false}).ReceiveReply(&l2.SwInterfaceSetL2BridgeReply{}))
+	}
 	if b.bvi != 0 {
 		routes, err := recvRoutes(ctx, b.ch)
 		errs = append(errs, err)
@@ -278,10 +292,11 @@ type pingProbe struct {
 	cancel func()
 	done   chan struct{}
 
-	mu      sync.Mutex
-	longest time.Duration
-	pings   int
-	err     error
+	mu         sync.Mutex
+	longest    time.Duration
+	longestEnd time.Time // when the longest gap ended
+	pings      int
+	err        error
 }
 
 func startPingProbe(t *testing.T, socket string) *pingProbe {
@@ -329,7 +344,7 @@ func startPingProbe(t *testing.T, socket string) *pingProbe {
 			}
 			p.pings++
 			if gap := now.Sub(last); gap > p.longest {
-				p.longest = gap
+				p.longest, p.longestEnd = gap, now
 			}
 			p.mu.Unlock()
 			last = now
@@ -338,9 +353,9 @@ func startPingProbe(t *testing.T, socket string) *pingProbe {
 	return p
 }
 
-// stop ends the probe and returns the longest gap between two answers
-// and the number of pings answered.
-func (p *pingProbe) stop() (time.Duration, int) {
+// stop ends the probe and returns the longest gap between two answers,
+// when it ended, and the number of pings answered.
+func (p *pingProbe) stop() (time.Duration, time.Time, int) {
 	p.t.Helper()
 	p.cancel()
 	<-p.done // a ping in flight waits at most its reply timeout
@@ -350,7 +365,7 @@ func (p *pingProbe) stop() (time.Duration, int) {
 	if p.err != nil {
 		p.t.Fatalf("ping probe: %v", p.err)
 	}
-	return p.longest, p.pings
+	return p.longest, p.longestEnd, p.pings
 }
 
 // callTimer is a client connection to VPP that times each state-changing
