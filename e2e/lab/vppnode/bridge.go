@@ -146,38 +146,39 @@ func (c *Client) AddBridgeMember(ctx context.Context, id uint32, name string, ma
 	return nil
 }
 
-// DelBridgeMember removes mac's L2 FIB entry from bridge domain id and
-// takes VPP's interface name out of the bridge (back to L3); what is
+// DelBridgeMember removes the L2 FIB entries of bridge domain id that
+// send to VPP's interface name (static ones stay when the interface is
+// deleted) and takes the interface out of the bridge (back to L3); what is
 // missing is no error.
-func (c *Client) DelBridgeMember(ctx context.Context, id uint32, name string, mac net.HardwareAddr) error {
-	m, err := macAddress(mac)
-	if err != nil {
-		return fmt.Errorf("bridge member %s: %w", name, err)
+func (c *Client) DelBridgeMember(ctx context.Context, id uint32, name string) error {
+	i, err := c.lookup(ctx, name)
+	if err != nil || i == nil {
+		return err
 	}
+	sw := interface_types.InterfaceIndex(i.Index)
 	fib, err := c.l2FIB(ctx, id)
 	if err != nil {
 		return err
 	}
-	if e, ok := fib[m]; ok {
-		_, err := l2.NewServiceClient(c.api).L2fibAddDel(ctx, &l2.L2fibAddDel{Mac: m, BdID: id, SwIfIndex: e.SwIfIndex})
+	for mac, e := range fib {
+		if e.SwIfIndex != sw {
+			continue
+		}
+		_, err := l2.NewServiceClient(c.api).L2fibAddDel(ctx, &l2.L2fibAddDel{Mac: mac, BdID: id, SwIfIndex: sw})
 		c.changed("l2fib_add_del")
 		if err != nil && !errors.Is(err, api.NO_SUCH_ENTRY) {
-			return fmt.Errorf("delete L2 FIB entry %s from bridge %d: %w", mac, id, err)
+			return fmt.Errorf("delete L2 FIB entry %s from bridge %d: %w", net.HardwareAddr(mac[:]), id, err)
 		}
-	}
-	i, err := c.lookup(ctx, name)
-	if err != nil || i == nil {
-		return err // a missing interface left the bridge with it
 	}
 	bd, err := c.bridge(ctx, id)
 	if err != nil || bd == nil {
 		return err
 	}
 	for _, s := range bd.SwIfDetails {
-		if uint32(s.SwIfIndex) != i.Index {
+		if s.SwIfIndex != sw {
 			continue
 		}
-		_, err := l2.NewServiceClient(c.api).SwInterfaceSetL2Bridge(ctx, &l2.SwInterfaceSetL2Bridge{RxSwIfIndex: s.SwIfIndex, BdID: id, Enable: false})
+		_, err := l2.NewServiceClient(c.api).SwInterfaceSetL2Bridge(ctx, &l2.SwInterfaceSetL2Bridge{RxSwIfIndex: sw, BdID: id, Enable: false})
 		c.changed("sw_interface_set_l2_bridge")
 		if err != nil {
 			return fmt.Errorf("%s out of bridge %d: %w", name, id, err)

@@ -50,7 +50,7 @@ func bridgeTeardown(ctx context.Context, c *Client) error {
 			return c.DelRoute(ctx, Route{Dst: netip.PrefixFrom(podIP, 32), Via: podIP, Dev: "pods0"})
 		},
 		func() error { return c.DelNeighbour(ctx, "pods0", podIP) },
-		func() error { return c.DelBridgeMember(ctx, 10, "tap-ns-pod", podMAC) },
+		func() error { return c.DelBridgeMember(ctx, 10, "tap-ns-pod") },
 		func() error { return c.DeleteInterface(ctx, "tap-ns-pod") },
 	} {
 		if err := step(); err != nil {
