@@ -24,6 +24,14 @@ import (
 // role on an interface walks every static and LB mapping
 // (docs/renderer-nat44.md, "Pods behind one bridge").
 
+// MemberGroup is the split-horizon group of every member but the BVI
+// (group 0). VPP's l2-output drops a frame leaving by a member of the
+// group it entered by, so the members (pods) reach the BVI and are
+// reached from it, never each other directly: every packet between two
+// pods crosses the BVI's L3 features (NAT44, ACLs, cnat), as it crossed
+// them with an interface per pod.
+const MemberGroup = 1
+
 // bridge is the bridge domain id's details, or nil when VPP has none.
 func (c *Client) bridge(ctx context.Context, id uint32) (*l2.BridgeDomainDetails, error) {
 	ds, err := recvAll[*l2.BridgeDomainDetails](l2.NewServiceClient(c.api).BridgeDomainDump(ctx, &l2.BridgeDomainDump{BdID: id, SwIfIndex: ^interface_types.InterfaceIndex(0)}))
@@ -102,8 +110,9 @@ func (c *Client) EnsureBridge(ctx context.Context, id uint32, bvi string, mac ne
 }
 
 // AddBridgeMember makes VPP's interface name an L2 member of bridge domain
-// id unless it is one, and gives the bridge a static L2 FIB entry sending
-// mac (the pod's) to it: frames for the pod never flood the other pods.
+// id in split-horizon group MemberGroup unless it is one, and gives the
+// bridge a static L2 FIB entry sending mac (the pod's) to it, so that a
+// frame for the pod is not flooded.
 func (c *Client) AddBridgeMember(ctx context.Context, id uint32, name string, mac net.HardwareAddr) error {
 	m, err := macAddress(mac)
 	if err != nil {
@@ -122,10 +131,11 @@ func (c *Client) AddBridgeMember(ctx context.Context, id uint32, name string, ma
 	}
 	member := false
 	for _, s := range bd.SwIfDetails {
-		member = member || s.SwIfIndex == sw
+		member = member || (s.SwIfIndex == sw && s.Shg == MemberGroup)
 	}
 	if !member {
-		_, err := l2.NewServiceClient(c.api).SwInterfaceSetL2Bridge(ctx, &l2.SwInterfaceSetL2Bridge{RxSwIfIndex: sw, BdID: id, PortType: l2.L2_API_PORT_TYPE_NORMAL, Enable: true})
+		_, err := l2.NewServiceClient(c.api).SwInterfaceSetL2Bridge(ctx, &l2.SwInterfaceSetL2Bridge{RxSwIfIndex: sw, BdID: id,
+			PortType: l2.L2_API_PORT_TYPE_NORMAL, Shg: MemberGroup, Enable: true})
 		c.changed("sw_interface_set_l2_bridge")
 		if err != nil {
 			return fmt.Errorf("%s into bridge %d: %w", name, id, err)

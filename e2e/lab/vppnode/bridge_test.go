@@ -86,8 +86,8 @@ func TestBridgeOnAFakeVPP(t *testing.T) {
 	f.mu.Lock()
 	bd := f.bds[10]
 	if bd == nil || bd.bvi != bvi.Index || !reflect.DeepEqual(bd.members, []uint32{bvi.Index, pod.Index}) ||
-		bd.fib[ethernet_types.MacAddress(podMAC)] != (fakeL2Entry{sw: pod.Index, static: true}) {
-		t.Errorf("bridge 10 = %+v, want BVI %d and member %d with a static entry for %s", bd, bvi.Index, pod.Index, podMAC)
+		bd.fib[ethernet_types.MacAddress(podMAC)] != (fakeL2Entry{sw: pod.Index, static: true}) || bd.shg[bvi.Index] != 0 || bd.shg[pod.Index] != MemberGroup {
+		t.Errorf("bridge 10 = %+v, want BVI %d and member %d (split-horizon group %d) with a static entry for %s", bd, bvi.Index, pod.Index, MemberGroup, podMAC)
 	}
 	f.mu.Unlock()
 
@@ -98,6 +98,19 @@ func TestBridgeOnAFakeVPP(t *testing.T) {
 		}
 		if got := f.changes(); len(got) != 0 {
 			t.Errorf("second run sent %v", got)
+		}
+	})
+
+	t.Run("a member of another split-horizon group is put back in the pods'", func(t *testing.T) {
+		f.mu.Lock()
+		f.bds[10].shg[pod.Index] = 0
+		f.mu.Unlock()
+		f.resetRequests()
+		if err := bridgePlan(ctx, fakeNode(t, f, links)); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := f.changes(), map[string]int{"sw_interface_set_l2_bridge": 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("sent %v, want %v", got, want)
 		}
 	})
 

@@ -51,6 +51,7 @@ type fakeAPI struct {
 type fakeBD struct {
 	bvi     uint32
 	members []uint32
+	shg     map[uint32]uint8 // split-horizon group by member
 	fib     map[ethernet_types.MacAddress]fakeL2Entry
 }
 
@@ -364,7 +365,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 				d.BviSwIfIndex = interface_types.InterfaceIndex(bd.bvi)
 			}
 			for _, sw := range bd.members {
-				d.SwIfDetails = append(d.SwIfDetails, l2.BridgeDomainSwIf{SwIfIndex: interface_types.InterfaceIndex(sw)})
+				d.SwIfDetails = append(d.SwIfDetails, l2.BridgeDomainSwIf{SwIfIndex: interface_types.InterfaceIndex(sw), Shg: bd.shg[sw]})
 			}
 			out = append(out, d)
 		}
@@ -374,7 +375,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 			return []api.Message{&l2.BridgeDomainAddDelV2Reply{Retval: -81}} // exists / no such
 		}
 		if m.IsAdd {
-			f.bds[m.BdID] = &fakeBD{fib: map[ethernet_types.MacAddress]fakeL2Entry{}}
+			f.bds[m.BdID] = &fakeBD{shg: map[uint32]uint8{}, fib: map[ethernet_types.MacAddress]fakeL2Entry{}}
 		} else {
 			delete(f.bds, m.BdID)
 		}
@@ -406,6 +407,7 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 				bd.bvi = sw
 			}
 			bd.members = append(bd.members, sw)
+			bd.shg[sw] = m.Shg
 			i.bd = m.BdID
 		}
 		return []api.Message{&l2.SwInterfaceSetL2BridgeReply{}}

@@ -265,7 +265,8 @@ func (b *podBridge) call(req, reply api.Message) {
 }
 
 // addMember wires a pod the bridged way: its interface (a pg interface of
-// the node) an L2 member of the bridge, a static L2 FIB entry for the
+// the node) an L2 member of the bridge in split-horizon group 1 (pods reach
+// the BVI, not each other), a static L2 FIB entry for the
 // pod's MAC on it, the pod's host route through the BVI and its static
 // neighbour on the BVI.
 func (b *podBridge) addMember(ifName string, podIP netip.Addr) {
@@ -275,7 +276,7 @@ func (b *podBridge) addMember(ifName string, podIP netip.Addr) {
 		b.t.Fatalf("no interface %s", ifName)
 	}
 	mac := ethernet_types.MacAddress{0x02, 0xfe, 0x0c, 0, byte(sw >> 8), byte(sw)}
-	b.call(&l2.SwInterfaceSetL2Bridge{RxSwIfIndex: interface_types.InterfaceIndex(sw), BdID: bridgeID, PortType: l2.L2_API_PORT_TYPE_NORMAL, Enable: true},
+	b.call(&l2.SwInterfaceSetL2Bridge{RxSwIfIndex: interface_types.InterfaceIndex(sw), BdID: bridgeID, PortType: l2.L2_API_PORT_TYPE_NORMAL, Shg: 1, Enable: true},
 		&l2.SwInterfaceSetL2BridgeReply{})
 	b.members = append(b.members, interface_types.InterfaceIndex(sw))
 	b.call(&l2.L2fibAddDel{Mac: mac, BdID: bridgeID, SwIfIndex: interface_types.InterfaceIndex(sw), IsAdd: true, StaticMac: true}, &l2.L2fibAddDelReply{})
