@@ -170,13 +170,14 @@ bench-kubeproxy:
 ## ceiling-calls/s, wire-calls/s, product/ceiling), an agent restart,
 ## NAT44-ED's mapping shapes at 2, 10 and 100 outside interfaces (first and
 ## last 1,000 adds: last1k/first1k), then CPU clocks per packet from VPP's
-## "show runtime". Needs VPPSVC_TEST_VPP_SOCKET (a scratch VPP);
+## "show runtime", and how long VPP stops when a pod is added at 50,000
+## services (TestRealPodAddStall). Needs VPPSVC_TEST_VPP_SOCKET (a scratch VPP);
 ## VPPSVC_TEST_VPP_RESTART restarts that VPP between benchmarks (faster
 ## than deleting 50,000 mappings) and is needed for the ceilings. About 10
 ## minutes on 2 cores.
 bench-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "bench-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
-	$(GO) test -count=1 -run '^$$' -bench . -benchtime=1x -timeout 60m ./internal/benchmarks/realvpp/
+	$(GO) test -count=1 -run '^TestRealPodAddStall$$' -bench . -benchtime=1x -timeout 60m ./internal/benchmarks/realvpp/
 
 ## chaos-realvpp: the chaos suite on a real VPP 25.10 (docs/reliability.md,
 ## "Chaos on a real VPP 25.10"): VPP killed at several points of cold syncs

@@ -143,7 +143,7 @@ func Run(ctx context.Context, opts Options) error {
 	n.svc, err = agent.New(agent.Options{
 		NodeName:           opts.Node.Name,
 		Observer:           calls,
-		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface},
+		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface, topology.PodsInterface},
 		Config:             cfg,
 		VPP:                socketclient.NewVppClient(vpp.APISocket()),
 		Log:                log.WithField("component", "vppsvc"),
@@ -222,8 +222,12 @@ func (n *nodeAgent) connectVPP(ctx context.Context) error {
 	return nil
 }
 
-// buildNode creates (or adopts) uplink0 and host0 with their addresses, and
-// the routes to the other nodes' pods.
+// podsMAC is VPP's MAC on the pods' BVI, every pod's gateway: stable, so
+// that the pods' static gateway neighbour stays right across VPP restarts.
+var podsMAC = vppnode.HostMAC(topology.PodsInterface)
+
+// buildNode creates (or adopts) uplink0 and host0 with their addresses, the
+// pods' bridge and its BVI pods0, and the routes to the other nodes' pods.
 func (n *nodeAgent) buildNode(ctx context.Context) error {
 	vc, i, names := n.client(), n.opts.Node.Index, n.opts.Names
 	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: names.Uplink(i), Name: topology.UplinkInterface, IO: n.opts.IO}); err != nil {
@@ -250,6 +254,20 @@ func (n *nodeAgent) buildNode(ctx context.Context) error {
 		}
 	}
 	if err := vc.EnableIP6(ctx, topology.HostInterface); err != nil {
+		return err
+	}
+	// The pods' one L3 interface, made before vppsvc starts: vppsvc gives
+	// it NAT44-ED's roles in its first sync, interfaces before mappings,
+	// and a new pod is then an L2 member of its bridge, which costs VPP no
+	// walk over the mappings (docs/renderer-nat44.md, "Pods behind one
+	// bridge").
+	if _, err := vc.EnsureBridge(ctx, topology.PodBridge, topology.PodsInterface, podsMAC); err != nil {
+		return fmt.Errorf("pods' bridge: %w", err)
+	}
+	if err := vc.SetUnnumbered(ctx, topology.PodsInterface, topology.HostInterface); err != nil {
+		return err
+	}
+	if err := vc.EnableIP6(ctx, topology.PodsInterface); err != nil {
 		return err
 	}
 	// Traffic to the node's IPs that VPP punts (no VPP feature takes it,

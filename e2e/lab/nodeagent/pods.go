@@ -217,17 +217,14 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 	if err != nil {
 		return err
 	}
-	// VPP's MAC on the pod's interface is stable (vppnode.HostMAC), so the
-	// pod's static gateway neighbour stays right across VPP restarts.
-	vppIf, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface, IO: c.n.opts.IO})
-	if err != nil {
+	// The pod's interface is an L2 member of the pods' bridge; its L3
+	// interface is the bridge's BVI, pods0, shared by every pod, whose MAC
+	// is stable (podsMAC), so the pod's static gateway neighbour stays
+	// right across VPP restarts.
+	if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: link, Name: st.iface, IO: c.n.opts.IO}); err != nil {
 		return err
 	}
-	vppMAC := vppIf.MAC
-	if err := vc.SetUnnumbered(ctx, st.iface, topology.HostInterface); err != nil {
-		return err
-	}
-	if err := vc.EnableIP6(ctx, st.iface); err != nil {
+	if err := vc.AddBridgeMember(ctx, topology.PodBridge, st.iface, podMAC); err != nil {
 		return err
 	}
 	for _, ip := range st.ips {
@@ -236,10 +233,10 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 		// connected cover and stays unresolved; once that entry exists the
 		// route looks present (same prefix, interface and next hop) and would
 		// not be added.
-		if err := vc.AddRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
+		if err := vc.AddRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: topology.PodsInterface}); err != nil {
 			return err
 		}
-		if err := vc.AddNeighbour(ctx, st.iface, ip, podMAC); err != nil {
+		if err := vc.AddNeighbour(ctx, topology.PodsInterface, ip, podMAC); err != nil {
 			return err
 		}
 		if err := lx.AddAddress(ns, "eth0", netipPrefix(ip, ip.BitLen())); err != nil {
@@ -247,7 +244,7 @@ func (c *podController) wireInterfaces(ctx context.Context, st *podState) error 
 		}
 	}
 	for _, gw := range []netip.Addr{topology.PodGatewayV4, topology.PodGatewayV6} {
-		if err := lx.AddNeighbour(ns, "eth0", gw, vppMAC); err != nil {
+		if err := lx.AddNeighbour(ns, "eth0", gw, podsMAC); err != nil {
 			return err
 		}
 	}
@@ -418,7 +415,7 @@ func (c *podController) reportRunning(ctx context.Context, pod *corev1.Pod, st *
 	}
 	if c.n.svc != nil {
 		c.n.svc.Processor.UpdateLocalPod(processor.LocalPod{
-			ID: processor.PodID{Namespace: pod.Namespace, Name: pod.Name}, IPs: st.ips, Interface: st.iface})
+			ID: processor.PodID{Namespace: pod.Namespace, Name: pod.Name}, IPs: st.ips, Interface: topology.PodsInterface})
 	}
 	return nil
 }
@@ -470,9 +467,15 @@ func (c *podController) teardown(ctx context.Context, key string) error {
 	if !c.n.kernel {
 		vc := c.n.client()
 		for _, ip := range st.ips {
-			if err := vc.DelRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: st.iface}); err != nil {
+			if err := vc.DelRoute(ctx, vppnode.Route{Dst: netipPrefix(ip, ip.BitLen()), Via: ip, Dev: topology.PodsInterface}); err != nil {
 				return err
 			}
+			if err := vc.DelNeighbour(ctx, topology.PodsInterface, ip); err != nil {
+				return err
+			}
+		}
+		if err := vc.DelBridgeMember(ctx, topology.PodBridge, st.iface); err != nil {
+			return err
 		}
 		if err := vc.DeleteInterface(ctx, st.iface); err != nil {
 			return err

@@ -43,7 +43,12 @@ func PodInterface(namespace, name string) string {
 }
 
 // VPP interface names every lab node has, as vppsvc's agent is told.
+// PodsInterface is every pod's L3 interface: the BVI of the pods' bridge
+// domain PodBridge, of which each pod's own interface is an L2 member
+// (docs/lab.md, the embedding contract).
 const (
 	UplinkInterface = "uplink0"
 	HostInterface   = "host0"
+	PodsInterface   = "pods0"
+	PodBridge       = 10
 )

@@ -1,7 +1,8 @@
 // Package vppnode runs one lab node's VPP 25.10 and offers the operations
 // a CNI node agent needs on it: af_packet interfaces on host veths,
 // renamed, up, with addresses or unnumbered, IPv6, routes, static
-// neighbours, MACs, through govpp's binary API.
+// neighbours, MACs, the pods' bridge domain with its loopback BVI and its
+// members (bridge.go), through govpp's binary API.
 //
 // What it owns and its safety rules:
 //   - a VPP lives in its own directory (Options.Dir, under the lab's state

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"reflect"
+	"slices"
 	"sync"
 
 	"go.fd.io/govpp/adapter"
@@ -17,6 +18,7 @@ import (
 	"go.fd.io/govpp/binapi/ip"
 	"go.fd.io/govpp/binapi/ip_neighbor"
 	"go.fd.io/govpp/binapi/ip_types"
+	"go.fd.io/govpp/binapi/l2"
 	"go.fd.io/govpp/binapi/memclnt"
 	"go.fd.io/govpp/binapi/vpe"
 	"go.fd.io/govpp/codec"
@@ -40,7 +42,22 @@ type fakeAPI struct {
 	nextSw   uint32
 	routes   map[netip.Prefix]fakePath
 	nbrs     map[fakeNbrKey]ethernet_types.MacAddress
+	bds      map[uint32]*fakeBD
 	requests map[string]int
+}
+
+// fakeBD is a bridge domain: its BVI (0: none), members (the BVI among
+// them, as VPP lists it) and L2 FIB.
+type fakeBD struct {
+	bvi     uint32
+	members []uint32
+	shg     map[uint32]uint8 // split-horizon group by member
+	fib     map[ethernet_types.MacAddress]fakeL2Entry
+}
+
+type fakeL2Entry struct {
+	sw     uint32
+	static bool
 }
 
 type fakeIf struct {
@@ -51,6 +68,7 @@ type fakeIf struct {
 	unnumberedTo      uint32                      // 0: none (local0 never lends)
 	create            *af_packet.AfPacketCreateV3 // what made it
 	polling           bool                        // its one RX queue's mode
+	bd                uint32                      // the bridge domain it is an L2 member of; 0: L3
 }
 
 type fakePath struct {
@@ -65,7 +83,7 @@ type fakeNbrKey struct {
 
 func newFakeAPI(version string) *fakeAPI {
 	return &fakeAPI{version: version, ids: map[string]uint16{}, types: map[uint16]reflect.Type{}, nextID: 1,
-		ifs: map[uint32]*fakeIf{}, nextSw: 1, routes: map[netip.Prefix]fakePath{}, nbrs: map[fakeNbrKey]ethernet_types.MacAddress{}, requests: map[string]int{}}
+		ifs: map[uint32]*fakeIf{}, nextSw: 1, routes: map[netip.Prefix]fakePath{}, nbrs: map[fakeNbrKey]ethernet_types.MacAddress{}, bds: map[uint32]*fakeBD{}, requests: map[string]int{}}
 }
 
 func (f *fakeAPI) Connect() error    { return nil }
@@ -185,6 +203,11 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		for sw, i := range f.ifs {
 			if i.hostIf == m.HostIfName {
 				delete(f.ifs, sw)
+				// A deleted interface leaves its bridge; static L2 FIB
+				// entries pointing at it stay.
+				if bd := f.bds[i.bd]; bd != nil {
+					bd.members = slices.DeleteFunc(bd.members, func(x uint32) bool { return x == sw })
+				}
 				return []api.Message{&af_packet.AfPacketDeleteReply{}}
 			}
 		}
@@ -316,10 +339,103 @@ func (f *fakeAPI) handle(req api.Message) []api.Message {
 		return out
 	case *ip_neighbor.IPNeighborAddDel:
 		_, rv := f.iface(uint32(m.Neighbor.SwIfIndex))
-		if rv == 0 {
-			f.nbrs[fakeNbrKey{uint32(m.Neighbor.SwIfIndex), govppnode.FromAddress(m.Neighbor.IPAddress)}] = m.Neighbor.MacAddress
+		k := fakeNbrKey{uint32(m.Neighbor.SwIfIndex), govppnode.FromAddress(m.Neighbor.IPAddress)}
+		if _, ok := f.nbrs[k]; rv == 0 && !m.IsAdd && !ok {
+			rv = errNoSuchEntry
+		}
+		if rv == 0 && m.IsAdd {
+			f.nbrs[k] = m.Neighbor.MacAddress
+		} else if rv == 0 {
+			delete(f.nbrs, k)
 		}
 		return []api.Message{&ip_neighbor.IPNeighborAddDelReply{Retval: rv}}
+	case *interfaces.CreateLoopback:
+		sw := f.nextSw
+		f.nextSw++
+		f.ifs[sw] = &fakeIf{name: fmt.Sprintf("loop%d", sw), mac: m.MacAddress}
+		return []api.Message{&interfaces.CreateLoopbackReply{SwIfIndex: interface_types.InterfaceIndex(sw)}}
+	case *l2.BridgeDomainDump:
+		var out []api.Message
+		for id, bd := range f.bds {
+			if m.BdID != ^uint32(0) && m.BdID != id {
+				continue
+			}
+			d := &l2.BridgeDomainDetails{BdID: id, BviSwIfIndex: ^interface_types.InterfaceIndex(0), NSwIfs: uint32(len(bd.members))}
+			if bd.bvi != 0 {
+				d.BviSwIfIndex = interface_types.InterfaceIndex(bd.bvi)
+			}
+			for _, sw := range bd.members {
+				d.SwIfDetails = append(d.SwIfDetails, l2.BridgeDomainSwIf{SwIfIndex: interface_types.InterfaceIndex(sw), Shg: bd.shg[sw]})
+			}
+			out = append(out, d)
+		}
+		return out
+	case *l2.BridgeDomainAddDelV2:
+		if _, ok := f.bds[m.BdID]; m.IsAdd == ok {
+			return []api.Message{&l2.BridgeDomainAddDelV2Reply{Retval: -81}} // exists / no such
+		}
+		if m.IsAdd {
+			f.bds[m.BdID] = &fakeBD{shg: map[uint32]uint8{}, fib: map[ethernet_types.MacAddress]fakeL2Entry{}}
+		} else {
+			delete(f.bds, m.BdID)
+		}
+		return []api.Message{&l2.BridgeDomainAddDelV2Reply{BdID: m.BdID}}
+	case *l2.SwInterfaceSetL2Bridge:
+		i, rv := f.iface(uint32(m.RxSwIfIndex))
+		bd := f.bds[m.BdID]
+		if rv == 0 && bd == nil {
+			rv = errNoSuchEntry
+		}
+		if rv != 0 {
+			return []api.Message{&l2.SwInterfaceSetL2BridgeReply{Retval: rv}}
+		}
+		sw := uint32(m.RxSwIfIndex)
+		// VPP first takes the interface out of any bridge, then puts it
+		// into this one (losing what it learnt on the way).
+		for _, b := range f.bds {
+			b.members = slices.DeleteFunc(b.members, func(x uint32) bool { return x == sw })
+			if b.bvi == sw {
+				b.bvi = 0
+			}
+		}
+		i.bd = 0
+		if m.Enable {
+			if m.PortType == l2.L2_API_PORT_TYPE_BVI {
+				if bd.bvi != 0 {
+					return []api.Message{&l2.SwInterfaceSetL2BridgeReply{Retval: -1}} // MODE_ERROR_BVI_DEF
+				}
+				bd.bvi = sw
+			}
+			bd.members = append(bd.members, sw)
+			bd.shg[sw] = m.Shg
+			i.bd = m.BdID
+		}
+		return []api.Message{&l2.SwInterfaceSetL2BridgeReply{}}
+	case *l2.L2FibTableDump:
+		var out []api.Message
+		if bd := f.bds[m.BdID]; bd != nil {
+			for mac, e := range bd.fib {
+				out = append(out, &l2.L2FibTableDetails{BdID: m.BdID, Mac: mac, SwIfIndex: interface_types.InterfaceIndex(e.sw), StaticMac: e.static})
+			}
+		}
+		return out
+	case *l2.L2fibAddDel:
+		bd := f.bds[m.BdID]
+		if bd == nil {
+			return []api.Message{&l2.L2fibAddDelReply{Retval: errNoSuchEntry}}
+		}
+		if !m.IsAdd {
+			if _, ok := bd.fib[m.Mac]; !ok {
+				return []api.Message{&l2.L2fibAddDelReply{Retval: errNoSuchEntry}}
+			}
+			delete(bd.fib, m.Mac)
+			return []api.Message{&l2.L2fibAddDelReply{}}
+		}
+		if i, rv := f.iface(uint32(m.SwIfIndex)); rv != 0 || i.bd == 0 {
+			return []api.Message{&l2.L2fibAddDelReply{Retval: errInvalidIfIndex}} // VPP wants a bridged interface
+		}
+		bd.fib[m.Mac] = fakeL2Entry{sw: uint32(m.SwIfIndex), static: m.StaticMac}
+		return []api.Message{&l2.L2fibAddDelReply{}}
 	case *ip_neighbor.IPNeighborFlush:
 		for k := range f.nbrs {
 			if k.sw == uint32(m.SwIfIndex) && k.ip.Is6() == (m.Af == ip_types.ADDRESS_IP6) {
@@ -368,7 +484,7 @@ func (f *fakeAPI) changes() map[string]int {
 var readOnly = map[string]bool{"control_ping": true, "show_version": true, "sw_interface_dump": true, "af_packet_dump": true,
 	"ip_address_dump": true, "ip_unnumbered_dump": true, "sw_interface_ip6_get_link_local_address": true,
 	"ip_route_lookup": true, "ip_route_dump": true, "ip_neighbor_dump": true, "memclnt_keepalive": true,
-	"sw_interface_rx_placement_dump": true}
+	"sw_interface_rx_placement_dump": true, "bridge_domain_dump": true, "l2_fib_table_dump": true}
 
 func (f *fakeAPI) resetRequests() {
 	f.mu.Lock()

@@ -4,7 +4,9 @@
 // restart over the programmed VPP, the per-item cost of NAT44-ED's two
 // mapping shapes) and the data plane's cost per packet (CPU clocks per
 // packet summed over VPP's graph from "show runtime", first packets and
-// established flows, against plain IPv4 forwarding).
+// established flows, against plain IPv4 forwarding), and how long VPP's
+// main thread stops when a pod is added on a node with 50,000 services
+// (TestRealPodAddStall: pods behind one bridge, and on an interface each).
 //
 // They run only when VPPSVC_TEST_VPP_SOCKET names the API socket of a
 // scratch VPP (docs/real-vpp.md) and skip otherwise; `make bench-realvpp`
