@@ -161,6 +161,25 @@ func TestDiffSessions(t *testing.T) {
 		sessions(d, "3.5 s after the echo", "10.1.1.2")
 	})
 
+	// Every session allocation first frees at most one expired session,
+	// the head of the first list with an expired head, TCP transitory
+	// before UDP (nat_ed_session_alloc → nat_lru_free_one): expired
+	// sessions stay until allocations reclaim them, one each. NAT44-ED's
+	// affinity records wait for exactly this (docs/renderer-nat44.md,
+	// "Session affinity timeout").
+	runDifferential(t, "sessions/lru-reclaim", func(d *diffCase) {
+		nat := natTopology(d)
+		setTimeouts(d, nat, 1, 60, 1, 60)
+		d.Trace("UDP", udp("tap2", "10.1.1.2:5353", "8.8.4.4:53"))
+		d.Trace("SYN", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
+		d.Wait(2 * time.Second)
+		sessions(d, "2 s later: both timed out, both still there", "10.1.1.2")
+		d.Trace("a new UDP flow", udp("tap2", "10.1.1.2:5354", "8.8.4.4:53"))
+		sessions(d, "its allocation freed the transitory TCP session", "10.1.1.2")
+		d.Trace("another new UDP flow", udp("tap2", "10.1.1.2:5355", "8.8.4.4:53"))
+		sessions(d, "and this one the old UDP session", "10.1.1.2")
+	})
+
 	// nat44_del_session looks up the key (address:port → external host) in
 	// the flow table: the inside side of a session matches whatever the
 	// flags say; the outside address does not (the outside key has the

@@ -63,6 +63,7 @@ type natState struct {
 	sessions              pool[session]
 	flows                 map[flowKey]*session
 	affinity              map[affKey]*affinityRec
+	lru                   sessionLRU
 }
 
 func newNATState(v *VPP) any {
@@ -94,6 +95,7 @@ func (n *natState) reset(v *VPP) {
 	n.byLocal = map[localKey]*mapping{}
 	n.flows = map[flowKey]*session{}
 	n.affinity = map[affKey]*affinityRec{}
+	n.lru = newSessionLRU()
 }
 
 func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }

@@ -129,7 +129,7 @@ func (n *natState) in2outSlow(c *pktCtx, node string, output bool) {
 	v := c.v
 	p := c.pkt
 	rxFib := fibOf(c.rx)
-	if uint32(n.sessions.len()) >= n.limitFor(rxFib) && !n.reclaimExpired(v) {
+	if uint32(n.sessions.len()) >= n.limitFor(rxFib) && !n.lruFreeOne(v) {
 		c.drop(node, "maximum sessions exceeded")
 		return
 	}
@@ -144,6 +144,7 @@ func (n *natState) in2outSlow(c *pktCtx, node string, output bool) {
 	}
 	txFib := n.txFib(v, p.dst.Addr())
 	dst := p.dst
+	n.lruFreeOne(v) // nat_ed_session_alloc reclaims first (nat44_lru.go)
 	s := &session{proto: p.proto, in: p.src, inFib: rxFib, outFib: txFib, ext: p.dst}
 	if hm := n.matchExternal(p.dst.Addr(), p.dst.Port(), p.proto); hm != nil {
 		if hm.kind == smLB {

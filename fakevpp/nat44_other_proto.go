@@ -75,6 +75,7 @@ func (n *natState) in2outOtherProto(c *pktCtx, node string) {
 		return
 	}
 	dst := p.dst.Addr()
+	n.lruFreeOne(v) // nat_ed_session_alloc reclaims first (nat44_lru.go)
 	s := &session{proto: p.proto, in: p.src, inFib: rxFib, outFib: txFib, ext: p.dst, out: netip.AddrPortFrom(out, 0)}
 	if hm := n.matchExternal(dst, 0, p.proto); hm != nil && hm.kind != smLB {
 		dst = hm.local
@@ -113,6 +114,7 @@ func (n *natState) out2inOtherProto(c *pktCtx) {
 		c.drop(nodeOut2In, fmt.Sprintf("no translation (%s: address-only mappings do not match protocols without ports)", protoName(p.proto)))
 		return
 	}
+	n.lruFreeOne(v) // nat_ed_session_alloc reclaims first (nat44_lru.go)
 	s := &session{proto: p.proto, in: netip.AddrPortFrom(m.local, 0), inFib: m.vrf, out: p.dst, outFib: rxFib, ext: p.src, flags: sfStatic}
 	// The inside key is the zero key of an uninitialised flow, shared by
 	// every such session and matched by no packet.

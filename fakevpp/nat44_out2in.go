@@ -183,6 +183,7 @@ func (n *natState) chooseBackend(c *pktCtx, m *mapping, client netip.Addr) (*lbL
 func (n *natState) createStaticSession(c *pktCtx, m *mapping, local netip.AddrPort, localFib uint32, leak func(string)) {
 	v, p := c.v, c.pkt
 	rxFib := fibOf(c.rx)
+	n.lruFreeOne(v) // nat_ed_session_alloc reclaims first (nat44_lru.go)
 	s := &session{proto: p.proto, in: local, inFib: localFib, out: p.dst, outFib: rxFib, ext: p.src, flags: sfStatic}
 	if p.proto == protoICMP {
 		s.ext = netip.AddrPortFrom(p.src.Addr(), 0)
@@ -319,6 +320,7 @@ func (n *natState) bypass(c *pktCtx, rxFib uint32) {
 		c.step("%s: forwarding, not translated (session table full, no bypass session)", nodeOut2In)
 		return
 	}
+	n.lruFreeOne(v) // nat_ed_session_alloc reclaims first (nat44_lru.go)
 	s := &session{proto: p.proto, in: p.dst, out: p.dst, inFib: rxFib, outFib: rxFib, ext: p.src, flags: sfBypass,
 		i2o: flow{match: k}, hasI2O: true}
 	n.addSession(v, s)

@@ -130,6 +130,7 @@ type session struct {
 	pkts           uint32
 	bytes          uint64
 	vrfExpired     bool
+	lru            lruPlace
 }
 
 // packetBytes is the size accounted per traced packet (the fake has no
@@ -141,6 +142,7 @@ const packetBytes = 64
 func (n *natState) addSession(v *VPP, s *session) {
 	s.lastHeard = v.now()
 	s.index = n.sessions.add(s)
+	n.lru.insert(s, v.now())
 	if s.hasI2O {
 		n.flows[s.i2o.match] = s
 	}
@@ -162,6 +164,7 @@ func (n *natState) deleteSession(v *VPP, s *session) {
 		delete(n.flows, s.o2i.match)
 	}
 	n.sessions.del(s.index)
+	n.lru.remove(s)
 }
 
 // timeout returns the session's idle timeout.
@@ -192,6 +195,7 @@ func (n *natState) touch(v *VPP, s *session, p *pkt, dir int) {
 	if s.proto == protoTCP {
 		n.tcpUpdate(v, s, p.tcpFlags, dir)
 	}
+	n.lru.refresh(s)
 }
 
 // tcpUpdate is nat44_set_tcp_session_state: ESTABLISHED once SYN and ACK were
@@ -203,6 +207,12 @@ func (n *natState) tcpUpdate(v *VPP, s *session, flags uint8, dir int) {
 		return
 	}
 	both := s.tcpFlags[dirI2O] & s.tcpFlags[dirO2I]
+	oldState := s.tcpState
+	defer func() {
+		if s.tcpState != oldState {
+			n.lru.move(s, v.now())
+		}
+	}()
 	switch s.tcpState {
 	case tcpClosed:
 		if both == tcpSYN|tcpACK {
@@ -220,21 +230,6 @@ func (n *natState) tcpUpdate(v *VPP, s *session, flags uint8, dir int) {
 			s.pkts, s.bytes = 0, 0
 		}
 	}
-}
-
-// reclaimExpired frees the first expired session (VPP's LRU reclaim when the
-// table is full). It reports whether one was freed.
-func (n *natState) reclaimExpired(v *VPP) bool {
-	freed := false
-	n.sessions.each(func(_ uint32, s *session) bool {
-		if n.expired(v, s) {
-			n.deleteSession(v, s)
-			freed = true
-			return false
-		}
-		return true
-	})
-	return freed
 }
 
 // natDelSession looks up one flow key, (Address:Port → ExtHost:Port, proto,

@@ -45,17 +45,24 @@ type serviceServer struct {
 	addr           net.Addr
 }
 
-// Sync makes the running servers match the given services: it opens servers
-// for new health-check ports, closes those no longer wanted and updates the
-// endpoint counts. A port that cannot be opened is logged and retried on the
-// next Sync; the others keep working.
-func (s *ServiceServers) Sync(services []*model.ContivService) {
+// Ports are the health-check node ports the services want served (those
+// of externalTrafficPolicy Local services), each with its service.
+func Ports(services []*model.ContivService) map[uint16]*model.ContivService {
 	want := map[uint16]*model.ContivService{}
 	for _, svc := range services {
 		if svc.ExternalTrafficPolicy == model.TrafficPolicyLocal && svc.HealthCheckNodePort != 0 {
 			want[svc.HealthCheckNodePort] = svc
 		}
 	}
+	return want
+}
+
+// Sync makes the running servers match the given services: it opens servers
+// for new health-check ports, closes those no longer wanted and updates the
+// endpoint counts. A port that cannot be opened is logged and retried on the
+// next Sync; the others keep working.
+func (s *ServiceServers) Sync(services []*model.ContivService) {
+	want := Ports(services)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.servers == nil {

@@ -319,8 +319,42 @@ func (l *Lab) buildMachine() error {
 				return err
 			}
 		}
+		if err := nodePortsThroughVPP(lx, hns, node); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// nodePortsThroughVPP makes a VPP node's kernel reach its own NodePorts as
+// kube-proxy's node does: what it sends to one of its node IPs on a node
+// port goes to VPP over the host link (which translates it as any
+// client's), not to its own local route; VPP's answer, from the node IP,
+// is accepted on the host link although that address is the kernel's own
+// (accept_local). The node agent exempts the health-check node ports
+// (nodeagent/healthcheck.go), which the kernel serves itself.
+func nodePortsThroughVPP(lx *host.Lab, hns string, node topology.Node) error {
+	if err := lx.MoveLocalRule(hns, topology.LocalRulePref); err != nil {
+		return err
+	}
+	for _, gw := range node.VPPHostLinkPrefixes() {
+		dflt := netip.PrefixFrom(netip.IPv4Unspecified(), 0)
+		if gw.Addr().Is6() {
+			dflt = netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+		}
+		if err := lx.AddRoute(hns, host.Route{Dst: dflt, Via: gw.Addr(), Dev: "eth0", Table: topology.NodePortTable}); err != nil {
+			return err
+		}
+	}
+	for _, ip := range node.IPs() {
+		for _, proto := range []string{"tcp", "udp"} {
+			r := host.Rule{Pref: topology.NodePortRulePref, To: ip, Proto: proto, Ports: topology.NodePortRange, Table: strconv.Itoa(topology.NodePortTable)}
+			if err := lx.AddRule(hns, r); err != nil {
+				return err
+			}
+		}
+	}
+	return lx.Sysctl(hns, "net.ipv4.conf.eth0.accept_local", "1")
 }
 
 // childArgs are the arguments a re-run of the lab's program gets to act as

@@ -374,6 +374,57 @@ func TestTraceSessionAffinity(t *testing.T) {
 	t.Logf("first picks of %d clients: %v", len(allClients), firsts)
 }
 
+// TestTraceSessionAffinityTimeout shows what NAT44-ED's affinity timeout is
+// keyed on (docs/renderer-nat44.md, "Session affinity timeout"): the
+// client's record lives while any of its sessions to the frontend exists,
+// and its timeoutSeconds countdown starts only when the last one is freed.
+// An expired session is freed lazily, by the next session allocation's LRU
+// reclaim (one a time, after that allocation's own affinity lookup), so
+// the client stays pinned well past timeoutSeconds without a connection.
+// kube-proxy counts from the last new connection. The transitory timeout is
+// lowered to 1 s so that the real VPP can be waited for.
+func TestTraceSessionAffinityTimeout(t *testing.T) {
+	cfg := testConfig()
+	cfg.Timeouts.TCPTransitory = 1
+	e := newEnvWith(t, cfg, cluster{
+		services: []*corev1.Service{k8sService("sticky", "10.96.0.25", func(s *corev1.Service) {
+			s.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+			s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: tracetest.Ptr(int32(2))}}
+		})},
+		slices: []*discoveryv1.EndpointSlice{k8sSlice("sticky", remote("10.1.2.2"), remote("10.1.2.3"), remote("10.1.2.4"), remote("10.1.2.5"))},
+	})
+	all := []string{"10.1.2.2:8080", "10.1.2.3:8080", "10.1.2.4:8080", "10.1.2.5:8080"}
+	pinned := e.Check(external, protoTCP, "10.96.0.25:80", reaches(false, all...)).Out.Dst.String()
+	e.Check(external, protoTCP, "10.96.0.25:80", reaches(false, pinned))
+
+	// 3.5 s without a connection, past transitory (1 s) + timeoutSeconds
+	// (2 s): the two expired sessions still hold the record, so the client
+	// is still pinned (this allocation frees one of them, after its lookup).
+	waitOn(e.Node, 3500*time.Millisecond)
+	e.Check(external, protoTCP, "10.96.0.25:80", reaches(false, pinned))
+
+	// Its sessions expire; another client's two new sessions free them
+	// (each allocation frees the oldest expired transitory session), and
+	// the record's 2 s countdown starts.
+	waitOn(e.Node, 1500*time.Millisecond)
+	other := e.Check(remotePod, protoTCP, "10.96.0.25:80", reaches(false, all...)).Out.Dst.String()
+	e.Check(remotePod, protoTCP, "10.96.0.25:80", reaches(false, other))
+	waitOn(e.Node, 2500*time.Millisecond)
+
+	// The record has expired: the next connection is a draw again.
+	e.Check(external, protoTCP, "10.96.0.25:80", reaches(false, all...))
+}
+
+// waitOn lets d pass on node: the fake's clock, or real time on a real VPP,
+// whose clock cannot be advanced.
+func waitOn(node dataplane.Node, d time.Duration) {
+	if f, ok := node.(*dataplane.Fake); ok {
+		f.VPP.Advance(d)
+		return
+	}
+	time.Sleep(d)
+}
+
 func TestTraceMultiPortNamedTargetPorts(t *testing.T) {
 	svc := k8sService("multi", "10.96.0.26", func(s *corev1.Service) {
 		s.Spec.Ports = []corev1.ServicePort{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
 )
 
 // AddAddress puts the address p (address and prefix length, either
@@ -49,6 +50,8 @@ type Route struct {
 	// kernel accepts packets to it without any interface holding the
 	// address, so it is never chosen as a source.
 	Local bool
+	// Table is the routing table (0: main).
+	Table int
 }
 
 func (r Route) String() string {
@@ -62,6 +65,9 @@ func (r Route) String() string {
 	s += " dev " + r.Dev
 	if r.OnLink {
 		s += " onlink"
+	}
+	if r.Table != 0 {
+		s += fmt.Sprintf(" table %d", r.Table)
 	}
 	return s
 }
@@ -88,6 +94,9 @@ func routeArgs(r Route) ([]string, error) {
 	args = append(args, "dev", r.Dev)
 	if r.OnLink {
 		args = append(args, "onlink")
+	}
+	if r.Table != 0 {
+		args = append(args, "table", strconv.Itoa(r.Table))
 	}
 	return args, nil
 }
@@ -116,6 +125,9 @@ func routeMissing(ns string, r Route, l *Lab) bool {
 	show, dst := []string{family(r.Dst.Addr()), "route", "show"}, args[0]
 	if r.Local {
 		show, dst = append(show, "table", "local"), args[1]
+	}
+	if r.Table != 0 {
+		show = append(show, "table", strconv.Itoa(r.Table))
 	}
 	out, err := l.ip(context.Background(), nsArgs(ns, append(show, dst)...)...)
 	return err == nil && len(out) == 0

@@ -116,6 +116,7 @@ func TestRouteArgs(t *testing.T) {
 		{Route{Dst: netip.MustParsePrefix("10.1.0.1/32"), Dev: "eth0"}, "10.1.0.1/32 dev eth0"},
 		{Route{Dst: netip.MustParsePrefix("192.168.77.11/32"), Dev: "eth0", Local: true}, "local 192.168.77.11/32 dev eth0"},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.7/24"), Dev: "eth0"}, "10.1.0.0/24 dev eth0"},
+		{Route{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: netip.MustParseAddr("172.30.1.1"), Dev: "eth0", Table: 90}, "default via 172.30.1.1 dev eth0 table 90"},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.0/24"), Via: netip.MustParseAddr("fd00::1"), Dev: "eth0"}, ""},
 		{Route{Dst: netip.MustParsePrefix("10.1.0.0/24")}, ""},
 		{Route{Dev: "eth0"}, ""},
@@ -130,6 +131,33 @@ func TestRouteArgs(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("routeArgs(%v) = %q, %v; want %q", tc.r, got, err, tc.want)
+		}
+	}
+}
+
+func TestRuleArgs(t *testing.T) {
+	for _, tc := range []struct {
+		r    Rule
+		want string // "" for an error
+	}{
+		{Rule{Pref: 90, To: netip.MustParseAddr("192.168.77.11"), Proto: "tcp", Ports: "30000-30999", Table: "90"},
+			"pref 90 iif lo to 192.168.77.11 ipproto tcp dport 30000-30999 lookup 90"},
+		{Rule{Pref: 80, To: netip.MustParseAddr("fd00:77::b"), Proto: "tcp", Ports: "30123", Table: "local"},
+			"pref 80 iif lo to fd00:77::b ipproto tcp dport 30123 lookup local"},
+		{Rule{Pref: 80, To: netip.MustParseAddr("fd00:77::b"), Proto: "sctp", Ports: "30123", Table: "local"}, ""},
+		{Rule{To: netip.MustParseAddr("fd00:77::b"), Proto: "tcp", Ports: "30123", Table: "local"}, ""},
+		{Rule{Pref: 80, Proto: "tcp", Ports: "30123", Table: "local"}, ""},
+	} {
+		args, err := tc.r.args()
+		got := strings.Join(args, " ")
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("args(%+v) = %q, want an error", tc.r, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("args(%+v) = %q, %v; want %q", tc.r, got, err, tc.want)
 		}
 	}
 }

@@ -87,6 +87,9 @@ type podSpec struct {
 	node  string
 	app   string // label app=
 	grace int64  // terminationGracePeriodSeconds (0: 30, Kubernetes' default)
+	// probed gives the container a readinessProbe on netexec's /readyz,
+	// every second, one failure making it unready.
+	probed bool
 }
 
 func createPod(t *testing.T, ns string, p podSpec) {
@@ -105,6 +108,12 @@ func createPod(t *testing.T, ns string, p podSpec) {
 	}
 	if p.grace > 0 {
 		pod.Spec.TerminationGracePeriodSeconds = &p.grace
+	}
+	if p.probed {
+		pod.Spec.Containers[0].ReadinessProbe = &corev1.Probe{
+			ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/readyz", Port: intstr.FromString("http")}},
+			PeriodSeconds: 1, FailureThreshold: 1,
+		}
 	}
 	if _, err := client().CoreV1().Pods(ns).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

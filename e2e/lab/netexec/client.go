@@ -132,6 +132,23 @@ func Ready(ctx context.Context, dial DialFunc, addr string) (bool, error) {
 	return err == nil, err
 }
 
+// SetReadiness asks /setreadiness: with ready false, /readyz answers 503
+// until it is set true again.
+func SetReadiness(ctx context.Context, dial DialFunc, addr string, ready bool) error {
+	_, _, err := httpGet(ctx, dial, addr, "/setreadiness?ready="+strconv.FormatBool(ready))
+	return err
+}
+
+// Status makes one GET of pathQuery and returns the HTTP status (0 with an
+// error when no response came): a kubelet's HTTP probe.
+func Status(ctx context.Context, dial DialFunc, addr, pathQuery string) (int, error) {
+	_, status, err := httpGet(ctx, dial, addr, pathQuery)
+	if status != 0 {
+		return status, nil
+	}
+	return 0, err
+}
+
 // WaitReady asks /readyz every interval, at most tries times, until it answers ok: how a
 // kubelet-like caller learns that a server started in another process listens. The error is
 // the last try's.

@@ -6,7 +6,8 @@
 //   - HTTP: /hostname (and /hostName), /clientip (the ip:port the server saw), /echo?msg=&code=,
 //     /dial?host=&port=&request=&protocol=http|udp&tries= (the server becomes the client and
 //     answers {"responses":[...],"errors":[...]}), /serverport, /healthz, /readyz (503 once
-//     terminating), /shutdown;
+//     terminating, or after /setreadiness?ready=false, this server's addition, until
+//     ready=true), /shutdown;
 //   - UDP, one datagram per command: "hostname", "clientip", "serverport", "echo <msg>";
 //   - a TCP line port, this server's addition: the UDP commands one per line over one
 //     connection, for the long-lived connection check (session.go).

@@ -49,12 +49,28 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/dial", s.dial)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		if s.Terminating() {
+		switch {
+		case s.Terminating():
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprint(w, "shutting down")
+		case s.unready.Load():
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, "set unready")
+		default:
+			fmt.Fprint(w, "ok")
+		}
+	})
+	// /setreadiness?ready=false makes /readyz fail (a readiness probe on it
+	// then takes the pod out of its services) while everything else keeps
+	// being served; ready=true undoes it.
+	mux.HandleFunc("/setreadiness", func(w http.ResponseWriter, r *http.Request) {
+		ready, err := strconv.ParseBool(r.FormValue("ready"))
+		if err != nil {
+			http.Error(w, fmt.Sprintf("argument 'ready' must be true or false, got %q", r.FormValue("ready")), http.StatusBadRequest)
 			return
 		}
-		fmt.Fprint(w, "ok")
+		s.unready.Store(!ready)
+		fmt.Fprintf(w, "ready=%t", ready)
 	})
 	mux.HandleFunc("/shutdown", func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)

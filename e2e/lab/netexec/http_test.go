@@ -34,6 +34,7 @@ func TestHTTPEndpoints(t *testing.T) {
 		{"/", 200, "NOW: ", true},
 		{"/nothing", 404, "404 page not found", true},
 		{"/clientip", 200, "127.0.0.1:", true},
+		{"/setreadiness?ready=maybe", 400, "argument 'ready'", true},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
@@ -181,6 +182,46 @@ func closedPort(t *testing.T) int {
 
 // TestWaitReady checks that the wait ends once a late server listens, and that it gives up
 // after its tries on no server and on a terminating one.
+// TestSetReadiness: /setreadiness?ready=false fails /readyz (and a kubelet's
+// probe of it) while the rest is served; ready=true undoes it.
+func TestSetReadiness(t *testing.T) {
+	s := serve(t, "pod-r")
+	addr := s.HTTPAddr().String()
+	ctx := testCtx(t, 5*time.Second)
+	status := func() int {
+		t.Helper()
+		code, err := Status(ctx, NetDial, addr, "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return code
+	}
+	if got := status(); got != 200 {
+		t.Fatalf("/readyz %d before, want 200", got)
+	}
+	if err := SetReadiness(ctx, NetDial, addr, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got != 503 {
+		t.Errorf("/readyz %d after ready=false, want 503", got)
+	}
+	if ok, err := Ready(ctx, NetDial, addr); ok || err != nil {
+		t.Errorf("Ready = %v, %v after ready=false", ok, err)
+	}
+	if h, err := Hostname(ctx, NetDial, addr); err != nil || h != "pod-r" {
+		t.Errorf("an unready server still serves: Hostname = %q, %v", h, err)
+	}
+	if err := SetReadiness(ctx, NetDial, addr, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got != 200 {
+		t.Errorf("/readyz %d after ready=true, want 200", got)
+	}
+	if _, err := Status(ctx, NetDial, net.JoinHostPort("127.0.0.1", strconv.Itoa(closedPort(t))), "/readyz"); err == nil {
+		t.Error("Status of no server: no error")
+	}
+}
+
 func TestWaitReady(t *testing.T) {
 	port := closedPort(t)
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))

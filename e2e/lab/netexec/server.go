@@ -50,6 +50,7 @@ type Server struct {
 	http   *http.Server
 
 	terminating atomic.Bool
+	unready     atomic.Bool // set by /setreadiness: /readyz fails on request
 	terminate   chan struct{}
 	termOnce    sync.Once
 	shutdown    chan struct{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -42,6 +43,8 @@ type podController struct {
 
 	mu    sync.Mutex
 	wired map[string]*podState // namespace/name → state
+
+	ready *readiness // readinessProbe results (readiness.go)
 }
 
 // podState is what the agent knows of a pod it wired.
@@ -58,7 +61,7 @@ func newPodController(n *nodeAgent) *podController {
 			o.FieldSelector = fields.OneTermEqualSelector("spec.nodeName", n.opts.Node.Name).String()
 		}))
 	inf := f.Core().V1().Pods().Informer()
-	c := &podController{n: n, factory: f, lister: inf.GetIndexer(), wired: map[string]*podState{},
+	c := &podController{n: n, factory: f, lister: inf.GetIndexer(), wired: map[string]*podState{}, ready: newReadiness(),
 		queue: workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 5*time.Second))}
 	enqueue := func(obj any) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -87,6 +90,7 @@ func (c *podController) adoptExisting(ctx context.Context) {
 
 func (c *podController) run(ctx context.Context) {
 	go func() { <-ctx.Done(); c.queue.ShutDown() }()
+	go c.ready.run(ctx, c)
 	for {
 		key, quit := c.queue.Get()
 		if quit {
@@ -301,7 +305,7 @@ func containerArgs(pod *corev1.Pod) []string {
 	return args
 }
 
-// httpPort is where the container's readiness is checked.
+// httpPort is where the agent checks that the container serves.
 func httpPort(args []string) int {
 	o, err := netexec.ParseArgs(args)
 	if err != nil || o.HTTPPort == 0 {
@@ -349,10 +353,13 @@ func (c *podController) startContainer(ctx context.Context, pod *corev1.Pod, ns 
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(httpPort(args)))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// Serving, not ready: readiness is the readinessProbe's to say
+		// (readiness.go), and an unready container must not hold up its
+		// pod's status.
 		rctx, cancel := context.WithTimeout(ctx, time.Second)
-		ok, err := netexec.Ready(rctx, dial, addr)
+		status, err := netexec.Status(rctx, dial, addr, "/healthz")
 		cancel()
-		if err == nil && ok {
+		if err == nil && status == http.StatusOK {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -380,8 +387,10 @@ func alive(pidFile string) bool {
 }
 
 // reportRunning writes the pod's status as a kubelet does once its
-// container serves, and tells vppsvc about the pod (the embedding API).
+// container serves (Ready as its readinessProbe last said, readiness.go),
+// and tells vppsvc about the pod (the embedding API).
 func (c *podController) reportRunning(ctx context.Context, pod *corev1.Pod, st *podState) error {
+	ready := c.ready.current(pod)
 	want := pod.DeepCopy()
 	s := &want.Status
 	s.Phase = corev1.PodRunning
@@ -400,13 +409,17 @@ func (c *podController) reportRunning(ctx context.Context, pod *corev1.Pod, st *
 		now := metav1.Now()
 		s.StartTime = &now
 	}
-	for _, t := range []corev1.PodConditionType{corev1.PodScheduled, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady} {
-		setCondition(s, t)
-	}
+	setCondition(s, corev1.PodScheduled, true)
+	setCondition(s, corev1.PodInitialized, true)
+	setCondition(s, corev1.ContainersReady, ready)
+	setCondition(s, corev1.PodReady, ready)
 	if len(pod.Spec.Containers) > 0 && len(s.ContainerStatuses) == 0 {
 		ctr := pod.Spec.Containers[0]
-		s.ContainerStatuses = []corev1.ContainerStatus{{Name: ctr.Name, Image: ctr.Image, Ready: true, Started: ptr(true),
+		s.ContainerStatuses = []corev1.ContainerStatus{{Name: ctr.Name, Image: ctr.Image, Started: ptr(true),
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: *s.StartTime}}}}
+	}
+	if len(s.ContainerStatuses) > 0 {
+		s.ContainerStatuses[0].Ready = ready
 	}
 	if !statusEqual(pod.Status, want.Status) {
 		if _, err := c.n.k8s.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, want, metav1.UpdateOptions{}); err != nil {
@@ -420,17 +433,21 @@ func (c *podController) reportRunning(ctx context.Context, pod *corev1.Pod, st *
 	return nil
 }
 
-func setCondition(s *corev1.PodStatus, t corev1.PodConditionType) {
+func setCondition(s *corev1.PodStatus, t corev1.PodConditionType, isTrue bool) {
+	status := corev1.ConditionFalse
+	if isTrue {
+		status = corev1.ConditionTrue
+	}
 	for i := range s.Conditions {
 		if s.Conditions[i].Type == t {
-			if s.Conditions[i].Status != corev1.ConditionTrue {
-				s.Conditions[i].Status = corev1.ConditionTrue
+			if s.Conditions[i].Status != status {
+				s.Conditions[i].Status = status
 				s.Conditions[i].LastTransitionTime = metav1.Now()
 			}
 			return
 		}
 	}
-	s.Conditions = append(s.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()})
+	s.Conditions = append(s.Conditions, corev1.PodCondition{Type: t, Status: status, LastTransitionTime: metav1.Now()})
 }
 
 func statusEqual(a, b corev1.PodStatus) bool {
@@ -487,6 +504,7 @@ func (c *podController) teardown(ctx context.Context, key string) error {
 		return err
 	}
 	_ = os.Remove(pidFile)
+	c.ready.forget(st.uid)
 	c.mu.Lock()
 	delete(c.wired, key)
 	c.mu.Unlock()

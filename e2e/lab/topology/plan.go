@@ -46,6 +46,18 @@ var (
 // NodePortRange is the API server's --service-node-port-range.
 const NodePortRange = "30000-30999"
 
+// A VPP node's kernel sends its own traffic to its node IPs on a node
+// port to VPP (policy rules at NodePortRulePref, table NodePortTable: a
+// default route via VPP's host link), except the health-check node ports,
+// which its node agent exempts at HealthCheckRulePref (back to the local
+// table); the local table's own rule moves to LocalRulePref, after them.
+const (
+	HealthCheckRulePref = 80
+	NodePortRulePref    = 90
+	LocalRulePref       = 100
+	NodePortTable       = 90
+)
+
 // Node is one lab node's place in the plan.
 type Node struct {
 	Name  string
