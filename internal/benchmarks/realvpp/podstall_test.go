@@ -50,7 +50,7 @@ import (
 // adds no NAT44 interface at all.
 
 // podStallLimit is the longest VPP may stop answering while a pod is added
-// (issue 36).
+// (the target: a node with 50,000 services keeps forwarding).
 const podStallLimit = 50 * time.Millisecond
 
 // podStallServices is the number of services programmed first.
