@@ -2,7 +2,6 @@ package iochoice
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -214,18 +213,11 @@ func (r cpuRun) per(base cpuRun, count float64, kernel bool) float64 {
 // packets are eth0's received plus sent packets in the namespace ns.
 func packets(t *testing.T, ns string) uint64 {
 	t.Helper()
-	out, err := exec.Command("ip", "-n", ns, "-s", "-j", "link", "show", "dev", "eth0").Output()
-	must(t, err)
-	var links []struct {
-		Stats struct {
-			RX struct{ Packets uint64 } `json:"rx"`
-			TX struct{ Packets uint64 } `json:"tx"`
-		} `json:"stats64"`
+	n, err := host.Packets(ns, "eth0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := json.Unmarshal(out, &links); err != nil || len(links) != 1 {
-		t.Fatalf("eth0 counters in %s: %v (%s)", ns, err, out)
-	}
-	return links[0].Stats.RX.Packets + links[0].Stats.TX.Packets
+	return n
 }
 
 func loadAvg() string {

@@ -2,7 +2,6 @@ package labtest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -320,22 +319,14 @@ func podPID(t *testing.T, p *corev1.Pod) int {
 	return pid
 }
 
-// packets are eth0's received plus sent packets in a namespace.
+// packets are eth0's received plus sent packets in the namespace ns.
 func packets(t *testing.T, ns string) uint64 {
-	out, err := exec.Command("ip", "-n", ns, "-s", "-j", "link", "show", "dev", "eth0").Output()
+	t.Helper()
+	n, err := host.Packets(ns, "eth0")
 	if err != nil {
-		t.Fatalf("eth0 counters in %s: %v", ns, err)
+		t.Fatal(err)
 	}
-	var links []struct {
-		Stats struct {
-			RX struct{ Packets uint64 } `json:"rx"`
-			TX struct{ Packets uint64 } `json:"tx"`
-		} `json:"stats64"`
-	}
-	if err := json.Unmarshal(out, &links); err != nil || len(links) != 1 {
-		t.Fatalf("eth0 counters in %s: %v (%s)", ns, err, out)
-	}
-	return links[0].Stats.RX.Packets + links[0].Stats.TX.Packets
+	return n
 }
 
 // cpuRun is the CPU a bounded piece of work took, three ways: the data
