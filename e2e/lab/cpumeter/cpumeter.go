@@ -378,12 +378,54 @@ func (r *Recording) Stop(dataPlane map[int]bool) (Profile, error) {
 	if cerr != nil {
 		return p, cerr
 	}
-	// cpu-clock samples every CPU, idle or not: far fewer samples than
-	// that means perf missed part of the window (on this 2-core VM it
-	// took a tenth of them when the load average was above about 10).
-	want := float64(r.freq) * float64(runtime.NumCPU()) * window.Seconds()
-	if float64(p.Samples) < want/2 {
-		return p, fmt.Errorf("perf took %d samples, want about %.0f (%d CPUs at %d Hz): part of the window is missing", p.Samples, want, runtime.NumCPU(), r.freq)
+	// A CPU that idles takes no cpu-clock samples on this VM (its tickless
+	// idle stops the timer), so fewer samples than freq × CPUs × window
+	// mean idle time, not a loss: the recording is refused only when perf
+	// says it lost samples (its ring overran), which biases every share.
+	records, lost, err := lostSamples(ctx, r.out)
+	if err != nil {
+		return p, err
+	}
+	if records > 0 || lost > p.Samples/20 {
+		return p, fmt.Errorf("perf lost samples (%d LOST records, %d lost samples) beside the %d it kept in %s: part of the window is missing",
+			records, lost, p.Samples, window.Round(time.Millisecond))
+	}
+	if p.Samples == 0 {
+		return p, errors.New("perf took no sample")
 	}
 	return p, nil
+}
+
+// lostSamples is what perf's own statistics of the recording out count
+// as lost: LOST records (each stands for samples the ring had no room for)
+// and LOST_SAMPLES events.
+func lostSamples(ctx context.Context, out string) (records, samples int, err error) {
+	b, err := exec.CommandContext(ctx, PerfPath, "report", "-i", out, "--stats").Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("perf report --stats: %w", err)
+	}
+	records, samples = parseLost(b)
+	return records, samples, nil
+}
+
+// parseLost reads perf report --stats' "LOST events:  3" and
+// "LOST_SAMPLES events:  120" lines (absent when nothing was lost).
+func parseLost(stats []byte) (records, samples int) {
+	for _, line := range strings.Split(string(stats), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[1] != "events:" {
+			continue
+		}
+		v, err := strconv.Atoi(f[2])
+		if err != nil {
+			continue
+		}
+		switch f[0] {
+		case "LOST":
+			records += v
+		case "LOST_SAMPLES":
+			samples += v
+		}
+	}
+	return records, samples
 }

@@ -135,3 +135,21 @@ func TestClassify(t *testing.T) {
 		t.Errorf("data plane %s busy %s, want 500ms and 800ms", p.DataPlane(), p.Busy())
 	}
 }
+
+func TestParseLost(t *testing.T) {
+	stats := []byte(`
+Aggregated stats:
+           TOTAL events:       2828
+          SAMPLE events:       1998  (70.7%)
+            LOST events:          3  ( 0.1%)
+    LOST_SAMPLES events:        120  ( 4.2%)
+cpu-clock:pppH stats:
+          SAMPLE events:       1998
+`)
+	if r, s := parseLost(stats); r != 3 || s != 120 {
+		t.Errorf("parseLost = %d records, %d samples; want 3, 120", r, s)
+	}
+	if r, s := parseLost([]byte("          SAMPLE events:       1998\n")); r != 0 || s != 0 {
+		t.Errorf("nothing lost: parseLost = %d, %d", r, s)
+	}
+}
