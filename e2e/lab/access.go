@@ -3,13 +3,8 @@ package lab
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 
-	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 )
@@ -48,51 +43,3 @@ func (l *Lab) PrintAccess(w io.Writer) {
 
 // vppctl is the vppctl next to the lab's vpp binary.
 func vppctl(vpp string) string { return filepath.Join(filepath.Dir(vpp), "vppctl") }
-
-// lockFile records the pid of the process that runs the lab.
-func lockFile(stateDir string) string { return filepath.Join(stateDir, "lab.pid") }
-
-// runningLab is the pid of a live lab process of stateDir, or 0.
-func runningLab(stateDir string) int {
-	b, err := os.ReadFile(lockFile(stateDir))
-	if err != nil {
-		return 0
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != nil {
-		return 0
-	}
-	return pid
-}
-
-// Down removes what a killed lab left: its VPPs, namespaces (and the
-// processes in them), links and files. It refuses while a lab runs.
-func Down(opts Options) error {
-	if err := opts.defaults(); err != nil {
-		return err
-	}
-	if os.Geteuid() != 0 {
-		return fmt.Errorf("lab: must run as root")
-	}
-	if pid := runningLab(opts.StateDir); pid != 0 {
-		return fmt.Errorf("lab: a lab is running (pid %d); interrupt it, it tears itself down", pid)
-	}
-	killStaleVPPs(opts.StateDir, nil, opts.Log)
-	linux, err := host.New(host.Options{Prefix: opts.Prefix, StateDir: opts.StateDir, Log: opts.Log})
-	if err != nil {
-		return err
-	}
-	removed, err := linux.Cleanup()
-	for _, r := range removed {
-		fmt.Println("removed", r)
-	}
-	entries, _ := os.ReadDir(opts.StateDir)
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "node-") {
-			_ = os.RemoveAll(filepath.Join(opts.StateDir, e.Name()))
-		}
-	}
-	_ = os.Remove(filepath.Join(opts.StateDir, "kubeconfig"))
-	_ = os.Remove(lockFile(opts.StateDir))
-	return err
-}

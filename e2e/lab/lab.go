@@ -2,7 +2,10 @@
 // control plane in process, one VPP per node driven by the lab's reference
 // CNI node agent (package nodeagent, which embeds vppsvc), pods as Linux
 // network namespaces running agnhost's netexec protocol, and an external
-// client, all joined by one Linux bridge (docs/lab.md).
+// client, all joined by one Linux bridge (docs/lab.md). This package puts
+// them together and holds the one-lab-at-a-time lock; each part has a
+// package of its own: controlplane, nodeagent (with vppnode and host),
+// netexec, kubeproxy for the kernel nodes, cpumeter for the figures.
 //
 // It runs as root and touches only what it created: every name starts with
 // its prefix, a name taken by anything else is refused before anything is
@@ -24,7 +27,9 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/vppsvc/vppsvc/e2e/lab/controlplane"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
+	"github.com/vppsvc/vppsvc/e2e/lab/kubeproxy"
 	"github.com/vppsvc/vppsvc/e2e/lab/nodeagent"
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
 	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
@@ -38,7 +43,7 @@ type Options struct {
 	// Kinds is each node's kind, in order (topology.KindVPP or
 	// topology.KindKernel); empty, Nodes VPP nodes.
 	Kinds []topology.Kind
-	// KubeProxy is the kernel nodes' kube-proxy binary (KubeProxyBinary
+	// KubeProxy is the kernel nodes' kube-proxy binary (kubeproxy.Binary
 	// by default); unused without a kernel node.
 	KubeProxy string
 	// Prefix starts every Linux name the lab creates (topology.DefaultPrefix).
@@ -64,7 +69,7 @@ type Lab struct {
 	Opts   Options
 	Names  topology.Names
 	Nodes  []topology.Node
-	CP     *ControlPlane
+	CP     *controlplane.ControlPlane
 	Linux  *host.Lab
 	agents map[string]*exec.Cmd
 	log    logrus.FieldLogger
@@ -190,7 +195,7 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 		l.Nodes = append(l.Nodes, topology.Node{Name: topology.NodeName(i), Index: i, Kind: opts.Kinds[i-1]})
 	}
 	if opts.hasKind(topology.KindKernel) && l.Opts.KubeProxy == "" {
-		if l.Opts.KubeProxy, err = KubeProxyBinary(ctx, opts.Log); err != nil {
+		if l.Opts.KubeProxy, err = kubeproxy.Binary(ctx, opts.Log); err != nil {
 			return nil, fmt.Errorf("lab: %w", err)
 		}
 	}
@@ -213,7 +218,7 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 		l.Close()
 		return nil, err
 	}
-	if l.CP, err = StartControlPlane(l.Nodes, opts.Verbose); err != nil {
+	if l.CP, err = controlplane.Start(l.Nodes, opts.Verbose); err != nil {
 		l.Close()
 		return nil, err
 	}

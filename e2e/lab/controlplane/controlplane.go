@@ -1,4 +1,8 @@
-package lab
+// Package controlplane is Kubernetes' side of the lab: etcd and
+// kube-apiserver in process, kube-controller-manager's own EndpointSlice
+// controller, the nodes' Node objects, and a LoadBalancer allocator that
+// plays MetalLB's controller.
+package controlplane
 
 import (
 	"context"
@@ -30,9 +34,9 @@ type ControlPlane struct {
 	done    chan struct{}
 }
 
-// StartControlPlane starts the API server, the controllers, and creates the
+// Start starts the API server, the controllers, and creates the
 // nodes' Node objects (with pod CIDRs, addresses and a Ready condition).
-func StartControlPlane(nodes []topology.Node, verbose bool) (*ControlPlane, error) {
+func Start(nodes []topology.Node, verbose bool) (*ControlPlane, error) {
 	c, err := kubecluster.Start(kubecluster.Options{
 		ServiceCIDRs:  []string{topology.ServiceCIDRV4.String(), topology.ServiceCIDRV6.String()},
 		NodePortRange: topology.NodePortRange,

@@ -1,4 +1,6 @@
-package lab
+// Package kubeproxy finds, or builds once, Kubernetes' own kube-proxy for
+// the lab's kernel nodes.
+package kubeproxy
 
 import (
 	"context"
@@ -13,41 +15,41 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// EnvKubeProxy names a kube-proxy binary for the lab's kernel nodes; unset,
+// Env names a kube-proxy binary for the lab's kernel nodes; unset,
 // the lab uses (building it first if missing) .lab/kube-proxy of the
 // source tree it was built from, Kubernetes' own cmd/kube-proxy at the
 // version e2e/tools/kube-proxy/go.mod requires (`make kube-proxy`).
-const EnvKubeProxy = "VPPSVC_LAB_KUBE_PROXY"
+const Env = "VPPSVC_LAB_KUBE_PROXY"
 
-// kubeProxyBuildTimeout bounds building kube-proxy on demand (minutes on a
+// buildTimeout bounds building kube-proxy on demand (minutes on a
 // loaded two-core machine with a cold cache).
-const kubeProxyBuildTimeout = 20 * time.Minute
+const buildTimeout = 20 * time.Minute
 
-// KubeProxyBinary returns the kube-proxy binary of the lab's kernel nodes:
-// the one EnvKubeProxy names, or the source tree's .lab/kube-proxy, built
+// Binary returns the kube-proxy binary of the lab's kernel nodes:
+// the one Env names, or the source tree's .lab/kube-proxy, built
 // with the go command when it is missing.
-func KubeProxyBinary(ctx context.Context, log logrus.FieldLogger) (string, error) {
-	if p := os.Getenv(EnvKubeProxy); p != "" {
+func Binary(ctx context.Context, log logrus.FieldLogger) (string, error) {
+	if p := os.Getenv(Env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%s: %w", EnvKubeProxy, err)
+			return "", fmt.Errorf("%s: %w", Env, err)
 		}
 		return p, nil
 	}
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
-		return "", fmt.Errorf("set %s to a kube-proxy binary (`make kube-proxy` builds .lab/kube-proxy)", EnvKubeProxy)
+		return "", fmt.Errorf("set %s to a kube-proxy binary (`make kube-proxy` builds .lab/kube-proxy)", Env)
 	}
-	root := filepath.Join(filepath.Dir(self), "..", "..") // e2e/lab/kubeproxy.go
+	root := filepath.Join(filepath.Dir(self), "..", "..", "..") // e2e/lab/kubeproxy/kubeproxy.go
 	src := filepath.Join(root, "e2e", "tools", "kube-proxy")
 	out := filepath.Join(root, ".lab", "kube-proxy")
 	if _, err := os.Stat(out); err == nil {
 		return out, nil
 	}
 	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
-		return "", fmt.Errorf("no kube-proxy: set %s, or run the lab from its source tree (%v)", EnvKubeProxy, err)
+		return "", fmt.Errorf("no kube-proxy: set %s, or run the lab from its source tree (%v)", Env, err)
 	}
 	log.WithField("output", out).Info("building kube-proxy from Kubernetes' source (once; `make kube-proxy` does the same)")
-	ctx, cancel := context.WithTimeout(ctx, kubeProxyBuildTimeout)
+	ctx, cancel := context.WithTimeout(ctx, buildTimeout)
 	defer cancel()
 	args := []string{"build", "-o", out}
 	if v := requiredKubernetes(ctx, src); v != "" {
