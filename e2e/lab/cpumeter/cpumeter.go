@@ -169,6 +169,24 @@ func (p Profile) dur(n int) time.Duration {
 	return time.Duration(n) * time.Second / time.Duration(p.Freq)
 }
 
+// sampleHeader reads a perf script sample's header line: its first field
+// is pid/tid.
+func sampleHeader(line string) (pid int, ok bool) {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return 0, false
+	}
+	p, t, found := strings.Cut(f[0], "/")
+	if !found {
+		return 0, false
+	}
+	n, err := strconv.Atoi(p)
+	if _, terr := strconv.Atoi(t); err != nil || terr != nil {
+		return 0, false
+	}
+	return n, true
+}
+
 // netPath are kernel functions that only run on the network receive path
 // (softirq or the backlog a veth transmit fills); tcpInput those of the
 // endpoints' TCP. A call chain is matched by exact function name.
@@ -221,15 +239,16 @@ func Classify(r io.Reader, freq int, dataPlane map[int]bool) (Profile, error) {
 			flush()
 			continue
 		}
-		if line[0] != ' ' && line[0] != '\t' {
+		// A sample's header is "pid/tid", the pid right-aligned in five
+		// columns ("    0/0", "  77/77", "22727/22727"); its frames are an
+		// address and a symbol, indented by a tab.
+		if n, ok := sampleHeader(line); ok {
 			flush()
-			head := strings.Fields(line)
-			pidStr, _, _ := strings.Cut(head[0], "/")
-			n, err := strconv.Atoi(pidStr)
-			if err != nil {
-				continue // not a sample header: skipped
-			}
 			in, pid = true, n
+			continue
+		}
+		if line[0] != ' ' && line[0] != '\t' {
+			flush() // not a sample header: skipped with its frames
 			continue
 		}
 		if !in {

@@ -1,6 +1,7 @@
 package cpumeter
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -64,7 +65,8 @@ func TestParseProcessCPU(t *testing.T) {
 // sample is one perf script sample: its pid and its call chain, leaf first.
 func sample(pid string, frames ...string) string {
 	var b strings.Builder
-	b.WriteString(pid + "/" + pid + " \n")
+	// As perf script writes it: the pid right-aligned in five columns.
+	fmt.Fprintf(&b, "%5s/%-5s \n", pid, pid)
 	for _, f := range frames {
 		b.WriteString("\tffffffff81000000 " + f + "\n")
 	}
@@ -108,6 +110,7 @@ func TestClassify(t *testing.T) {
 		{name: "a symbol with an offset", in: sample("300", "net_rx_action+0x1f"), want: Profile{Samples: 1, Softirq: 1}},
 		{name: "several", in: sample("100", "vlib_main") + sample("0", "default_idle") + sample("0", "net_rx_action") + sample("5", "x"), want: Profile{Samples: 4, VPP: 1, Softirq: 1, Idle: 1}},
 		{name: "garbage header skipped", in: "not-a-sample\n\tffff x\n\n" + sample("100", "vlib_main"), want: Profile{Samples: 1, VPP: 1}},
+		{name: "a five-digit pid, unpadded", in: sample("22727", "x") + sample("0", "default_idle"), want: Profile{Samples: 2, Idle: 1}},
 		{name: "no samples", in: "", bad: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -103,11 +103,9 @@ func TestIOChoices(t *testing.T) {
 		if !m.poll {
 			return
 		}
-		io := m.p.io
-		io.Polling = on
-		for i, name := range m.p.vppIfs {
-			veth := fmt.Sprintf("%s%d%s", prefix, 2, []string{"c", "s"}[i])
-			if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: veth, Name: name, IO: io}); err != nil {
+		for _, a := range m.p.vppIfs {
+			a.IO.Polling = on
+			if _, err := vc.EnsureAfPacket(ctx, a); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -20,8 +20,8 @@ type path struct {
 	clientNS string
 	serverNS string
 	serverIP netip.Addr
-	io       vppnode.IO // zero for the kernel router
-	vppIfs   []string   // VPP's interfaces of the path
+	io       vppnode.IO         // zero for the kernel router
+	vppIfs   []vppnode.AfPacket // VPP's interfaces of the path
 	kernel   bool
 	server   *netexec.Server
 }
@@ -80,11 +80,12 @@ func vppPath(ctx context.Context, t *testing.T, l *host.Lab, vc *vppnode.Client,
 		veth := fmt.Sprintf("%s%d%s", prefix, k, e.side)
 		must(t, l.AddVeth(veth, e.ns, "eth0"))
 		name := fmt.Sprintf("%s%d", e.side, k)
-		if _, err := vc.EnsureAfPacket(ctx, vppnode.AfPacket{HostIf: veth, Name: name, IO: io}); err != nil {
+		a := vppnode.AfPacket{HostIf: veth, Name: name, IO: io}
+		if _, err := vc.EnsureAfPacket(ctx, a); err != nil {
 			t.Fatal(err)
 		}
 		must(t, vc.AddAddress(ctx, name, hostAddr(e.net, 1)))
-		p.vppIfs = append(p.vppIfs, name)
+		p.vppIfs = append(p.vppIfs, a)
 	}
 	addressEndpoints(t, l, k, p)
 	return p
