@@ -344,6 +344,11 @@ func StartPerf(dir string, freq int) (*Recording, error) {
 	r.cmd.Stderr = &r.stderr
 	r.cmd.Cancel = func() error { return r.cmd.Process.Signal(syscall.SIGINT) }
 	r.cmd.WaitDelay = 10 * time.Second
+	// A system-wide perf outlives a killed meter and keeps sampling every
+	// CPU, spoiling the next run's figures: the kernel ends it with the
+	// meter. (The signal follows the thread that started perf; Go keeps its
+	// threads, so in practice that is the process.)
+	r.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := r.cmd.Start(); err != nil {
 		cancel()
 		os.RemoveAll(tmp)
