@@ -106,11 +106,12 @@ func HairpinOnlyItems(f Family, node Node, cfg *Config) []vppcfg.Item {
 	return items
 }
 
-// snatConfig is the family's half of cnat's global SNAT settings: the K8S
-// policy with addr as the family's address, the other family's left zero.
+// snatConfig is the family's part of cnat's global SNAT settings: the K8S
+// policy with addr as the family's address. The VPP layer merges it with
+// the other family's renderer's part (vppcfg.CNATSnatConfig).
 func snatConfig(f Family, addr netip.Addr) *vppcfg.CNATSnatConfig {
 	if f.is6() {
-		return &vppcfg.CNATSnatConfig{SnatIP4: netip.IPv4Unspecified(), SnatIP6: addr, Policy: vppcfg.CNATSnatPolicyK8s}
+		return &vppcfg.CNATSnatConfig{Part: vppcfg.CNATSnatIPv6, SnatIP6: addr, Policy: vppcfg.CNATSnatPolicyK8s}
 	}
-	return &vppcfg.CNATSnatConfig{SnatIP4: addr, SnatIP6: netip.IPv6Unspecified(), Policy: vppcfg.CNATSnatPolicyK8s}
+	return &vppcfg.CNATSnatConfig{Part: vppcfg.CNATSnatIPv4, SnatIP4: addr, Policy: vppcfg.CNATSnatPolicyK8s}
 }

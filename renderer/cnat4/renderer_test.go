@@ -56,8 +56,8 @@ func checkIPv4(items map[vppcfg.Key]vppcfg.Item) []string {
 			}
 		case *vppcfg.ACLBinding, *vppcfg.CNATSnatInterface:
 		case *vppcfg.CNATSnatConfig: // hairpin-only
-			if v.Policy != vppcfg.CNATSnatPolicyK8s || !v.SnatIP4.Is4() || v.SnatIP6.IsValid() && !v.SnatIP6.IsUnspecified() {
-				fail(k, "not the K8S policy with an IPv4 address only")
+			if v.Policy != vppcfg.CNATSnatPolicyK8s || v.Part != vppcfg.CNATSnatIPv4 || !v.SnatIP4.Is4() || len(v.ExcludePrefixes) > 0 {
+				fail(k, "not the IPv4 part with the K8S policy")
 			}
 		case *vppcfg.InterfaceFeature:
 			if v.Feature != "cnat-input-ip4" && v.Feature != "cnat-output-ip4" {
