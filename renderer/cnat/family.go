@@ -16,20 +16,21 @@ type Family struct {
 	IP renderer.Family
 	// Doc is the document describing the renderer, named in warnings.
 	Doc string
-	// SCTPSkipped, when not empty, is why the renderer skips SCTP ports.
-	SCTPSkipped string
+	// SCTP is set when cnat translates SCTP in the family: the renderer
+	// then renders SCTP ports as it does TCP and UDP ones; otherwise it
+	// skips them with a warning.
+	SCTP bool
 }
 
-// IPv6 is the IPv6 face (renderer/ipv6).
-var IPv6 = Family{Name: "ipv6", IP: renderer.IPv6, Doc: "docs/renderer-ipv6.md",
-	SCTPSkipped: "not translated by cnat over IPv6"}
+// IPv6 is the IPv6 face (renderer/ipv6). VPP 25.10's cnat keys IPv6
+// sessions for TCP, UDP and ICMPv6 only (cnat_session_make_key in
+// cnat_node.h), so IPv6 SCTP is never translated.
+var IPv6 = Family{Name: "ipv6", IP: renderer.IPv6, Doc: "docs/renderer-ipv6.md"}
 
-// IPv4 is the IPv4 face (renderer/cnat4). cnat does translate IPv4 SCTP
-// (cnat_ip4_translate_sctp in cnat_node.h), but neither the renderers'
-// frontends (renderer.L4Protocol) nor fakevpp's cnat, the tests' oracle,
-// carry SCTP yet, so SCTP ports are skipped as for IPv6.
-var IPv4 = Family{Name: "cnat4", IP: renderer.IPv4, Doc: "docs/renderer-cnat4.md",
-	SCTPSkipped: "not rendered by the cnat IPv4 renderer (fakevpp's cnat does not emulate SCTP)"}
+// IPv4 is the IPv4 face (renderer/cnat4). cnat keys and translates IPv4
+// SCTP (the SCTP cases of cnat_session_make_key and
+// cnat_ip4_translate_sctp in cnat_node.h).
+var IPv4 = Family{Name: "cnat4", IP: renderer.IPv4, Doc: "docs/renderer-cnat4.md", SCTP: true}
 
 // is6 reports whether the face serves IPv6.
 func (f Family) is6() bool { return f.IP == renderer.IPv6 }

@@ -23,6 +23,9 @@ type Frontend struct {
 // node ports (renderer.Serves).
 func Frontends(f Family, svc *model.ContivService, nodeIPs model.IPAddresses) []Frontend {
 	shared := renderer.Frontends(svc, nodeIPs, f.IP)
+	if f.SCTP {
+		shared = renderer.FrontendsWithSCTP(svc, nodeIPs, f.IP)
+	}
 	out := make([]Frontend, len(shared))
 	for i, fe := range shared {
 		out[i] = Frontend{Frontend: fe, RealIP: fe.Kind == renderer.NodePortFrontend || nodeIPs.Has(fe.Addr.Addr())}

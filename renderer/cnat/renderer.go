@@ -54,7 +54,9 @@ func New(f Family, client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*R
 		},
 		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(f, node, &r.cfg) },
 		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {
-			renderer.WarnSCTP(log, f.IP, old, svc, f.SCTPSkipped)
+			if !f.SCTP {
+				renderer.WarnSCTP(log, f.IP, old, svc, "not translated by cnat over "+f.IP.String())
+			}
 			r.warnUnreachableFromPods(log, old, svc)
 		},
 	})

@@ -58,7 +58,12 @@ func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) r
 	}
 	var denied []renderer.Frontend
 	for _, fe := range unserved {
-		if fe.RealIP || !translated[fe.Addr.Addr()] {
+		switch {
+		case fe.Protocol == vppcfg.ProtoSCTP && fe.RealIP:
+			// A rule cannot tell SCTP ports apart (renderer.FrontendRule),
+			// so it would drop the address's served SCTP ports too; VPP
+			// itself has no SCTP stack and drops what reaches a node IP.
+		case fe.RealIP || !translated[fe.Addr.Addr()]:
 			denied = append(denied, fe.Frontend)
 		}
 	}
@@ -66,8 +71,12 @@ func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) r
 		r.Items = append(r.Items, k)
 	}
 	r.Items = renderer.SortItems(r.Items)
+	filterRules := renderer.FilterRules
+	if f.SCTP {
+		filterRules = renderer.FilterRulesWithSCTP
+	}
 	r.Rules = append(ownClientsRules(f, svc, ownOnly, node.IPs, cfg),
-		renderer.FilterRules(svc, denied, Plain(served), f.IP, node.IPs, cfg.NodeSources)...)
+		filterRules(svc, denied, Plain(served), f.IP, node.IPs, cfg.NodeSources)...)
 	if len(r.Rules) == 0 {
 		r.Rules = nil
 	}

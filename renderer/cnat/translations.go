@@ -74,9 +74,11 @@ func translationFor(svc *model.ContivService, fe Frontend, backends []model.Serv
 		if snatPath(svc, fe.Kind, b, cfg) {
 			// Port 0: with AllocPort cnat picks a free source port per flow,
 			// so that two clients using the same source port do not collide
-			// on one SNAT address.
+			// on one SNAT address. cnat has no SCTP port allocator
+			// (cnat_get_src_port_allocator): asking drops the packet, so an
+			// SCTP flow keeps its source port.
 			p.Src = netip.AddrPortFrom(cfg.SNATAddress, 0)
-			t.AllocPort = true
+			t.AllocPort = fe.Protocol != vppcfg.ProtoSCTP
 		}
 		paths = append(paths, p)
 	}

@@ -625,17 +625,51 @@ func TestTraceServiceCIDR(t *testing.T) {
 	})
 }
 
-// TestTraceSCTPPortsAreDropped: the renderer does not render SCTP (cnat.IPv4
-// says why), so an SCTP service port is dropped: the ClusterIP's exclusive VIP drops it,
-// a filter rule the LoadBalancer IP's.
-func TestTraceSCTPPortsAreDropped(t *testing.T) {
+// TestTraceSCTP: cnat translates IPv4 SCTP (unlike IPv6), so SCTP service
+// ports are rendered as TCP and UDP ones: the ClusterIP, the LoadBalancer
+// IP and the node port reach the endpoints, source-NATed as TCP would be
+// but keeping the client's source port (cnat has no SCTP port allocator);
+// a port without endpoints is dropped by its exclusive VIP, and
+// loadBalancerSourceRanges hold for SCTP too (every SCTP port of the
+// LoadBalancer IP: the ACL plugin reads no SCTP ports).
+func TestTraceSCTP(t *testing.T) {
 	e := newEnv(t, cluster{
-		services: []*corev1.Service{k8sService("mixed", "10.96.0.40", loadBalancer(30040, "198.51.100.40"), tracetest.SCTPPort(9000))},
-		slices:   []*discoveryv1.EndpointSlice{k8sSlice("mixed", remote("10.1.2.2"))},
+		services: []*corev1.Service{
+			k8sService("mixed", "10.96.0.40", loadBalancer(30040, "198.51.100.40"), tracetest.SCTPPort(9000), func(s *corev1.Service) {
+				s.Spec.Ports[len(s.Spec.Ports)-1].NodePort = 30042
+			}),
+			k8sService("ranged", "10.96.0.41", loadBalancer(30041, "198.51.100.41"), tracetest.SCTPPort(9001), func(s *corev1.Service) {
+				s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24"}
+			}),
+		},
+		slices: []*discoveryv1.EndpointSlice{sctpSlice("mixed", local("10.1.1.2"), remote("10.1.2.2")), sctpSlice("ranged", remote("10.1.2.3"))},
 	})
+	sctpPod2, sctpRemote2, sctpRemote3 := "10.1.1.2:9000", "10.1.2.2:9000", "10.1.2.3:9000"
 	e.forEachClient(t, func(cl client) {
-		e.Check(cl, tracetest.SCTP, "10.96.0.40:9000", dropped)
-		e.Check(cl, tracetest.SCTP, "198.51.100.40:9000", dropped)
-		e.Check(cl, protoTCP, "10.96.0.40:80", reaches(remote2))
+		e.Check(cl, tracetest.SCTP, "10.96.0.40:9000", reaches(sctpPod2, sctpRemote2).SNATTo(sctpPod2))
+		e.Check(cl, tracetest.SCTP, "198.51.100.40:9000", reaches(sctpPod2, sctpRemote2).SNATAll())
+		e.Check(cl, tracetest.SCTP, "10.96.0.40:9001", dropped)
+		e.Check(cl, protoTCP, "10.96.0.40:80", reaches(pod2, remote2).SNATTo(pod2))
 	})
+	t.Run("node port", func(t *testing.T) {
+		e.T = t
+		tr := e.Check(external, tracetest.SCTP, "192.168.16.1:30042", reaches(sctpPod2, sctpRemote2).SNATAll())
+		if tr.Out.Src.Port() != tr.In.Src.Port() {
+			t.Fatalf("SCTP source port %d rewritten to %d: cnat allocates no SCTP port", tr.In.Src.Port(), tr.Out.Src.Port())
+		}
+	})
+	t.Run("source ranges", func(t *testing.T) {
+		e.T = t
+		e.Check(external, tracetest.SCTP, "198.51.100.41:9001", reaches(sctpRemote3).SNATAll())
+		e.Check(outsider, tracetest.SCTP, "198.51.100.41:9001", dropped)
+		e.Check(outsider, tracetest.SCTP, "10.96.0.41:9001", reaches(sctpRemote3))
+	})
+}
+
+// sctpSlice is an IPv4 slice of svc with port "http" 8080 and port "sctp"
+// 9000 (the target of tracetest.SCTPPort).
+func sctpSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
+	s := k8sSlice(svc, eps...)
+	s.Ports = append(s.Ports, discoveryv1.EndpointPort{Name: tracetest.Ptr("sctp"), Protocol: tracetest.Ptr(corev1.ProtocolSCTP), Port: tracetest.Ptr(int32(9000))})
+	return s
 }
