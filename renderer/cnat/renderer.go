@@ -183,6 +183,3 @@ func familyIPs(f Family, ips model.IPAddresses) model.IPAddresses {
 	}
 	return ips.IPv4()
 }
-
-// Config returns the configuration the renderer was built with.
-func (r *Renderer) Config() Config { return r.cfg }

@@ -50,6 +50,8 @@ func (c *Config) shards() renderer.ACLShards { return c.cnat().Shards(family) }
 // (cnat.Renderer).
 type Renderer struct {
 	*cnat.Renderer
+	// cfg is the configuration it was built with, as this package's
+	// tests read it.
 	cfg Config
 }
 
