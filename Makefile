@@ -16,13 +16,14 @@ test: fmt-check vet
 	$(MAKE) test-e2e
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):
-## the bare data plane's parity tests, the VPP driver's round trips, both
-## renderers' packet traces (agent and VPP restarts included) and the CLI's
-## sample flows, with the packets crossing VPP's graph. Needs
+## the bare data plane's parity tests, the VPP driver's round trips, every
+## renderer's packet traces (NAT44, cnat IPv4, IPv6; agent and VPP restarts
+## included) and the CLI's sample flows with either IPv4 renderer, with the
+## packets crossing VPP's graph. Needs
 ## VPPSVC_TEST_VPP_SOCKET (a scratch VPP: its interfaces are the tests');
 ## VPPSVC_TEST_VPP_RESTART (a command that restarts it) enables the
 ## VPP-restart tests. Packages run one at a time: they share the one VPP.
-REALVPP_PACKAGES = ./dataplane/ ./realvpp/ ./vppcfg/govppdriver/ ./renderer/nat44/ ./renderer/ipv6/ ./cmd/vppsvc/
+REALVPP_PACKAGES = ./dataplane/ ./realvpp/ ./vppcfg/govppdriver/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./cmd/vppsvc/
 test-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "test-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
 	$(GO) test -count=1 -p 1 -timeout 30m $(REALVPP_PACKAGES)

@@ -1,5 +1,5 @@
 // Package agent assembles the library into a node agent: processor →
-// renderers (NAT44 for IPv4, cnat for IPv6) → VPP layer → govpp driver. The
+// renderers (NAT44 or cnat for IPv4, cnat for IPv6) → VPP layer → govpp driver. The
 // vppsvc command (render, trace, run) and the e2e tests build exactly this
 // agent; only the VPP behind the driver (fakevpp or a real socket) and the
 // source of cluster state (a file, or client-go through processor/k8swatch)
@@ -17,16 +17,31 @@ import (
 
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 )
 
+// The IPv4 renderers IPv4Renderer chooses between.
+const (
+	// IPv4RendererNAT44 is the NAT44-ED renderer (renderer/nat44), the default.
+	IPv4RendererNAT44 = "nat44"
+	// IPv4RendererCNAT is the cnat IPv4 renderer (renderer/cnat4).
+	IPv4RendererCNAT = "cnat"
+)
+
 // Config is the --config file: one section per renderer, each with the
 // renderer's own fields and defaults (docs/renderer-nat44.md,
-// docs/renderer-ipv6.md).
+// docs/renderer-cnat4.md, docs/renderer-ipv6.md).
 type Config struct {
-	NAT44 nat44.Config `json:"nat44"`
-	IPv6  ipv6.Config  `json:"ipv6"`
+	// IPv4Renderer chooses the one IPv4 renderer the agent runs:
+	// IPv4RendererNAT44 ("nat44", the default when empty) or
+	// IPv4RendererCNAT ("cnat"). Their claims on IPv4 cnat objects overlap,
+	// so the two never run on one node at once.
+	IPv4Renderer string       `json:"ipv4Renderer"`
+	NAT44        nat44.Config `json:"nat44"`
+	CNAT4        cnat4.Config `json:"cnat4"`
+	IPv6         ipv6.Config  `json:"ipv6"`
 	// DisableIPv4 and DisableIPv6 leave one family unrendered.
 	DisableIPv4 bool `json:"disableIPv4"`
 	DisableIPv6 bool `json:"disableIPv6"`
@@ -46,21 +61,45 @@ type Config struct {
 
 // DefaultConfig returns the renderers' defaults, with the node-dependent
 // addresses taken from the node's own IPs: the first IPv4 address as the
-// twice-NAT address, the first IPv6 address as cnat's SNAT address. A family
-// the node has no address of is disabled unless the file configures it.
+// twice-NAT address and as the cnat IPv4 renderer's SNAT address, the first
+// IPv6 address as cnat's IPv6 SNAT address. A family the node has no address
+// of is disabled unless the file configures it.
 func DefaultConfig(nodeIPs []netip.Addr) Config {
-	c := Config{NAT44: nat44.DefaultConfig(), IPv6: ipv6.DefaultConfig()}
+	c := Config{IPv4Renderer: IPv4RendererNAT44, NAT44: nat44.DefaultConfig(), CNAT4: cnat4.DefaultConfig(), IPv6: ipv6.DefaultConfig()}
 	for _, ip := range nodeIPs {
 		if ip.Is4() && !c.NAT44.TwiceNATAddress.IsValid() {
 			c.NAT44.TwiceNATAddress = ip
+			c.CNAT4.SNATAddress = ip
 		}
 		if ip.Is6() && !ip.Is4In6() && !c.IPv6.SNATAddress.IsValid() {
 			c.IPv6.SNATAddress = ip
 		}
 	}
-	c.DisableIPv4 = !c.NAT44.TwiceNATAddress.IsValid()
+	c.DisableIPv4 = !c.ipv4Address().IsValid()
 	c.DisableIPv6 = !c.IPv6.SNATAddress.IsValid()
 	return c
+}
+
+// UseCNAT4 reports whether the IPv4 renderer is the cnat one.
+func (c *Config) UseCNAT4() bool { return c.IPv4Renderer == IPv4RendererCNAT }
+
+// SelectIPv4Renderer makes name (IPv4RendererNAT44 or IPv4RendererCNAT)
+// the IPv4 renderer, as a flag overriding the file does; the family is
+// disabled when that renderer has no address. Validate names a bad name.
+func (c *Config) SelectIPv4Renderer(name string) {
+	c.IPv4Renderer = name
+	if !c.ipv4Address().IsValid() {
+		c.DisableIPv4 = true
+	}
+}
+
+// ipv4Address is the node address the chosen IPv4 renderer needs: without
+// it the family is not rendered.
+func (c *Config) ipv4Address() netip.Addr {
+	if c.UseCNAT4() {
+		return c.CNAT4.SNATAddress
+	}
+	return c.NAT44.TwiceNATAddress
 }
 
 // LoadConfig starts from DefaultConfig(nodeIPs), applies the file at path
@@ -70,6 +109,8 @@ func DefaultConfig(nodeIPs []netip.Addr) Config {
 // the node has none of that family and the file sets none. So a file that
 // tunes only the NAT44 section works on an IPv4-only node, and a file that
 // sets ipv6.snatAddress enables IPv6 on a node without an IPv6 address.
+// The IPv4 family's address is that of the renderer IPv4Renderer chooses
+// (nat44.twiceNATAddress or cnat4.snatAddress).
 func LoadConfig(path string, nodeIPs []netip.Addr) (Config, error) {
 	if path != "" {
 		data, err := os.ReadFile(path)
@@ -90,7 +131,10 @@ func ParseConfig(source string, data []byte, nodeIPs []netip.Addr) (Config, erro
 	if err := renderer.DecodeConfig(data, &c); err != nil {
 		return c, fmt.Errorf("--config %s: %w", source, err)
 	}
-	c.DisableIPv4 = c.DisableIPv4 || !c.NAT44.TwiceNATAddress.IsValid()
+	if c.IPv4Renderer == "" {
+		c.IPv4Renderer = IPv4RendererNAT44
+	}
+	c.DisableIPv4 = c.DisableIPv4 || !c.ipv4Address().IsValid()
 	c.DisableIPv6 = c.DisableIPv6 || !c.IPv6.SNATAddress.IsValid()
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("--config %s: %w", source, err)
@@ -101,7 +145,13 @@ func ParseConfig(source string, data []byte, nodeIPs []netip.Addr) (Config, erro
 // Validate checks the enabled renderers' sections.
 func (c *Config) Validate() error {
 	var errs []error
-	if !c.DisableIPv4 {
+	switch {
+	case c.IPv4Renderer != "" && c.IPv4Renderer != IPv4RendererNAT44 && !c.UseCNAT4():
+		errs = append(errs, renderer.FieldErrorf("ipv4Renderer", "%q is not %q or %q", c.IPv4Renderer, IPv4RendererNAT44, IPv4RendererCNAT))
+	case c.DisableIPv4:
+	case c.UseCNAT4():
+		errs = append(errs, cnat4.Validate(&c.CNAT4))
+	default:
 		errs = append(errs, c.NAT44.Validate())
 	}
 	if !c.DisableIPv6 {

@@ -9,6 +9,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	vppsvc "github.com/vppsvc/vppsvc"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -39,7 +40,7 @@ type ExtraRenderer struct {
 func checkExtraRenderers(extra map[string]ExtraRenderer) error {
 	for _, name := range slices.Sorted(maps.Keys(extra)) {
 		switch {
-		case name == nat44.Name || name == ipv6.Name:
+		case name == nat44.Name || name == cnat4.Name || name == ipv6.Name:
 			return fmt.Errorf("extra renderer %q: the agent's own renderer has that name", name)
 		case name == "" || len(name) > vppcfg.MaxOwnerLen || strings.ContainsAny(name, ": \x00"):
 			return fmt.Errorf("extra renderer %q: a name must be 1 to %d bytes without ':', spaces or NUL (it is the owner in VPP tags)", name, vppcfg.MaxOwnerLen)

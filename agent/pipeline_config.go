@@ -16,7 +16,11 @@ func pipelineConfig(opts Options, cfg Config, log logrus.FieldLogger) pipeline.C
 		Log: log, RetryMin: opts.RetryMin, RetryMax: opts.RetryMax, ResyncInterval: opts.ResyncInterval,
 		Extra: map[string]pipeline.Extra{},
 	}
-	if !cfg.DisableIPv4 {
+	switch {
+	case cfg.DisableIPv4:
+	case cfg.UseCNAT4():
+		pc.CNAT4 = &cfg.CNAT4
+	default:
 		pc.NAT44 = &cfg.NAT44
 	}
 	if !cfg.DisableIPv6 {

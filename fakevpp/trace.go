@@ -13,6 +13,7 @@ const (
 	protoTCP   uint8 = 6
 	protoUDP   uint8 = 17
 	protoICMP6 uint8 = 58
+	protoSCTP  uint8 = 132
 )
 
 // Packet is what Trace injects: an IPv4 or IPv6 packet arriving on an
@@ -20,7 +21,8 @@ const (
 // EchoReply) with code 0, or the message of ICMP, and the ports carry its
 // identifier (Src.Port, or Dst.Port if Src.Port is 0, is copied to both),
 // unless Error makes it an error message. Protocols other than TCP, UDP,
-// ICMP and ICMPv6 have no ports.
+// SCTP, ICMP and ICMPv6 have no ports (SCTP's are read by cnat over IPv4,
+// not by NAT44-ED or the ACL plugin).
 type Packet struct {
 	Ingress   string
 	Protocol  uint8
@@ -369,7 +371,7 @@ func (p Packet) Malformed() string {
 
 // Normalized is the packet as Trace injects it, after the Packet
 // conventions: TCP flags 0 mean SYN, one ICMP identifier in both ports, no
-// ports for other protocols. Another data plane that traces in this shape
+// ports for protocols other than TCP, UDP and SCTP. Another data plane that traces in this shape
 // (package realvpp) applies the same.
 func (p Packet) Normalized() Packet { return normalise(p) }
 
@@ -394,7 +396,8 @@ func (t Trace) WithReply(r Trace) Trace {
 }
 
 // normalise applies the Packet conventions: TCP flags 0 = SYN, one ICMP
-// identifier in both ports, no ports for other protocols.
+// identifier in both ports, no ports for protocols other than TCP, UDP and
+// SCTP.
 func normalise(p Packet) Packet {
 	isICMP := p.Protocol == protoICMP || p.Protocol == protoICMP6
 	if p.Error != nil && !isICMP {
@@ -424,7 +427,7 @@ func normalise(p Packet) Packet {
 		}
 		p.Src = netip.AddrPortFrom(p.Src.Addr(), id)
 		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), id)
-	case !hasPorts(p.Protocol):
+	case !hasPorts(p.Protocol) && p.Protocol != protoSCTP:
 		p.Src = netip.AddrPortFrom(p.Src.Addr(), 0)
 		p.Dst = netip.AddrPortFrom(p.Dst.Addr(), 0)
 	}

@@ -35,6 +35,17 @@ import (
 // translation at FIB lookup, so they see the frontend as destination and the
 // client's own address as source.
 func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses, nodeSources []netip.Prefix) []vppcfg.ACLRule {
+	return append(filterRules(svc, denied, served, f, nodeIPs, nodeSources), sctpDenies(svc, f)...)
+}
+
+// FilterRulesWithSCTP is FilterRules for a renderer that translates SCTP
+// (FrontendsWithSCTP): its SCTP frontends are among denied and served, and
+// no rule drops the service's SCTP wholesale.
+func FilterRulesWithSCTP(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses, nodeSources []netip.Prefix) []vppcfg.ACLRule {
+	return filterRules(svc, denied, served, f, nodeIPs, nodeSources)
+}
+
+func filterRules(svc *model.ContivService, denied, served []Frontend, f Family, nodeIPs model.IPAddresses, nodeSources []netip.Prefix) []vppcfg.ACLRule {
 	var rules []vppcfg.ACLRule
 	anySrc := netip.PrefixFrom(f.unspecified(), 0)
 	for _, fe := range denied {
@@ -42,7 +53,7 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 	}
 	ranges := SourceRanges(svc, f)
 	if len(ranges) == 0 {
-		return append(rules, sctpDenies(svc, f)...)
+		return rules
 	}
 	var fromNode []netip.Prefix
 	if RangesHoldNode(ranges, nodeIPs, f) {
@@ -69,7 +80,7 @@ func FilterRules(svc *model.ContivService, denied, served []Frontend, f Family, 
 		}
 		rules = append(rules, FrontendRule(vppcfg.ACLDeny, anySrc, fe))
 	}
-	return append(rules, sctpDenies(svc, f)...)
+	return rules
 }
 
 // sctpDenies drops SCTP to the service's external IPs and LoadBalancer IPs
@@ -135,7 +146,7 @@ func SourceRanges(svc *model.ContivService, f Family) []netip.Prefix {
 
 // FrontendRule matches packets from src to one frontend.
 func FrontendRule(action vppcfg.ACLAction, src netip.Prefix, fe Frontend) vppcfg.ACLRule {
-	return vppcfg.ACLRule{
+	r := vppcfg.ACLRule{
 		Action:   action,
 		Src:      src,
 		Dst:      HostPrefix(fe.Addr.Addr()),
@@ -143,4 +154,10 @@ func FrontendRule(action vppcfg.ACLAction, src netip.Prefix, fe Frontend) vppcfg
 		SrcPorts: vppcfg.AnyPort,
 		DstPorts: vppcfg.SinglePort(fe.Addr.Port()),
 	}
+	if fe.Protocol == vppcfg.ProtoSCTP {
+		// The ACL plugin reads no SCTP ports (acl_fill_5tuple_l4_and_pkt_data
+		// leaves them 0): the rule covers every SCTP port of the address.
+		r.DstPorts = vppcfg.AnyPort
+	}
+	return r
 }

@@ -73,6 +73,16 @@ func (fe Frontend) String() string {
 // a LoadBalancer IP, say) only the first in that order is kept: VPP has a
 // single NAT mapping or cnat translation per address, port and protocol.
 func Frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
+	return frontends(svc, nodeIPs, f, false)
+}
+
+// FrontendsWithSCTP is Frontends with the SCTP ports too, for a renderer
+// whose data plane translates SCTP (cnat over IPv4).
+func FrontendsWithSCTP(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
+	return frontends(svc, nodeIPs, f, true)
+}
+
+func frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family, sctp bool) []Frontend {
 	if !Serves(svc, f) {
 		return nil
 	}
@@ -87,6 +97,9 @@ func Frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []
 	for _, p := range svc.Ports {
 		name := p.Name
 		proto, ok := L4Protocol(p.Protocol)
+		if !ok && sctp && p.Protocol == model.ProtocolSCTP {
+			proto, ok = vppcfg.ProtoSCTP, true
+		}
 		if !ok || p.Port == 0 {
 			continue
 		}

@@ -53,6 +53,7 @@ func TestBadInputIsOneErrorLine(t *testing.T) {
 		{"config junk", []string{"render", "--config", junk}, "", 1, "vppsvc: --config " + junk + ": not text (binary data): not YAML or JSON"},
 		{"bad output format", []string{"render", "-o", "html"}, "", 2, `vppsvc: -o: want services, vppcli, yaml, json, text, got "html"`},
 		{"stray argument", []string{"render", "extra"}, "", 2, `vppsvc: unknown command "extra" for "vppsvc render"`},
+		{"bad --ipv4-renderer, said once", []string{"render", "--ipv4-renderer", "ipvs"}, "", 2, `vppsvc: --ipv4-renderer: "ipvs" is neither "nat44" nor "cnat"`},
 		{"bad --nodeport-addresses, said once", []string{"render", "--nodeport-addresses", "10.0.0.0/33"}, "", 2, `vppsvc: --nodeport-addresses: "10.0.0.0/33" is neither a CIDR nor "primary": prefix length out of range`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/adapter/socketclient"
 
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
@@ -126,9 +128,12 @@ func runDiff(ctx context.Context, f *diffFlags, live adapter.VppAPI, stdin io.Re
 		return false, err
 	}
 	desired := sim.agent.Reconciler.DesiredOwned()
-	var claims map[string]vppcfg.UntaggedClaimFunc
+	claims := map[string]vppcfg.UntaggedClaimFunc{}
 	if _, ok := sim.agent.Renderers[ipv6.Name]; ok {
-		claims = ipv6.Claims()
+		maps.Copy(claims, ipv6.Claims())
+	}
+	if _, ok := sim.agent.Renderers[cnat4.Name]; ok {
+		maps.Copy(claims, cnat4.Claims())
 	}
 	node := sim.plan.Node
 	sim.close()

@@ -70,16 +70,25 @@ type configFlags struct {
 	nodePortAddresses []string
 	// serviceCIDRs is --service-cluster-ip-range.
 	serviceCIDRs []string
+	// ipv4Renderer is --ipv4-renderer (not kube-proxy's): the file's
+	// ipv4Renderer.
+	ipv4Renderer string
 }
 
 func (f *configFlags) register(fl *pflag.FlagSet) {
 	fl.StringSliceVar(&f.nodePortAddresses, "nodeport-addresses", nil, nodePortAddressesUsage)
+	fl.StringVar(&f.ipv4Renderer, "ipv4-renderer", "", "the IPv4 renderer: \""+agent.IPv4RendererNAT44+"\" (NAT44-ED, the default) or \""+agent.IPv4RendererCNAT+"\" (cnat); overrides the config file's ipv4Renderer")
 	fl.StringSliceVar(&f.serviceCIDRs, "service-cluster-ip-range", nil, "the cluster's service CIDRs (one per family, as the API server's flag): traffic to an address of them that no service translates is dropped; overrides the config file's serviceClusterIPRange and the cluster's ServiceCIDR objects (the default)")
 }
 
 // validate checks the flags' values on their own, before anything waits
 // for the cluster or VPP, and says once which flag and value is wrong.
 func (f configFlags) validate() error {
+	switch f.ipv4Renderer {
+	case "", agent.IPv4RendererNAT44, agent.IPv4RendererCNAT:
+	default:
+		return usagef("--ipv4-renderer: %q is neither %q nor %q", f.ipv4Renderer, agent.IPv4RendererNAT44, agent.IPv4RendererCNAT)
+	}
 	for _, v := range f.nodePortAddresses {
 		v = strings.TrimSpace(v)
 		if v == processor.NodePortAddressesPrimary {
@@ -133,8 +142,11 @@ func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, over configF
 		// The decoder's own words name Go types; say what the file has wrong.
 		err = fmt.Errorf("--config %s: %s", source, msg)
 	}
-	if err != nil || (len(over.nodePortAddresses) == 0 && len(over.serviceCIDRs) == 0) {
+	if err != nil || (len(over.nodePortAddresses) == 0 && len(over.serviceCIDRs) == 0 && over.ipv4Renderer == "") {
 		return c, err
+	}
+	if over.ipv4Renderer != "" {
+		c.SelectIPv4Renderer(over.ipv4Renderer)
 	}
 	if len(over.nodePortAddresses) > 0 {
 		c.NodePortAddresses = over.nodePortAddresses
@@ -148,7 +160,7 @@ func loadConfig(path string, stdin io.Reader, nodeIPs []netip.Addr, over configF
 	if err := c.Validate(); err != nil {
 		// The flags' values are valid (validate): what fails is the
 		// configuration they complete.
-		return c, fmt.Errorf("--config with --nodeport-addresses/--service-cluster-ip-range: %w", err)
+		return c, fmt.Errorf("--config with --nodeport-addresses/--service-cluster-ip-range/--ipv4-renderer: %w", err)
 	}
 	return c, nil
 }

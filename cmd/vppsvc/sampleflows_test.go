@@ -35,6 +35,11 @@ type flowOutcome struct {
 	// affinity must send this one to the endpoint that one reached, and to
 	// that endpoint only.
 	sameEndpointAs string
+	// hashedSameAs names an earlier flow of the same client whose endpoint
+	// this one must reach, among the candidates of endpoints: cnat picks
+	// by a hash of the source address, not by an affinity record, so the
+	// trace lists every path of the translation as a candidate.
+	hashedSameAs string
 }
 
 // flowExpectation is one hand-written expectation: kube-proxy's outcome, and
@@ -220,6 +225,9 @@ func (o flowOutcome) check(t traced, reachedBy map[string]string, isLocal func(n
 	if o.sameEndpointAs != "" {
 		wantEPs = []string{reachedBy[o.sameEndpointAs]}
 	}
+	if first := reachedBy[o.hashedSameAs]; o.hashedSameAs != "" && t.reached() != first {
+		differ("endpoint reached", t.reached(), first)
+	}
 	if o.hairpin || o.snatToLocal {
 		to, err := netip.ParseAddrPort(t.reached())
 		if err != nil {
@@ -251,7 +259,11 @@ func (o flowOutcome) check(t traced, reachedBy map[string]string, isLocal func(n
 // TestSampleFlows traces the 40+ flows of testdata/sample-flows.yaml over the
 // embedded cluster in one run and checks each against its hand-written
 // expectation.
-func TestSampleFlows(t *testing.T) {
+func TestSampleFlows(t *testing.T) { checkSampleFlows(t, sampleFlowExpectations) }
+
+// checkSampleFlows traces the flows with the extra trace arguments and
+// checks each against its expectation.
+func checkSampleFlows(t *testing.T, expectations map[string]flowExpectation, extraArgs ...string) {
 	data, err := os.ReadFile("testdata/sample-flows.yaml")
 	require.NoError(t, err)
 	var specs []struct {
@@ -261,7 +273,7 @@ func TestSampleFlows(t *testing.T) {
 	require.GreaterOrEqual(t, len(specs), 40)
 
 	// On a real VPP (make test-realvpp) the same flows cross VPP's graph.
-	args := []string{"trace", "--flows", "testdata/sample-flows.yaml", "-o", "json"}
+	args := append([]string{"trace", "--flows", "testdata/sample-flows.yaml", "-o", "json"}, extraArgs...)
 	if socket := os.Getenv(dataplane.SocketEnv); socket != "" {
 		args = append(args, "--vpp-socket", socket)
 		t.Cleanup(func() { resetRealVPP(t, socket) })
@@ -280,7 +292,7 @@ func TestSampleFlows(t *testing.T) {
 		require.Equal(t, specs[i].Name, r.Name, "results come in file order")
 		require.Empty(t, r.Error, r.Name)
 		seen[r.Name] = true
-		exp, ok := sampleFlowExpectations[r.Name]
+		exp, ok := expectations[r.Name]
 		if !assert.True(t, ok, "flow %s has no expectation", r.Name) {
 			continue
 		}
@@ -303,7 +315,7 @@ func TestSampleFlows(t *testing.T) {
 			t.Errorf("%s: %s\nsteps:\n  %s", r.Name, strings.Join(diffs, "; "), strings.Join(r.Steps, "\n  "))
 		}
 	}
-	for name := range sampleFlowExpectations {
+	for name := range expectations {
 		assert.True(t, seen[name], "expectation %s has no flow in the file", name)
 	}
 }

@@ -102,18 +102,30 @@ func simulate(ctx context.Context, f *clusterFlags, stdin io.Reader, log *logrus
 	if len(cfg.NAT44.NodeSources) == 0 {
 		cfg.NAT44.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv4, 32)}
 	}
+	if len(cfg.CNAT4.NodeSources) == 0 {
+		cfg.CNAT4.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv4, 32)}
+	}
 	if len(cfg.IPv6.NodeSources) == 0 {
 		cfg.IPv6.NodeSources = []netip.Prefix{netip.PrefixFrom(simnode.HostIPv6, 128)}
 	}
-	// Its pods are its own clients too: each local pod's IPv6 address.
-	if len(cfg.IPv6.LocalClients) == 0 {
+	// Its pods are its own clients too: each local pod's address, for the
+	// cnat renderers (NAT44 needs none).
+	localClients := func(is func(netip.Addr) bool) []netip.Prefix {
+		var out []netip.Prefix
 		for _, lp := range plan.LocalPods {
 			for _, ip := range lp.IPs {
-				if ip.Is6() {
-					cfg.IPv6.LocalClients = append(cfg.IPv6.LocalClients, netip.PrefixFrom(ip, 128))
+				if is(ip) {
+					out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
 				}
 			}
 		}
+		return out
+	}
+	if len(cfg.CNAT4.LocalClients) == 0 {
+		cfg.CNAT4.LocalClients = localClients(netip.Addr.Is4)
+	}
+	if len(cfg.IPv6.LocalClients) == 0 {
+		cfg.IPv6.LocalClients = localClients(netip.Addr.Is6)
 	}
 	// Reported once the input is known to be usable, so that an error is the
 	// only line a failed run prints.

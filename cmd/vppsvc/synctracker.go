@@ -95,7 +95,8 @@ func newSyncTracker(h *healthcheck.ProxyHealth, servers *healthcheck.ServiceServ
 }
 
 // familyOf names the IP family a renderer programs, as kube-proxy's
-// ip_family label does: the cnat renderer IPv6, NAT44 (and any other) IPv4.
+// ip_family label does: the IPv6 renderer IPv6, the IPv4 ones (nat44 or
+// cnat4) and any other IPv4.
 func familyOf(renderer string) string {
 	if renderer == ipv6.Name {
 		return "IPv6"

@@ -67,7 +67,7 @@ status is 1 if any entry could not be traced.`,
 	f.register(cmd)
 	cmd.Flags().StringVar(&f.src, "src", "", "source IP[:PORT] (port defaults to 40000)")
 	cmd.Flags().StringVar(&f.dst, "dst", "", "destination IP:PORT, [IPv6]:PORT for IPv6")
-	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP, UDP, SCTP or ICMP (ICMPv6 for IPv6 addresses; vppsvc renders no SCTP port: such flows show where they are dropped)")
+	cmd.Flags().StringVar(&f.proto, "proto", "TCP", "TCP, UDP, SCTP or ICMP (ICMPv6 for IPv6 addresses; only --ipv4-renderer cnat renders SCTP ports: other flows show where they are dropped)")
 	cmd.Flags().IntVar(&f.icmpType, "icmp-type", 0, "ICMP type 0-255 (default: echo request, 8; 128 for ICMPv6); error types need --about")
 	cmd.Flags().IntVar(&f.icmpCode, "icmp-code", 0, "ICMP code")
 	cmd.Flags().IntVar(&f.ttl, "ttl", 64, "IPv4 TTL or IPv6 hop limit (1-255); with 1, VPP answers a packet it would forward with a time exceeded")

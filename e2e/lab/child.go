@@ -68,6 +68,7 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 	kinds := fs.String("kinds", "", "each node's kind, in order (vpp,kernel); empty: all vpp")
 	kubeProxy := fs.String("kube-proxy", "", "the kube-proxy binary of a kernel node")
 	ioName := fs.String("io", "", "how VPP attaches to the node's veths (vppnode.KnownIO; vppnode.DefaultIO when empty)")
+	ipv4Renderer := fs.String("ipv4-renderer", "", "the VPP node's IPv4 renderer: nat44 (when empty) or cnat")
 	prefix := fs.String("prefix", topology.DefaultPrefix, "prefix of the lab's names")
 	stateDir := fs.String("state-dir", "", "the lab's state directory")
 	kubeconfig := fs.String("kubeconfig", "", "the lab's kubeconfig")
@@ -118,7 +119,7 @@ func runNodeAgent(args []string, log *logrus.Logger) error {
 	}
 	opts := nodeagent.Options{
 		Node: self, Nodes: all, Names: topology.Names{Prefix: *prefix}, StateDir: *stateDir,
-		Kubeconfig: *kubeconfig, Executable: exe, KubeProxy: *kubeProxy, IO: io, Log: log,
+		Kubeconfig: *kubeconfig, Executable: exe, KubeProxy: *kubeProxy, IO: io, IPv4Renderer: *ipv4Renderer, Log: log,
 	}
 	if self.IsKernel() {
 		return nodeagent.RunKernel(ctx, opts)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/e2e/lab/controlplane"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/kubeproxy"
@@ -56,6 +57,10 @@ type Options struct {
 	// IO is how the VPP nodes attach to their veths (vppnode.DefaultIO,
 	// or VPPSVC_LAB_IO's setting, by default).
 	IO vppnode.IO
+	// IPv4Renderer is the IPv4 renderer of the VPP nodes' agents
+	// (agent.IPv4RendererNAT44 or agent.IPv4RendererCNAT;
+	// VPPSVC_LAB_IPV4_RENDERER's setting, or NAT44, by default).
+	IPv4Renderer string
 	// Executable is this program, re-run as node agents and pod containers
 	// (os.Executable() by default); it must call RunChild first thing.
 	Executable string
@@ -63,6 +68,10 @@ type Options struct {
 	Verbose bool
 	Log     logrus.FieldLogger
 }
+
+// EnvIPv4Renderer names the VPP nodes' IPv4 renderer (Options.IPv4Renderer)
+// when the options do not: "nat44" (the default) or "cnat".
+const EnvIPv4Renderer = "VPPSVC_LAB_IPV4_RENDERER"
 
 // Lab is a running lab.
 type Lab struct {
@@ -109,6 +118,16 @@ func (o *Options) defaults() error {
 			return fmt.Errorf("lab: %s: %w", vppnode.EnvIO, err)
 		}
 		o.IO = io
+	}
+	if o.IPv4Renderer == "" {
+		o.IPv4Renderer = os.Getenv(EnvIPv4Renderer)
+	}
+	switch o.IPv4Renderer {
+	case "":
+		o.IPv4Renderer = agent.IPv4RendererNAT44
+	case agent.IPv4RendererNAT44, agent.IPv4RendererCNAT:
+	default:
+		return fmt.Errorf("lab: IPv4 renderer %q (%s) is neither %q nor %q", o.IPv4Renderer, EnvIPv4Renderer, agent.IPv4RendererNAT44, agent.IPv4RendererCNAT)
 	}
 	if o.Executable == "" {
 		exe, err := os.Executable()
@@ -366,7 +385,8 @@ func nodePortsThroughVPP(lx *host.Lab, hns string, node topology.Node) error {
 // node agent for node.
 func (l *Lab) childArgs(node string) []string {
 	return []string{"--node", node, "--nodes", strconv.Itoa(l.Opts.Nodes), "--kinds", topology.FormatKinds(l.Opts.Kinds),
-		"--prefix", l.Opts.Prefix, "--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig(), "--kube-proxy", l.Opts.KubeProxy, "--io", l.Opts.IO.Name}
+		"--prefix", l.Opts.Prefix, "--state-dir", l.Opts.StateDir, "--kubeconfig", l.Kubeconfig(), "--kube-proxy", l.Opts.KubeProxy, "--io", l.Opts.IO.Name,
+		"--ipv4-renderer", l.Opts.IPv4Renderer}
 }
 
 // StartAgent starts node's agent as a process of its own (it runs, or

@@ -9,6 +9,7 @@ package agenttest
 import (
 	"context"
 	"io"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/fakevpp"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
@@ -43,21 +45,44 @@ func Config(cfg4 *nat44.Config, cfg6 *ipv6.Config) agent.Config {
 	var c agent.Config
 	if cfg4 != nil {
 		c.NAT44 = *cfg4
-		for _, p := range cfg4.ServiceCIDRs {
-			c.ServiceClusterIPRange = append(c.ServiceClusterIPRange, p.String())
-		}
+		c.ServiceClusterIPRange = cidrStrings(cfg4.ServiceCIDRs)
 	} else {
 		c.DisableIPv4 = true
 	}
-	if cfg6 != nil {
-		c.IPv6 = *cfg6
-		for _, p := range cfg6.ServiceCIDRs {
-			c.ServiceClusterIPRange = append(c.ServiceClusterIPRange, p.String())
-		}
-	} else {
-		c.DisableIPv6 = true
-	}
+	withIPv6(&c, cfg6)
 	return c
+}
+
+// ConfigCNAT4 is Config with the cnat IPv4 renderer instead of NAT44.
+func ConfigCNAT4(cfg4 *cnat4.Config, cfg6 *ipv6.Config) agent.Config {
+	c := agent.Config{IPv4Renderer: agent.IPv4RendererCNAT}
+	if cfg4 != nil {
+		c.CNAT4 = *cfg4
+		c.ServiceClusterIPRange = cidrStrings(cfg4.ServiceCIDRs)
+	} else {
+		c.DisableIPv4 = true
+	}
+	withIPv6(&c, cfg6)
+	return c
+}
+
+// withIPv6 sets c's IPv6 renderer, or disables the family when cfg6 is nil.
+func withIPv6(c *agent.Config, cfg6 *ipv6.Config) {
+	if cfg6 == nil {
+		c.DisableIPv6 = true
+		return
+	}
+	c.IPv6 = *cfg6
+	c.ServiceClusterIPRange = append(c.ServiceClusterIPRange, cidrStrings(cfg6.ServiceCIDRs)...)
+}
+
+// cidrStrings are ps as the configuration file writes them.
+func cidrStrings(ps []netip.Prefix) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
 }
 
 // Start starts an agent over v (over v itself when first, which is

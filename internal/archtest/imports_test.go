@@ -134,8 +134,10 @@ var rules = []rule{
 		allowed: func(ip string) bool { rel, ok := local(ip); return !ok || !under(rel, "processor") },
 	},
 	{
-		name:    "renderers program VPP only through vppcfg (no govpp)",
-		applies: func(p string) bool { return p == "renderer" || under(p, "renderer/nat44") || under(p, "renderer/ipv6") },
+		name: "renderers program VPP only through vppcfg (no govpp)",
+		applies: func(p string) bool {
+			return p == "renderer" || under(p, "renderer/nat44") || under(p, "renderer/cnat") || under(p, "renderer/cnat4") || under(p, "renderer/ipv6")
+		},
 		allowed: func(ip string) bool { return !strings.HasPrefix(ip, "go.fd.io/govpp") },
 	},
 	{

@@ -23,6 +23,7 @@ import (
 
 	vppsvc "github.com/vppsvc/vppsvc"
 	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg"
@@ -40,6 +41,9 @@ type Config struct {
 	// NAT44 and IPv6 configure the agent's own renderers; nil leaves one
 	// out (its family is not rendered).
 	NAT44 *nat44.Config
+	// CNAT4 configures the cnat IPv4 renderer, the alternative to NAT44:
+	// at most one of the two is set.
+	CNAT4 *cnat4.Config
 	IPv6  *ipv6.Config
 	// Extra renderers by name, built after NAT44 and IPv6 in name order.
 	Extra map[string]Extra
@@ -97,6 +101,16 @@ func New(drv driverapi.Driver, cfg Config) (*Pipeline, error) {
 		}
 		p.register(nat44.Name, r, cfg.Wrap)
 	}
+	if cfg.CNAT4 != nil {
+		if cfg.NAT44 != nil {
+			return nil, fmt.Errorf("both IPv4 renderers, %s and %s: their cnat objects overlap, run one", nat44.Name, cnat4.Name)
+		}
+		r, err := cnat4.New(rec.Client(cnat4.Name), *cfg.CNAT4, log.WithField("renderer", cnat4.Name))
+		if err != nil {
+			return nil, err
+		}
+		p.register(cnat4.Name, r, cfg.Wrap)
+	}
 	if cfg.IPv6 != nil {
 		r, err := ipv6.New(rec.Client(ipv6.Name), *cfg.IPv6, log.WithField("renderer", ipv6.Name))
 		if err != nil {
@@ -127,6 +141,9 @@ func claims(cfg Config) map[string]vppcfg.UntaggedClaimFunc {
 	out := map[string]vppcfg.UntaggedClaimFunc{}
 	if cfg.NAT44 != nil {
 		maps.Copy(out, nat44.Claims())
+	}
+	if cfg.CNAT4 != nil {
+		maps.Copy(out, cnat4.Claims())
 	}
 	if cfg.IPv6 != nil {
 		maps.Copy(out, ipv6.Claims())

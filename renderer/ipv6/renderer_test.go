@@ -93,8 +93,8 @@ func checkIPv6(items map[vppcfg.Key]vppcfg.Item) []string {
 			}
 		case *vppcfg.ACLBinding:
 		case *vppcfg.CNATSnatConfig: // hairpin-only
-			if v.Policy != vppcfg.CNATSnatPolicyK8s || !v.SnatIP4.IsUnspecified() || !v.SnatIP6.Is6() || len(v.ExcludePrefixes) > 0 {
-				fail("%s: %s is not the K8S policy with an IPv6 address only", k, v)
+			if v.Policy != vppcfg.CNATSnatPolicyK8s || v.Part != vppcfg.CNATSnatIPv6 || !v.SnatIP6.Is6() || len(v.ExcludePrefixes) > 0 {
+				fail("%s: %s is not the IPv6 part with the K8S policy", k, v)
 			}
 		case *vppcfg.CNATSnatInterface:
 			if v.Table != vppcfg.CNATSnatPod {

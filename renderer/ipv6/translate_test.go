@@ -361,7 +361,7 @@ func TestRenderNodeHairpinOnly(t *testing.T) {
 	cfg := testConfig()
 	cfg.HairpinSNAT = HairpinSNATOnly
 	var want []vppcfg.Item
-	want = append(want, &vppcfg.CNATSnatConfig{SnatIP4: netip.IPv4Unspecified(), SnatIP6: nodeIP6, Policy: vppcfg.CNATSnatPolicyK8s})
+	want = append(want, &vppcfg.CNATSnatConfig{Part: vppcfg.CNATSnatIPv6, SnatIP6: nodeIP6, Policy: vppcfg.CNATSnatPolicyK8s})
 	for _, i := range []string{"host0", "tap1", "tap2"} {
 		want = append(want, &vppcfg.CNATSnatInterface{Interface: i, Table: vppcfg.CNATSnatPod},
 			&vppcfg.InterfaceFeature{Interface: i, Arc: "ip6-unicast", Feature: "cnat-input-ip6"},

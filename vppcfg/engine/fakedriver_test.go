@@ -25,8 +25,13 @@ type fakeDriver struct {
 	nextIf   uint32
 	objs     map[vppcfg.Key]driverapi.Observed
 	aclLists map[string]acllists.Indexes
-	handle   uint32
-	log      []string
+	// pid is the VPP process a dump reports (0: unknown, as if VPP may
+	// have restarted since the last dump).
+	pid uint32
+	// snat is cnat's global SNAT settings, which VPP cannot dump.
+	snat   *vppcfg.CNATSnatConfig
+	handle uint32
+	log    []string
 	// fail decides whether an op fails (before it is applied).
 	fail   func(op driverapi.Op) error
 	events chan driverapi.Event
@@ -99,7 +104,7 @@ func (f *fakeDriver) Dump(ctx context.Context) (*driverapi.State, error) {
 	if f.noDump {
 		return nil, driverapi.ErrNotConnected
 	}
-	st := &driverapi.State{Interfaces: ifs, Unobservable: map[vppcfg.Kind]bool{}}
+	st := &driverapi.State{Interfaces: ifs, VPPPID: f.pid, Unobservable: map[vppcfg.Kind]bool{vppcfg.KindCNATSnatConfig: true}}
 	for _, k := range core.SortedKeys(f.objs) {
 		o := f.objs[k]
 		o.Item = core.WithLabel(o.Item, "")
@@ -144,6 +149,12 @@ func (f *fakeDriver) apply(op driverapi.Op) driverapi.OpResult {
 	k := op.Key
 	if a, ok := op.Item.(*driverapi.ACLAssignment); ok && op.Type == driverapi.OpUpdate {
 		f.aclLists[a.Interface] = acllists.Indexes{Input: a.InputIndexes, Output: a.OutputIndexes}
+		return driverapi.OpResult{}
+	}
+	if c, ok := op.Item.(*vppcfg.CNATSnatConfig); ok && op.Type == driverapi.OpUpdate {
+		// One message sets every setting, as cnat_set_snat_addresses and
+		// cnat_set_snat_policy do.
+		f.snat = c
 		return driverapi.OpResult{}
 	}
 	if o, exists := f.objs[k]; exists && writesTag(op.Type) && core.Taggable(k.Kind) && op.Tag != o.Tag {

@@ -35,13 +35,21 @@ func (m mergedStates) forgetInterface(name string) {
 
 // mergeInput is a diff as a merged kind's Plan sees it (core.MergeInput).
 type mergeInput struct {
+	kind  vppcfg.Kind
 	in    *diffInput
 	ready map[vppcfg.Key]bool
 	p     *opPlan
 	state core.MergedState
 }
 
-func (m mergeInput) EachKey(fn func(vppcfg.Key)) { m.in.eachBinding(fn) }
+// EachKey visits the keys of the merging kind only.
+func (m mergeInput) EachKey(fn func(vppcfg.Key)) {
+	m.in.eachBinding(func(k vppcfg.Key) {
+		if k.Kind == m.kind {
+			fn(k)
+		}
+	})
+}
 
 func (m mergeInput) Desired(k vppcfg.Key) (vppcfg.Item, bool) { return m.in.Desired.Get(k) }
 

@@ -217,7 +217,7 @@ func planOps(in diffInput) opPlan {
 	if sc.merges {
 		for d := range core.All {
 			if d.Merge != nil {
-				mDel, mSet := d.Merge.Plan(mergeInput{in: &in, ready: ready, p: &p, state: in.Merged[d.Kind]})
+				mDel, mSet := d.Merge.Plan(mergeInput{kind: d.Kind, in: &in, ready: ready, p: &p, state: in.Merged[d.Kind]})
 				dels = append(dels, mergedTasks(mDel)...)
 				creates = append(creates, mergedTasks(mSet)...)
 			}

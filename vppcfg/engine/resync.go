@@ -55,6 +55,12 @@ func (r *Reconciler) resync(ctx context.Context) error {
 	}
 	if !r.forgetUnobserved {
 		r.recallUnobservable(c)
+		// A merged kind VPP cannot dump keeps what it last sent.
+		for kind, s := range r.merged {
+			if st.Unobservable[kind] {
+				c.merged[kind] = s
+			}
+		}
 	}
 	// An untagged object this layer applied for an owner is still that
 	// owner's when a later dump finds it undesired (say its delete failed,

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
@@ -123,7 +122,7 @@ func TestChurn(t *testing.T) {
 			t.Run("terminating endpoint keeps its open connection", func(t *testing.T) {
 				// The client's node translates the connection: the skip is
 				// VPP's, not kube-proxy's.
-				if f == corev1.IPv4Protocol && !l.Node(b).IsKernel() {
+				if !onCNAT(f) && !l.Node(b).IsKernel() {
 					t.Skipf("VPP 25.10 cannot both keep a terminating endpoint's sessions and send it no new ones: "+
 						"nat44_ed_add_del_lb_static_mapping_local refuses to re-add a local (VALUE_EXIST), so a new "+
 						"probability is a delete, which deletes the local's sessions (docs/renderer-nat44.md, "+

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/vppsvc/vppsvc/agent"
 	"github.com/vppsvc/vppsvc/e2e/lab/host"
 	"github.com/vppsvc/vppsvc/e2e/lab/netexec"
 	"github.com/vppsvc/vppsvc/e2e/lab/topology"
@@ -32,6 +33,13 @@ const (
 
 // families are the IP families every test runs on.
 var families = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+
+// onCNAT reports whether the lab's VPP nodes render family f with cnat:
+// IPv6 always, IPv4 when the lab runs the cnat IPv4 renderer
+// (VPPSVC_LAB_IPV4_RENDERER=cnat); otherwise IPv4 is NAT44-ED's.
+func onCNAT(f corev1.IPFamily) bool {
+	return f == corev1.IPv6Protocol || theLab.Opts.IPv4Renderer == agent.IPv4RendererCNAT
+}
 
 func famName(f corev1.IPFamily) string {
 	if f == corev1.IPv4Protocol {

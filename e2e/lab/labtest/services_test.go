@@ -226,9 +226,9 @@ func TestLoadBalancerAndExternalIPs(t *testing.T) {
 			node := fromHost(l.Nodes[0])
 			reachAll(t, node, netexec.ProtoHTTP, hostPort(lbIP(nodeRanged, f), 80), names(backends))
 			t.Run("node outside the ranges", func(t *testing.T) {
-				if f == corev1.IPv6Protocol && !l.Nodes[0].IsKernel() {
-					// The lab runs IPv6 with hairpinSNAT: hairpin-only.
-					t.Skip("with hairpinSNAT: hairpin-only, cnat-input-ip6 translates this node's own traffic before the input ACL, so loadBalancerSourceRanges do not stop the node (docs/renderer-ipv6.md, hairpin-only's price)")
+				if onCNAT(f) && !l.Nodes[0].IsKernel() {
+					// The lab runs cnat with hairpinSNAT: hairpin-only.
+					t.Skip("with hairpinSNAT: hairpin-only, cnat-input translates this node's own traffic before the input ACL, so loadBalancerSourceRanges do not stop the node (docs/renderer-ipv6.md, hairpin-only's price)")
 				}
 				unreachable(t, node, hostPort(lbIP(svc, f), 80))
 			})
@@ -316,7 +316,7 @@ func TestSessionAffinityTimeout(t *testing.T) {
 			}
 			// The client's node translates the connection: a skip is VPP's.
 			if !l.Node(a).IsKernel() {
-				if f == corev1.IPv4Protocol {
+				if !onCNAT(f) {
 					t.Skipf("VPP 25.10's NAT44-ED starts an affinity record's timeout when the client's last session is freed, "+
 						"which is lazy (a closed TCP session lingers for the transitory timeout, 240 s, and is freed by a later allocation), "+
 						"not at its last connection (docs/renderer-nat44.md, Session affinity timeout); here: %v", seen)

@@ -41,8 +41,11 @@ type Options struct {
 	KubeProxy string
 	// IO is how VPP attaches to the node's veths: uplink, host link and
 	// pods alike (vppnode.DefaultIO when zero).
-	IO  vppnode.IO
-	Log logrus.FieldLogger
+	IO vppnode.IO
+	// IPv4Renderer is the agent's IPv4 renderer (agent.Config.IPv4Renderer;
+	// NAT44 when empty).
+	IPv4Renderer string
+	Log          logrus.FieldLogger
 }
 
 // ContainerEnv is set on a pod container's process; its value is the role
@@ -117,6 +120,8 @@ func Run(ctx context.Context, opts Options) error {
 	// client pod's, unlike kube-proxy, and cnat would spend (and, VPP 25.10
 	// bug, never give back) a source port per flow.
 	cfg.IPv6.HairpinSNAT = ipv6.HairpinSNATOnly
+	// The cnat IPv4 renderer, when chosen, is configured as the IPv6 one.
+	cfg.CNAT4.HairpinSNAT = ipv6.HairpinSNATOnly
 	// The node's kernel sends from its host-link addresses (the node IPs
 	// are VPP's): its own traffic, for loadBalancerSourceRanges that hold
 	// the node.
@@ -126,13 +131,22 @@ func Run(ctx context.Context, opts Options) error {
 	for _, c := range opts.Node.PodCIDRs() {
 		if c.Addr().Is6() {
 			cfg.IPv6.LocalClients = append(cfg.IPv6.LocalClients, c)
+		} else {
+			cfg.CNAT4.LocalClients = append(cfg.CNAT4.LocalClients, c)
 		}
 	}
 	for _, ip := range opts.Node.HostIPs() {
 		if ip.Is4() {
 			cfg.NAT44.NodeSources = append(cfg.NAT44.NodeSources, netip.PrefixFrom(ip, 32))
+			cfg.CNAT4.NodeSources = append(cfg.CNAT4.NodeSources, netip.PrefixFrom(ip, 32))
 		} else {
 			cfg.IPv6.NodeSources = append(cfg.IPv6.NodeSources, netip.PrefixFrom(ip, 128))
+		}
+	}
+	if opts.IPv4Renderer != "" {
+		cfg.SelectIPv4Renderer(opts.IPv4Renderer)
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("--ipv4-renderer: %w", err)
 		}
 	}
 	calls, err := openCallLog(CallLogFile(opts.StateDir, opts.Node.Name))

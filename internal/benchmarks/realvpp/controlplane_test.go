@@ -51,10 +51,10 @@ func serviceCIDR() *networkingv1.ServiceCIDR {
 // agent, the wall time from Processor.Resync to convergence, the VPP
 // calls it sent (writes, reads), the main heap's growth in bytes and the
 // recording of the writes (those of the agent's start apart).
-func coldSync(b *testing.B, n *rv.Node, sz size) (a *runningAgent, took time.Duration, writes, reads int, heap float64, rec recording) {
+func coldSync(b *testing.B, n *rv.Node, fam family, sz size) (a *runningAgent, took time.Duration, writes, reads int, heap float64, rec recording) {
 	b.Helper()
 	r := newRecorder(n.Adapter())
-	a = startAgentOn(b, r, ipv4, 0, "uplink0", "host0")
+	a = startAgentOn(b, r, fam, 0, "uplink0", "host0")
 	snap := snapshot(sz.services, sz.endpoints, false, false)
 	if sz.cidr {
 		snap.ServiceCIDRs = append(snap.ServiceCIDRs, serviceCIDR())
@@ -91,18 +91,26 @@ func coldSync(b *testing.B, n *rv.Node, sz size) (a *runningAgent, took time.Dur
 // ceilingDepths, each into a freshly started VPP), ceiling-ns/op the time
 // VPP alone needs for the sync, and product/ceiling the product's calls/s
 // over the stream ceiling (1 = VPP is the limit).
+// The NAT44 renderer's syncs are named by size alone, the cnat IPv4
+// renderer's "cnat4/<size>" (-bench 'RealColdSync/cnat4/').
 // Run with -benchtime=1x: each iteration re-creates the node.
 func BenchmarkRealColdSync(b *testing.B) {
-	for _, base := range coldSizes {
-		for _, cidr := range []bool{false, true} {
-			sz := base
-			sz.cidr = cidr
-			b.Run(sz.String(), func(b *testing.B) { benchColdSync(b, sz) })
+	for _, fam := range []family{ipv4, cnat4} {
+		for _, base := range coldSizes {
+			for _, cidr := range []bool{false, true} {
+				sz := base
+				sz.cidr = cidr
+				name := sz.String()
+				if fam != ipv4 {
+					name = fam.String() + "/" + name
+				}
+				b.Run(name, func(b *testing.B) { benchColdSync(b, fam, sz) })
+			}
 		}
 	}
 }
 
-func benchColdSync(b *testing.B, sz size) {
+func benchColdSync(b *testing.B, fam family, sz size) {
 	skipLarge(b, sz.services)
 	n := openNode(b)
 	var took time.Duration
@@ -120,7 +128,7 @@ func benchColdSync(b *testing.B, sz size) {
 		buildNode(b, n, false)
 		var d time.Duration
 		var a *runningAgent
-		a, d, writes, reads, heap, rec = coldSync(b, n, sz)
+		a, d, writes, reads, heap, rec = coldSync(b, n, fam, sz)
 		took += d
 		a.stop()
 	}
@@ -161,7 +169,7 @@ func BenchmarkRealAgentRestart(b *testing.B) {
 			skipLarge(b, sz.services)
 			n := openNode(b)
 			buildNode(b, n, false)
-			a, _, _, _, _, _ := coldSync(b, n, sz)
+			a, _, _, _, _, _ := coldSync(b, n, ipv4, sz)
 			a.stop()
 			snap := snapshot(sz.services, sz.endpoints, false, false)
 			var took time.Duration

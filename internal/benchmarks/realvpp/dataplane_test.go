@@ -30,11 +30,7 @@ type packetCase struct {
 }
 
 func (c packetCase) String() string {
-	f := "ipv4"
-	if c.fam == ipv6 {
-		f = "ipv6"
-	}
-	s := f + "/" + c.size.String()
+	s := c.fam.String() + "/" + c.size.String()
 	if c.sessions != 0 {
 		s += fmt.Sprintf("/sessions=%d", c.sessions)
 	}
@@ -80,6 +76,8 @@ func BenchmarkRealPacketCost(b *testing.B) {
 		{fam: ipv6, size: size{services: 10, endpoints: 10}},
 		{fam: ipv4, size: size{services: 5000, endpoints: 10}, toPods: true},
 		{fam: ipv6, size: size{services: 5000, endpoints: 10}, toPods: true},
+		{fam: cnat4, size: size{services: 10, endpoints: 10}}, {fam: cnat4, size: size{services: 5000, endpoints: 10}},
+		{fam: cnat4, size: size{services: 5000, endpoints: 10}, toPods: true},
 	} {
 		b.Run(c.String(), func(b *testing.B) {
 			skipLarge(b, c.services)
@@ -159,7 +157,7 @@ func measurePackets(b *testing.B, n *rv.Node, c packetCase) packetResult {
 }
 
 func sessionsCommand(f family) string {
-	if f == ipv6 {
+	if f != ipv4 {
 		return "show cnat session verbose 0"
 	}
 	return "show nat44 summary"

@@ -117,9 +117,20 @@ func buildNode(b testing.TB, n *rv.Node, withPod bool) {
 type family int
 
 const (
-	ipv4 family = iota
-	ipv6
+	ipv4  family = iota // IPv4 on the NAT44 renderer
+	ipv6                // IPv6 on the IPv6 (cnat) renderer
+	cnat4               // IPv4 on the cnat IPv4 renderer
 )
+
+func (f family) String() string {
+	switch f {
+	case ipv6:
+		return "ipv6"
+	case cnat4:
+		return "cnat4"
+	}
+	return "ipv4"
+}
 
 // runningAgent is the product's agent started over a node.
 type runningAgent struct {
@@ -139,7 +150,10 @@ func startAgent(b testing.TB, n *rv.Node, fam family, sessions uint32, frontends
 func startAgentOn(b testing.TB, vpp adapter.VppAPI, fam family, sessions uint32, frontends ...string) *runningAgent {
 	b.Helper()
 	cfg := agent.DefaultConfig([]netip.Addr{nodeIP, nodeIP6})
-	cfg.DisableIPv4, cfg.DisableIPv6 = fam != ipv4, fam != ipv6
+	cfg.DisableIPv4, cfg.DisableIPv6 = fam == ipv6, fam != ipv6
+	if fam == cnat4 {
+		cfg.SelectIPv4Renderer(agent.IPv4RendererCNAT)
+	}
 	cfg.NAT44.SessionLimit = sessions
 	a, err := agent.New(agent.Options{
 		NodeName: benchmarks.NodeName, FrontendInterfaces: frontends, Config: cfg,

@@ -129,7 +129,8 @@ func Node(name string, ips ...netip.Addr) *corev1.Node {
 }
 
 // SCTPPort adds an SCTP service port "sctp" (port, target port 9000) to a
-// Service: vppsvc renders no SCTP port, so its frontends must drop it.
+// Service: only the cnat IPv4 renderer renders SCTP ports; the others'
+// frontends must drop it.
 func SCTPPort(port int32) func(*corev1.Service) {
 	return func(s *corev1.Service) {
 		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "sctp", Protocol: corev1.ProtocolSCTP, Port: port, TargetPort: intstr.FromInt32(9000)})

@@ -1,11 +1,11 @@
-package ipv6
+package cnat
 
 import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
 )
 
-// Frontend is one IPv6 address:port/protocol through which a service port
+// Frontend is one address:port/protocol through which a service port
 // is reached (the key of the cnat translation rendered for it), and whether
 // cnat must treat its address as real.
 type Frontend struct {
@@ -17,12 +17,15 @@ type Frontend struct {
 	RealIP bool
 }
 
-// Frontends returns the IPv6 TCP and UDP frontends of a service
-// (renderer.Frontends), each marked real or exclusive. A service without an
-// IPv6 ClusterIP (single-stack IPv4) has none, not even node ports
-// (renderer.Serves).
-func Frontends(svc *model.ContivService, nodeIPs model.IPAddresses) []Frontend {
-	shared := renderer.Frontends(svc, nodeIPs, renderer.IPv6)
+// Frontends returns the TCP and UDP frontends of family f of a service
+// (renderer.Frontends), each marked real or exclusive. A service without a
+// ClusterIP of the family (single-stack in the other) has none, not even
+// node ports (renderer.Serves).
+func Frontends(f Family, svc *model.ContivService, nodeIPs model.IPAddresses) []Frontend {
+	shared := renderer.Frontends(svc, nodeIPs, f.IP)
+	if f.SCTP {
+		shared = renderer.FrontendsWithSCTP(svc, nodeIPs, f.IP)
+	}
 	out := make([]Frontend, len(shared))
 	for i, fe := range shared {
 		out[i] = Frontend{Frontend: fe, RealIP: fe.Kind == renderer.NodePortFrontend || nodeIPs.Has(fe.Addr.Addr())}

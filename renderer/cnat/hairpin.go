@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 )
 
 // HairpinSNAT is the configuration's choice of how a pod that reaches itself
-// through a service gets its reply (docs/renderer-ipv6.md, "Hairpin"). In
+// through a service gets its reply (the renderer's document, "Hairpin"). In
 // YAML it is true, false or "hairpin-only".
 type HairpinSNAT string
 
@@ -23,7 +23,7 @@ const (
 	// kept, and a pod reaching itself through a service gets no reply.
 	HairpinSNATOff HairpinSNAT = "false"
 	// HairpinSNATOnly source-NATs exactly the flows of a pod that reaches
-	// itself: cnat-input-ip6 and cnat-output-ip6 on every frontend interface
+	// itself: cnat-input and cnat-output of the family on every frontend interface
 	// but the uplinks, with cnat's K8S policy, whose rule "src == dst" sees
 	// the packet after cnat-input rewrote the frontend to the endpoint
 	// (dataplane case cnat/k8s-policy-hairpin). Its price: cnat-input
@@ -61,12 +61,6 @@ func (h HairpinSNAT) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(h))
 }
 
-// cnat's feature nodes of the hairpin-only mode.
-const (
-	cnatInputFeature6  = "cnat-input-ip6"
-	cnatOutputFeature6 = "cnat-output-ip6"
-)
-
 // internalFrontendIfs are the frontend interfaces of clients inside the
 // node (pods, the host): every frontend interface but the uplinks. None
 // while no uplink is among the frontends, so that a misspelt uplink name
@@ -85,16 +79,16 @@ func internalFrontendIfs(node Node, cfg *Config) []string {
 	return out
 }
 
-// hairpinOnlyItems are the node-wide items of HairpinSNATOnly: cnat's K8S
-// SNAT policy with SNATAddress as its IPv6 address (the IPv4 one stays zero,
-// so cnat-output-ip4, which the NAT44 renderer may enable, never
-// source-NATs), and on each internal frontend interface the POD-table entry
-// and both feature nodes. cnat-input rewrites a frontend to the endpoint its
+// HairpinOnlyItems are the node-wide items of HairpinSNATOnly: cnat's K8S
+// SNAT policy with SNATAddress as its address of family f (the VPP layer
+// merges it with the other family's renderer's half: vppcfg.CNATSnatConfig),
+// and on each internal frontend interface the POD-table entry and both
+// feature nodes of the family. cnat-input rewrites a frontend to the endpoint its
 // translation picks, without source NAT (it ignores path sources);
 // cnat-output then source-NATs the packets whose source and destination are
 // equal and turns every reply back into one from the frontend. Nothing in
 // any other mode.
-func hairpinOnlyItems(node Node, cfg *Config) []vppcfg.Item {
+func HairpinOnlyItems(f Family, node Node, cfg *Config) []vppcfg.Item {
 	if cfg.HairpinSNAT != HairpinSNATOnly {
 		return nil
 	}
@@ -102,12 +96,22 @@ func hairpinOnlyItems(node Node, cfg *Config) []vppcfg.Item {
 	if len(ifs) == 0 {
 		return nil
 	}
-	items := []vppcfg.Item{&vppcfg.CNATSnatConfig{SnatIP4: netip.IPv4Unspecified(), SnatIP6: cfg.SNATAddress, Policy: vppcfg.CNATSnatPolicyK8s}}
+	items := []vppcfg.Item{snatConfig(f, cfg.SNATAddress)}
 	for _, ifName := range ifs {
 		items = append(items,
 			&vppcfg.CNATSnatInterface{Interface: ifName, Table: vppcfg.CNATSnatPod},
-			&vppcfg.InterfaceFeature{Interface: ifName, Arc: "ip6-unicast", Feature: cnatInputFeature6},
-			&vppcfg.InterfaceFeature{Interface: ifName, Arc: "ip6-output", Feature: cnatOutputFeature6})
+			&vppcfg.InterfaceFeature{Interface: ifName, Arc: f.inputArc(), Feature: f.InputFeature()},
+			&vppcfg.InterfaceFeature{Interface: ifName, Arc: f.outputArc(), Feature: f.OutputFeature()})
 	}
 	return items
+}
+
+// snatConfig is the family's part of cnat's global SNAT settings: the K8S
+// policy with addr as the family's address. The VPP layer merges it with
+// the other family's renderer's part (vppcfg.CNATSnatConfig).
+func snatConfig(f Family, addr netip.Addr) *vppcfg.CNATSnatConfig {
+	if f.is6() {
+		return &vppcfg.CNATSnatConfig{Part: vppcfg.CNATSnatIPv6, SnatIP6: addr, Policy: vppcfg.CNATSnatPolicyK8s}
+	}
+	return &vppcfg.CNATSnatConfig{Part: vppcfg.CNATSnatIPv4, SnatIP4: addr, Policy: vppcfg.CNATSnatPolicyK8s}
 }

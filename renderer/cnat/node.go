@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -13,13 +13,13 @@ import (
 // per-interface configuration for backends (see Renderer.UpdateLocalBackendIfs).
 type Node struct {
 	// IPs are the IP addresses of every node of the cluster; NodePort
-	// frontends exist on each IPv6 one, and a frontend address that is a
+	// frontends exist on each one of the family, and a frontend address that is a
 	// node IP is never made an exclusive VIP.
 	IPs model.IPAddresses
 	// FrontendIfs are the interfaces through which clients reach services:
 	// they carry the filter ACLs.
 	FrontendIfs model.Interfaces
-	// ServiceCIDRs are the IPv6 service CIDRs the processor reported
+	// ServiceCIDRs are the family's service CIDRs the processor reported
 	// (renderer.FamilyCIDRs); Config.ServiceCIDRs wins over them.
 	ServiceCIDRs []netip.Prefix
 }
@@ -39,7 +39,9 @@ func (n Node) WithFrontendInterfaces(ifs model.Interfaces) Node {
 	return n
 }
 
-// nodeOf is the node context of a Resync event.
-func nodeOf(ev *model.ResyncEventData) Node {
-	return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, ServiceCIDRs: renderer.FamilyCIDRs(ev.ServiceCIDRs, renderer.IPv6)}
+// nodeOf returns the node context of family f of a Resync event.
+func nodeOf(f Family) func(ev *model.ResyncEventData) Node {
+	return func(ev *model.ResyncEventData) Node {
+		return Node{IPs: ev.NodeIPs, FrontendIfs: ev.FrontendIfs, ServiceCIDRs: renderer.FamilyCIDRs(ev.ServiceCIDRs, f.IP)}
+	}
 }

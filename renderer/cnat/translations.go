@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -28,7 +28,7 @@ import (
 //     frontend. A path cannot source-NAT only the flows whose client is the
 //     backend, so every client of a local backend is source-NATed; with
 //     HairpinSNATOnly cnat's feature nodes do that per flow instead
-//     (hairpinOnlyItems, docs: "Hairpin").
+//     (HairpinOnlyItems, docs: "Hairpin").
 //   - a backend on another node reached through a ClusterIP: never. The
 //     client is on this node (pods of other nodes are translated there), so
 //     the reply is routed to this node and meets its session here.
@@ -74,9 +74,11 @@ func translationFor(svc *model.ContivService, fe Frontend, backends []model.Serv
 		if snatPath(svc, fe.Kind, b, cfg) {
 			// Port 0: with AllocPort cnat picks a free source port per flow,
 			// so that two clients using the same source port do not collide
-			// on one SNAT address.
+			// on one SNAT address. cnat has no SCTP port allocator
+			// (cnat_get_src_port_allocator): asking drops the packet, so an
+			// SCTP flow keeps its source port.
 			p.Src = netip.AddrPortFrom(cfg.SNATAddress, 0)
-			t.AllocPort = true
+			t.AllocPort = fe.Protocol != vppcfg.ProtoSCTP
 		}
 		paths = append(paths, p)
 	}
@@ -98,10 +100,10 @@ func uniquePaths(paths []vppcfg.CNATPath) []vppcfg.CNATPath {
 	return out
 }
 
-// keeperProtocol is the protocol of flow keepers: cnat accepts a
+// KeeperProtocol is the protocol of flow keepers: cnat accepts a
 // translation for 253 but keys no packet of it (cnat_session_make_key knows
 // TCP, UDP, SCTP and ICMP only), so a keeper never translates anything.
-const keeperProtocol = vppcfg.ProtoExperiment
+const KeeperProtocol = vppcfg.ProtoExperiment
 
 // flowKeeper returns the service's flow keeper, or nil when it needs none.
 //
@@ -114,8 +116,9 @@ const keeperProtocol = vppcfg.ProtoExperiment
 // backend address the service's translations track once only: whichever of
 // the two VPP updates first, the other still holds the backends both keep,
 // so their open flows survive any endpoint change. Its VIP is the service's
-// IPv6 ClusterIP with port 0 under keeperProtocol, which no packet matches.
-func flowKeeper(svc *model.ContivService, translations []vppcfg.Item) *vppcfg.CNATTranslation {
+// ClusterIP of family f with port 0 under KeeperProtocol, which no packet
+// matches.
+func flowKeeper(f Family, svc *model.ContivService, translations []vppcfg.Item) *vppcfg.CNATTranslation {
 	held := map[netip.Addr]int{}
 	first := map[netip.Addr]netip.AddrPort{}
 	for _, it := range translations {
@@ -137,19 +140,19 @@ func flowKeeper(svc *model.ContivService, translations []vppcfg.Item) *vppcfg.CN
 			paths = append(paths, vppcfg.CNATPath{Dst: first[a]})
 		}
 	}
-	vip, ok := clusterIP6(svc)
+	vip, ok := clusterIP(f, svc)
 	if len(paths) == 0 || !ok {
 		return nil
 	}
-	return &vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: keeperProtocol, Paths: uniquePaths(paths)}
+	return &vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: KeeperProtocol, Paths: uniquePaths(paths)}
 }
 
-// clusterIP6 is the service's IPv6 ClusterIP: the address every keeper
-// shares with the service's own exclusive VIP.
-func clusterIP6(svc *model.ContivService) (netip.Addr, bool) {
+// clusterIP is the service's ClusterIP of family f: the address every
+// keeper shares with the service's own exclusive VIP.
+func clusterIP(f Family, svc *model.ContivService) (netip.Addr, bool) {
 	for _, ip := range svc.ClusterIPs {
-		if ip.Is6() {
-			return ip, true
+		if f.IP.Has(ip) {
+			return ip.Unmap(), true
 		}
 	}
 	return netip.Addr{}, false

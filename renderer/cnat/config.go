@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -7,15 +7,18 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// Config is the node configuration of the IPv6 renderer. Start from
-// DefaultConfig and override fields (renderer.LoadConfigFile does this for a
-// YAML file); New rejects a Config that Validate rejects.
+// Config is the node configuration of a cnat renderer, for the addresses
+// of its family (Family): the faces renderer/ipv6 and renderer/cnat4 define
+// their Config as this type. Start from DefaultConfig and override fields
+// (renderer.LoadConfigFile does this for a YAML file); New rejects a Config
+// that Validate rejects. The documents are docs/renderer-ipv6.md and
+// docs/renderer-cnat4.md.
 type Config struct {
-	// SNATAddress is the IPv6 address cnat writes into the source of the
+	// SNATAddress is the address of the family cnat writes into the source of the
 	// flows it source-NATs: clients of external frontends
 	// (externalTrafficPolicy Cluster) and, with HairpinSNAT, clients of
 	// endpoints on this node. Backends reply to it, so it must route to this
-	// node; the node's own IPv6 address is the usual choice. Required: it has
+	// node; the node's own address of the family is the usual choice. Required: it has
 	// no default because the renderer cannot know the node.
 	SNATAddress netip.Addr `json:"snatAddress" yaml:"snatAddress"`
 
@@ -31,7 +34,7 @@ type Config struct {
 	// the reply: true (HairpinSNATLocalPaths, the default) source-NATs every
 	// path to an endpoint on this node, false (HairpinSNATOff) none, and
 	// "hairpin-only" (HairpinSNATOnly) only the flows whose client is the
-	// endpoint. See docs/renderer-ipv6.md, "Hairpin".
+	// endpoint. See the renderer's document, "Hairpin".
 	HairpinSNAT HairpinSNAT `json:"hairpinSNAT" yaml:"hairpinSNAT"`
 
 	// UplinkInterfaces are the frontend interfaces through which clients
@@ -40,28 +43,28 @@ type Config struct {
 	// feature nodes; the uplinks never do, so their clients keep the VIP
 	// path and the input ACL before it. Default ["uplink0"].
 	UplinkInterfaces []string `json:"uplinkInterfaces" yaml:"uplinkInterfaces"`
-	// NodeSources are the IPv6 addresses (or prefixes) the node's own
+	// NodeSources are the addresses (or prefixes) of the family the node's own
 	// kernel sends from as VPP sees it: its host-link address, since the
 	// node IPs are VPP's. A LoadBalancer IP whose loadBalancerSourceRanges
 	// hold a node IP admits them, so that the node reaches it as
 	// kube-proxy's node does. Default none.
 	NodeSources []netip.Prefix `json:"nodeSources" yaml:"nodeSources"`
-	// LocalClients are this node's IPv6 pod CIDRs. With them (or
+	// LocalClients are this node's pod CIDRs of the family. With them (or
 	// NodeSources), an externalTrafficPolicy: Local service without an
 	// endpoint on this node still serves this node's pods and the node
 	// itself from every endpoint of the cluster through its node ports,
 	// external IPs and LoadBalancer IPs, as kube-proxy does, while clients
 	// from anywhere else are dropped. Without either, such frontends drop
-	// every client (docs/renderer-ipv6.md, "externalTrafficPolicy: Local
+	// every client (the renderer's document, "externalTrafficPolicy: Local
 	// from inside the cluster"). Default none.
 	LocalClients []netip.Prefix `json:"localClients" yaml:"localClients"`
 
 	// ACLShards is the number of filter ACLs (1–256) that hold the
 	// renderer's filter rules, each service's rules in the shard its ID
-	// hashes to. Default 64. See docs/renderer-ipv6.md, "Filtering".
+	// hashes to. Default 64. See the renderer's document, "Filtering".
 	ACLShards int `json:"aclShards" yaml:"aclShards"`
 
-	// ServiceCIDRs are IPv6 service CIDRs fixed for this renderer: when
+	// ServiceCIDRs are service CIDRs of the family fixed for this renderer: when
 	// set they win over those the processor reports (Node.ServiceCIDRs,
 	// from --service-cluster-ip-range or the cluster's ServiceCIDR
 	// objects). Traffic to an address of a service CIDR that no cnat VIP
@@ -96,14 +99,15 @@ func DefaultConfig() Config {
 		UplinkInterfaces: []string{"uplink0"}}
 }
 
-// Validate reports every invalid field, named by its YAML path.
-func (c *Config) Validate() error {
+// Validate reports every invalid field, named by its YAML path, for a
+// renderer of family f.
+func (c *Config) Validate(f Family) error {
 	var errs []error
 	switch a := c.SNATAddress; {
 	case !a.IsValid():
-		errs = append(errs, renderer.FieldErrorf("snatAddress", "required: the IPv6 source address of source-NATed flows (usually the node's IPv6 address)"))
-	case !a.Is6() || a.Is4In6():
-		errs = append(errs, renderer.FieldErrorf("snatAddress", "%s is not an IPv6 address", a))
+		errs = append(errs, renderer.FieldErrorf("snatAddress", "required: the %[1]s source address of source-NATed flows (usually the node's %[1]s address)", f.IP))
+	case (f.is6() && (!a.Is6() || a.Is4In6())) || (!f.is6() && !a.Is4()):
+		errs = append(errs, renderer.FieldErrorf("snatAddress", "%s is not an %s address", a, f.IP))
 	case a.IsUnspecified() || a.IsMulticast() || a.IsLoopback() || a.IsLinkLocalUnicast():
 		// cnat reads an unspecified source endpoint as "no source NAT", and
 		// replies to the others cannot be routed back to this node.
@@ -124,10 +128,10 @@ func (c *Config) Validate() error {
 	if err := renderer.ValidateACLShards("aclShards", c.ACLShards); err != nil {
 		errs = append(errs, err)
 	}
-	return renderer.JoinFieldErrors(Name, errs...)
+	return renderer.JoinFieldErrors(f.Name, errs...)
 }
 
-// shards is the renderer's set of filter ACLs.
-func (c *Config) shards() renderer.ACLShards {
-	return renderer.ACLShards{Renderer: Name, Count: c.ACLShards, Family: renderer.IPv6}
+// Shards is the set of filter ACLs of the renderer of family f.
+func (c *Config) Shards(f Family) renderer.ACLShards {
+	return renderer.ACLShards{Renderer: f.Name, Count: c.ACLShards, Family: f.IP}
 }

@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -8,8 +8,8 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
-// RenderService translates one service into what implements its IPv6
-// frontends. It is a pure function of the service, the node context and the
+// RenderService translates one service into what implements its frontends
+// of family f. It is a pure function of the service, the node context and the
 // configuration:
 //
 //   - Items: one cnat translation per frontend that has a usable backend
@@ -31,17 +31,17 @@ import (
 //     keeps other clients off the frontends served to the node's own
 //     (ownClientsRules), which go into the service's filter shard.
 //
-// A service without an IPv6 ClusterIP, SCTP ports and IPv4 addresses yield
-// nothing. The node-wide items the service relies on come from RenderNode.
-func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
+// A service without a ClusterIP of the family, SCTP ports and addresses of
+// the other family yield nothing. The node-wide items the service relies on come from RenderNode.
+func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	var r renderer.Rendering
 	var served, unserved, ownOnly []Frontend
 	translated := map[netip.Addr]bool{} // addresses that stay cnat VIPs
-	for _, fe := range Frontends(svc, node.IPs) {
-		backends := renderer.Backends(svc, fe.Frontend, renderer.IPv6)
-		own := ownClientsOnly(svc, fe, backends, cfg)
+	for _, fe := range Frontends(f, svc, node.IPs) {
+		backends := renderer.Backends(svc, fe.Frontend, f.IP)
+		own := ownClientsOnly(f, svc, fe, backends, cfg)
 		if own {
-			backends = ownClientsBackends(svc, fe)
+			backends = ownClientsBackends(f, svc, fe)
 		}
 		t := translationFor(svc, fe, backends, cfg)
 		switch {
@@ -58,24 +58,33 @@ func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Re
 	}
 	var denied []renderer.Frontend
 	for _, fe := range unserved {
-		if fe.RealIP || !translated[fe.Addr.Addr()] {
+		switch {
+		case fe.Protocol == vppcfg.ProtoSCTP && fe.RealIP:
+			// A rule cannot tell SCTP ports apart (renderer.FrontendRule),
+			// so it would drop the address's served SCTP ports too; VPP
+			// itself has no SCTP stack and drops what reaches a node IP.
+		case fe.RealIP || !translated[fe.Addr.Addr()]:
 			denied = append(denied, fe.Frontend)
 		}
 	}
-	if k := flowKeeper(svc, r.Items); k != nil {
+	if k := flowKeeper(f, svc, r.Items); k != nil {
 		r.Items = append(r.Items, k)
 	}
 	r.Items = renderer.SortItems(r.Items)
-	r.Rules = append(ownClientsRules(svc, ownOnly, node.IPs, cfg),
-		renderer.FilterRules(svc, denied, plain(served), renderer.IPv6, node.IPs, cfg.NodeSources)...)
+	filterRules := renderer.FilterRules
+	if f.SCTP {
+		filterRules = renderer.FilterRulesWithSCTP
+	}
+	r.Rules = append(ownClientsRules(f, svc, ownOnly, node.IPs, cfg),
+		filterRules(svc, denied, Plain(served), f.IP, node.IPs, cfg.NodeSources)...)
 	if len(r.Rules) == 0 {
 		r.Rules = nil
 	}
 	return r
 }
 
-// plain returns the frontends without their cnat address kind.
-func plain(fes []Frontend) []renderer.Frontend {
+// Plain returns the frontends without their cnat address kind.
+func Plain(fes []Frontend) []renderer.Frontend {
 	out := make([]renderer.Frontend, len(fes))
 	for i, fe := range fes {
 		out[i] = fe.Frontend
@@ -83,13 +92,13 @@ func plain(fes []Frontend) []renderer.Frontend {
 	return out
 }
 
-// RenderNode returns the node-wide items of the renderer: a drop route per
-// IPv6 service CIDR and, with hairpinSNAT "hairpin-only", cnat's K8S SNAT
-// policy and feature nodes on the internal frontend interfaces
-// (hairpinOnlyItems). cnat's VIP path needs no node-wide configuration (it
+// RenderNode returns the node-wide items of the renderer of family f: a
+// drop route per service CIDR of the family and, with hairpinSNAT
+// "hairpin-only", cnat's K8S SNAT policy and feature nodes on the internal
+// frontend interfaces (HairpinOnlyItems). cnat's VIP path needs no node-wide configuration (it
 // works on every interface without a feature to enable), and renderer.Core
 // adds the filter ACLs, bound on every frontend interface with the shared
 // permit-all ACL after them.
-func RenderNode(node Node, cfg *Config) []vppcfg.Item {
-	return append(renderer.ServiceCIDRDropRoutes(renderer.EffectiveServiceCIDRs(cfg.ServiceCIDRs, node.ServiceCIDRs), renderer.IPv6), hairpinOnlyItems(node, cfg)...)
+func RenderNode(f Family, node Node, cfg *Config) []vppcfg.Item {
+	return append(renderer.ServiceCIDRDropRoutes(renderer.EffectiveServiceCIDRs(cfg.ServiceCIDRs, node.ServiceCIDRs), f.IP), HairpinOnlyItems(f, node, cfg)...)
 }

@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -16,8 +16,8 @@ var (
 	_ vppsvc.ServiceCIDRRenderer = (*Renderer)(nil)
 )
 
-// Renderer implements vppsvc.ServiceRendererAPI for IPv6 with cnat. It
-// writes only through its vppcfg.Client. The incremental engine shared by
+// Renderer implements vppsvc.ServiceRendererAPI for one address family
+// with cnat. It writes only through its vppcfg.Client. The incremental engine shared by
 // all renderers (renderer.Core: per-service item index, filter shards,
 // diff, commit, rollback) implements the service methods, Resync and the
 // frontend-interface update; this type adds what depends on node IPs.
@@ -27,32 +27,36 @@ var (
 // (vppcfg.CNATTranslation.NeedsRecreate).
 type Renderer struct {
 	*renderer.Core[Node]
+	fam Family
 	cfg Config
 	log logrus.FieldLogger
 }
 
-// New returns a renderer writing through client. cfg must pass Validate;
-// start from DefaultConfig. Nothing is written before the first Resync.
-func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, error) {
-	if err := cfg.Validate(); err != nil {
+// New returns a renderer of family f writing through client. cfg must pass
+// Validate; start from DefaultConfig. Nothing is written before the first
+// Resync.
+func New(f Family, client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, error) {
+	if err := cfg.Validate(f); err != nil {
 		return nil, err
 	}
 	if log == nil {
 		log = logrus.StandardLogger()
 	}
-	r := &Renderer{cfg: cfg, log: log.WithField("renderer", Name)}
+	r := &Renderer{fam: f, cfg: cfg, log: log.WithField("renderer", f.Name)}
 	core, err := renderer.NewCore(renderer.CoreConfig[Node]{
-		Name:   Name,
+		Name:   f.Name,
 		Client: client,
 		Log:    r.log,
-		Shards: cfg.shards(),
-		NodeOf: nodeOf,
+		Shards: cfg.Shards(f),
+		NodeOf: nodeOf(f),
 		RenderService: func(svc *model.ContivService, node Node) renderer.Rendering {
-			return RenderService(svc, node, &r.cfg)
+			return RenderService(f, svc, node, &r.cfg)
 		},
-		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(node, &r.cfg) },
+		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(f, node, &r.cfg) },
 		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {
-			warnSCTP(log, old, svc)
+			if !f.SCTP {
+				renderer.WarnSCTP(log, f.IP, old, svc, "not translated by cnat over "+f.IP.String())
+			}
 			r.warnUnreachableFromPods(log, old, svc)
 		},
 	})
@@ -65,19 +69,19 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 
 // UpdateNodePortServices re-renders, for new node IPs, the services whose
 // translations depend on them: those with node ports (a translation per
-// IPv6 node IP) and those with a ClusterIP, external IP or LoadBalancer IP
+// node IP of the family) and those with a ClusterIP, external IP or LoadBalancer IP
 // that became or stopped being a node IP (real instead of exclusive VIP).
 // Listed services use the processor's value; services the processor did
 // not list are re-rendered from their last value; listed services the
 // renderer does not know (their add has not succeeded yet) are left to that
-// add. A change of IPv4 node IPs only re-renders nothing.
+// add. A change of the other family's node IPs only re-renders nothing.
 func (r *Renderer) UpdateNodePortServices(nodeIPs model.IPAddresses, npServices []*model.ContivService) error {
 	latest := make(map[model.ServiceID]*model.ContivService, len(npServices))
 	for _, s := range npServices {
 		latest[s.ID] = s
 	}
 	return r.Reconfigure("update node IPs", func(node Node, services []*model.ContivService) (Node, []renderer.Change) {
-		moved := symmetricDifference(node.IPs.IPv6(), nodeIPs.IPv6())
+		moved := symmetricDifference(familyIPs(r.fam, node.IPs), familyIPs(r.fam, nodeIPs))
 		node.IPs = nodeIPs
 		if len(moved) == 0 {
 			return node, nil
@@ -105,25 +109,19 @@ func (r *Renderer) UpdateLocalBackendIfs(_, newIfNames model.Interfaces) error {
 	return nil
 }
 
-// UpdateServiceCIDRs re-renders the node's drop route per IPv6 service
-// CIDR (vppsvc.ServiceCIDRRenderer). No service depends on them: a
+// UpdateServiceCIDRs re-renders the node's drop route per service CIDR of
+// the family (vppsvc.ServiceCIDRRenderer). No service depends on them: a
 // ClusterIP's exclusive cnat VIP drops its other ports whatever the CIDRs.
 func (r *Renderer) UpdateServiceCIDRs(cidrs []netip.Prefix) error {
 	return r.Reconfigure("update service CIDRs", func(node Node, _ []*model.ContivService) (Node, []renderer.Change) {
-		node.ServiceCIDRs = renderer.FamilyCIDRs(cidrs, renderer.IPv6)
+		node.ServiceCIDRs = renderer.FamilyCIDRs(cidrs, r.fam.IP)
 		return node, nil
 	})
 }
 
-// warnSCTP logs, once per change of the set, the SCTP ports of a service
-// with an IPv6 ClusterIP: cnat does not translate SCTP over IPv6, so they
-// are skipped.
-func warnSCTP(log logrus.FieldLogger, old, svc *model.ContivService) {
-	renderer.WarnSCTP(log, renderer.IPv6, old, svc, "not translated by cnat over IPv6")
-}
-
 // warnUnreachableFromPods logs, when a service becomes so, an
-// externalTrafficPolicy: Local service with IPv6 external frontends and no
+// externalTrafficPolicy: Local service with external frontends of the
+// family and no
 // usable endpoint on this node, on a node whose configuration names
 // neither its pods nor its kernel's sources (Config.LocalClients,
 // NodeSources): its node ports, external IPs and LoadBalancer IPs then drop
@@ -131,10 +129,10 @@ func warnSCTP(log logrus.FieldLogger, old, svc *model.ContivService) {
 // every endpoint of the cluster.
 func (r *Renderer) warnUnreachableFromPods(log logrus.FieldLogger, old, svc *model.ContivService) {
 	unreachable := func(s *model.ContivService) bool {
-		if s == nil || len(r.cfg.ownClients()) > 0 || s.ExternalTrafficPolicy != model.TrafficPolicyLocal {
+		if s == nil || len(r.cfg.OwnClients(r.fam)) > 0 || s.ExternalTrafficPolicy != model.TrafficPolicyLocal {
 			return false
 		}
-		if _, ok := clusterIP6(s); !ok {
+		if _, ok := clusterIP(r.fam, s); !ok {
 			return false
 		}
 		// Only NodePort and LoadBalancer services may set the policy, so
@@ -142,14 +140,15 @@ func (r *Renderer) warnUnreachableFromPods(log logrus.FieldLogger, old, svc *mod
 		for _, p := range s.Ports {
 			external := renderer.Frontend{Kind: renderer.NodePortFrontend, PortName: p.Name}
 			cluster := renderer.Frontend{Kind: renderer.ClusterIPFrontend, PortName: p.Name}
-			if len(renderer.Backends(s, external, renderer.IPv6)) == 0 && len(renderer.Backends(s, cluster, renderer.IPv6)) > 0 {
+			if len(renderer.Backends(s, external, r.fam.IP)) == 0 && len(renderer.Backends(s, cluster, r.fam.IP)) > 0 {
 				return true
 			}
 		}
 		return false
 	}
 	if unreachable(svc) && !unreachable(old) {
-		log.WithField("service", svc.ID.String()).Warning("externalTrafficPolicy Local without an IPv6 endpoint on this node: its node ports, external IPs and LoadBalancer IPs are unreachable from this node's pods and the node itself; set localClients and nodeSources to serve them from every endpoint (docs/renderer-ipv6.md)")
+		log.WithField("service", svc.ID.String()).Warning("externalTrafficPolicy Local without an " + r.fam.IP.String() +
+			" endpoint on this node: its node ports, external IPs and LoadBalancer IPs are unreachable from this node's pods and the node itself; set localClients and nodeSources to serve them from every endpoint (" + r.fam.Doc + ")")
 	}
 }
 
@@ -175,4 +174,12 @@ func hasAnyAddress(svc *model.ContivService, ips model.IPAddresses) bool {
 		}
 	}
 	return false
+}
+
+// familyIPs returns the addresses of ips in family f.
+func familyIPs(f Family, ips model.IPAddresses) model.IPAddresses {
+	if f.is6() {
+		return ips.IPv6()
+	}
+	return ips.IPv4()
 }

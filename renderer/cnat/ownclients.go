@@ -1,4 +1,4 @@
-package ipv6
+package cnat
 
 import (
 	"net/netip"
@@ -18,22 +18,22 @@ import (
 // sends this node's pods and the node itself to every endpoint of the
 // cluster. cnat keys a translation by VIP, port and protocol alone, so one
 // frontend cannot have a local set for the uplink and a cluster set for
-// pods (docs/renderer-ipv6.md, "externalTrafficPolicy: Local from inside
-// the cluster"). Without a local endpoint there is no local set to keep:
+// pods (the renderer's document, "externalTrafficPolicy: Local from
+// inside the cluster"). Without a local endpoint there is no local set to keep:
 // the translation takes the cluster set and the filter admits only the
 // node's own clients (ownClientsRules), which matches kube-proxy exactly.
 // backends are the frontend's own (renderer.Backends).
-func ownClientsOnly(svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) bool {
+func ownClientsOnly(f Family, svc *model.ContivService, fe Frontend, backends []model.ServiceBackend, cfg *Config) bool {
 	return len(backends) == 0 && fe.Kind.External() && svc.ExternalTrafficPolicy == model.TrafficPolicyLocal &&
-		len(cfg.ownClients()) > 0
+		len(cfg.OwnClients(f)) > 0
 }
 
 // ownClientsBackends is the set an ownClientsOnly frontend load-balances
 // over: the cluster-wide one its ClusterIP uses.
-func ownClientsBackends(svc *model.ContivService, fe Frontend) []model.ServiceBackend {
+func ownClientsBackends(f Family, svc *model.ContivService, fe Frontend) []model.ServiceBackend {
 	cluster := fe.Frontend
 	cluster.Kind = renderer.ClusterIPFrontend
-	return renderer.Backends(svc, cluster, renderer.IPv6)
+	return renderer.Backends(svc, cluster, f.IP)
 }
 
 // ownClientsRules admits the node's own clients to fes and denies every
@@ -41,12 +41,12 @@ func ownClientsBackends(svc *model.ContivService, fe Frontend) []model.ServiceBa
 // admits a pod prefix only as far as the ranges hold it, and the node's
 // sources only when a range holds a node IP, as for every other
 // LoadBalancer frontend (renderer.FilterRules).
-func ownClientsRules(svc *model.ContivService, fes []Frontend, nodeIPs model.IPAddresses, cfg *Config) []vppcfg.ACLRule {
+func ownClientsRules(f Family, svc *model.ContivService, fes []Frontend, nodeIPs model.IPAddresses, cfg *Config) []vppcfg.ACLRule {
 	var rules []vppcfg.ACLRule
-	ranges := renderer.SourceRanges(svc, renderer.IPv6)
-	anySrc := netip.PrefixFrom(netip.IPv6Unspecified(), 0)
+	ranges := renderer.SourceRanges(svc, f.IP)
+	anySrc := netip.PrefixFrom(f.unspecified(), 0)
 	for _, fe := range fes {
-		for _, src := range ownSources(fe, ranges, nodeIPs, cfg) {
+		for _, src := range ownSources(f, fe, ranges, nodeIPs, cfg) {
 			rules = append(rules, renderer.FrontendRule(vppcfg.ACLPermit, src, fe.Frontend))
 		}
 		rules = append(rules, renderer.FrontendRule(vppcfg.ACLDeny, anySrc, fe.Frontend))
@@ -55,9 +55,9 @@ func ownClientsRules(svc *model.ContivService, fes []Frontend, nodeIPs model.IPA
 }
 
 // ownSources are the source prefixes admitted to fe.
-func ownSources(fe Frontend, ranges []netip.Prefix, nodeIPs model.IPAddresses, cfg *Config) []netip.Prefix {
+func ownSources(f Family, fe Frontend, ranges []netip.Prefix, nodeIPs model.IPAddresses, cfg *Config) []netip.Prefix {
 	if fe.Kind != renderer.LoadBalancerFrontend || len(ranges) == 0 {
-		return cfg.ownClients()
+		return cfg.OwnClients(f)
 	}
 	var out []netip.Prefix
 	add := func(p netip.Prefix) {
@@ -65,7 +65,7 @@ func ownSources(fe Frontend, ranges []netip.Prefix, nodeIPs model.IPAddresses, c
 			out = append(out, p)
 		}
 	}
-	for _, p := range v6(cfg.LocalClients) {
+	for _, p := range f.Prefixes(cfg.LocalClients) {
 		for _, r := range ranges {
 			switch {
 			case r.Bits() <= p.Bits() && r.Contains(p.Addr()):
@@ -75,27 +75,16 @@ func ownSources(fe Frontend, ranges []netip.Prefix, nodeIPs model.IPAddresses, c
 			}
 		}
 	}
-	if renderer.RangesHoldNode(ranges, nodeIPs, renderer.IPv6) {
-		for _, p := range v6(cfg.NodeSources) {
+	if renderer.RangesHoldNode(ranges, nodeIPs, f.IP) {
+		for _, p := range f.Prefixes(cfg.NodeSources) {
 			add(p)
 		}
 	}
 	return out
 }
 
-// ownClients are the prefixes this node's own clients send from: its pods
-// (LocalClients) and its kernel (NodeSources).
-func (c *Config) ownClients() []netip.Prefix {
-	return append(v6(c.LocalClients), v6(c.NodeSources)...)
-}
-
-// v6 returns the IPv6 prefixes of ps, masked.
-func v6(ps []netip.Prefix) []netip.Prefix {
-	var out []netip.Prefix
-	for _, p := range ps {
-		if p.IsValid() && p.Addr().Is6() && !p.Addr().Is4In6() {
-			out = append(out, p.Masked())
-		}
-	}
-	return out
+// OwnClients are the prefixes of family f this node's own clients send
+// from: its pods (LocalClients) and its kernel (NodeSources).
+func (c *Config) OwnClients(f Family) []netip.Prefix {
+	return append(f.Prefixes(c.LocalClients), f.Prefixes(c.NodeSources)...)
 }

@@ -1,0 +1,184 @@
+package cnat4_test
+
+// The harness of the packet traces (trace_test.go), over the shared one of
+// renderer/internal/tracetest. The scenarios are those of the IPv6
+// renderer's traces (renderer/ipv6), on the IPv4 half of the same node.
+//
+// Address plan. One node, node-1, of a two-node dual-stack cluster
+// (tracetest.DualStackTopology):
+//
+//	uplink0   192.168.16.1/24, fd00:16::1/64   node-1's InternalIPs (node-2: 192.168.16.2,
+//	                                           fd00:16::2); also the IPv4 SNAT address.
+//	                                           Remote pods, external clients, external IPs
+//	                                           and LoadBalancer IPs are routed here (0.0.0.0/0,
+//	                                           10.1.2.0/24, ::/0, fd00:1:2::/64).
+//	host0     172.30.1.1/24, fd00:30::1/64     VPP's side of the host interface; the node's
+//	                                           host stack sends from 172.30.1.2 (fd00:30::2).
+//	tap<N>    (no address)                     local pod 10.1.1.<N> (fd00:1:1::<N>), routes
+//	                                           /32 and /128 via tap<N>
+//	10.1.2.0/24, fd00:1:2::/64                 pods on node-2
+//	10.96.0.0/16 (fd00:96::/112)               ClusterIPs
+//	203.0.113.0/24                             spec.externalIPs
+//	198.51.100.0/24                            LoadBalancer ingress IPs
+//	100.64.0.0/16                              external clients (100.64.1.0/24 is an allowed
+//	                                           source range, 100.64.2.0/24 not)
+//
+// Clients used by every scenario: a local pod 10.1.1.9 (tap9, serves
+// nothing), the node (host0), a remote pod 10.1.2.9 and an external client
+// 100.64.1.5 (both on uplink0).
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+
+	vppagent "github.com/vppsvc/vppsvc/agent"
+	"github.com/vppsvc/vppsvc/dataplane"
+	"github.com/vppsvc/vppsvc/internal/agenttest"
+	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
+	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
+	"github.com/vppsvc/vppsvc/renderer/ipv6"
+)
+
+const (
+	thisNode  = tracetest.ThisNode
+	otherNode = tracetest.OtherNode
+	protoTCP  = tracetest.TCP
+	protoUDP  = tracetest.UDP
+)
+
+type client = tracetest.Client
+
+var (
+	localPod   = client{Name: "local pod", Ingress: "tap9", Addr: netip.MustParseAddr("10.1.1.9")}
+	theNode    = client{Name: "node", Ingress: "host0", Addr: netip.MustParseAddr("172.30.1.2")}
+	remotePod  = client{Name: "remote pod", Ingress: "uplink0", Addr: netip.MustParseAddr("10.1.2.9")}
+	external   = client{Name: "external client", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.1.5")}
+	outsider   = client{Name: "external client outside the source ranges", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.2.5")}
+	allClients = []client{localPod, theNode, remotePod, external}
+
+	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
+	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
+
+	ip = netip.MustParseAddr
+)
+
+// podClient is local pod <N> as a client.
+func podClient(n int) client {
+	return client{Name: fmt.Sprintf("pod %d", n), Ingress: fmt.Sprintf("tap%d", n), Addr: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n))}
+}
+
+// newNode returns node-1 (tracetest.DualStackTopology) on the tests' data
+// plane: fakevpp, or the real VPP of dataplane.SocketEnv.
+func newNode(tb testing.TB) dataplane.Node {
+	return tracetest.DualStackTopology().Build(tb, dataplane.ForTest(tb, 1))
+}
+
+// agent is one run of the control plane over a VPP: processor, the cnat
+// IPv4 renderer (and optionally the IPv6 renderer) and the VPP layer.
+type agent struct {
+	*agenttest.Run
+	proc *processor.Processor
+}
+
+func testConfig() cnat4.Config {
+	cfg := cnat4.DefaultConfig()
+	cfg.SNATAddress = nodeIP4
+	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 32)}
+	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("10.1.1.0/24")}
+	return cfg
+}
+
+// agentOptions choose the renderers of an agent.
+type agentOptions struct {
+	cfg  cnat4.Config
+	ipv6 *ipv6.Config // also register the IPv6 renderer (dual stack)
+}
+
+// startAgent connects a new agent to node (see agenttest.StartOn).
+func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
+	tb.Helper()
+	run := agenttest.StartOn(tb, node.Adapter(), vppagent.Options{
+		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"},
+		Config: agenttest.ConfigCNAT4(&opts.cfg, opts.ipv6), Log: tracetest.QuietLogger(),
+	})
+	return &agent{Run: run, proc: run.Agent.Processor}
+}
+
+// cluster is the Kubernetes state of a scenario.
+type cluster struct {
+	services []*corev1.Service
+	slices   []*discoveryv1.EndpointSlice
+}
+
+func (c cluster) snapshot() processor.Snapshot {
+	s := processor.Snapshot{
+		Services:       c.services,
+		EndpointSlices: c.slices,
+		Nodes: []*corev1.Node{
+			tracetest.Node(thisNode, nodeIP4, nodeIP6),
+			tracetest.Node(otherNode, otherNodeIP4, otherNodeIP6),
+		},
+	}
+	for _, n := range tracetest.LocalPods {
+		s.LocalPods = append(s.LocalPods, processor.LocalPod{
+			ID: processor.PodID{Namespace: "default", Name: fmt.Sprintf("pod-%d", n)},
+			IPs: []netip.Addr{
+				netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n)),
+				netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n)),
+			},
+			Interface: fmt.Sprintf("tap%d", n),
+		})
+	}
+	return s
+}
+
+// env is a node programmed by an agent from a cluster state; flows that
+// are source-NATed must come from the SNAT address.
+type env struct {
+	*tracetest.Env
+	agent *agent
+}
+
+func newEnv(t *testing.T, c cluster) *env {
+	t.Helper()
+	return newEnvWith(t, agentOptions{cfg: testConfig()}, c)
+}
+
+func newEnvWith(t *testing.T, opts agentOptions, c cluster) *env {
+	t.Helper()
+	v := newNode(t)
+	ag := startAgent(t, v, opts)
+	ag.proc.Resync(c.snapshot())
+	return &env{Env: tracetest.NewEnv(t, v, nodeIP4, 40000), agent: ag}
+}
+
+// forEachClient runs check for every client of allClients as a subtest.
+func (e *env) forEachClient(t *testing.T, check func(cl client)) {
+	e.ForEachClient(t, allClients, check)
+}
+
+// Short names for the shared builders and expectations.
+var (
+	k8sService       = tracetest.Service
+	nodePortType     = tracetest.NodePort
+	loadBalancer     = tracetest.LoadBalancer
+	externalIPs      = tracetest.ExternalIPs
+	etpLocal         = tracetest.ETPLocal
+	itpLocal         = tracetest.ITPLocal
+	clientIPAffinity = tracetest.ClientIPAffinity
+	local            = tracetest.Local
+	remote           = tracetest.Remote
+	terminating      = tracetest.Terminating
+	reaches          = tracetest.Reaches
+	dropped          = tracetest.Dropped
+)
+
+// k8sSlice is an IPv4 slice of svc with port "http" 8080 and the endpoints.
+func k8sSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
+	return tracetest.Slice(svc, discoveryv1.AddressTypeIPv4, eps...)
+}
