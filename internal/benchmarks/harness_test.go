@@ -17,6 +17,7 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/internal/pipeline"
 	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
@@ -66,14 +67,29 @@ type agent struct {
 // sync. The caller stops it: a cleanup would keep every cold sync's fake
 // VPP alive until the benchmark ends and skew the heap figures.
 func startAgent(b testing.TB, drv driverapi.Driver) *agent {
+	return startAgentWith(b, drv, false)
+}
+
+// startAgentWith is startAgent with the cnat IPv4 renderer instead of
+// NAT44's when useCNAT is set.
+func startAgentWith(b testing.TB, drv driverapi.Driver, useCNAT bool) *agent {
 	b.Helper()
-	cfg := nat44.DefaultConfig()
-	cfg.TwiceNATAddress = nodeIP
-	cfg.ServiceCIDRs = benchServiceCIDRs(b)
-	p, err := pipeline.New(drv, pipeline.Config{
-		NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"}, NAT44: &cfg,
+	pc := pipeline.Config{
+		NodeName: NodeName, FrontendInterfaces: []string{"uplink0", "host0"},
 		Log: quiet(), RetryMin: time.Millisecond, RetryMax: 20 * time.Millisecond,
-	})
+	}
+	if useCNAT {
+		cfg := cnat4.DefaultConfig()
+		cfg.SNATAddress = nodeIP
+		cfg.ServiceCIDRs = benchServiceCIDRs(b)
+		pc.CNAT4 = &cfg
+	} else {
+		cfg := nat44.DefaultConfig()
+		cfg.TwiceNATAddress = nodeIP
+		cfg.ServiceCIDRs = benchServiceCIDRs(b)
+		pc.NAT44 = &cfg
+	}
+	p, err := pipeline.New(drv, pc)
 	if err != nil {
 		b.Fatal(err)
 	}
