@@ -252,7 +252,7 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 			touched[it.claim] = true
 		}
 		if len(e.rules) > 0 {
-			shards[e.shard] = true
+			shards[int(e.shard)] = true
 		}
 	}
 	for i, ch := range changes {

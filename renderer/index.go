@@ -31,7 +31,9 @@ type serviceEntry struct {
 	// 40 bytes per item where a map cost a few hundred bytes per service.
 	items []claimed
 	rules []vppcfg.ACLRule
-	shard int
+	// shard is an int32 so that it shares a word with needs: the entry is
+	// 64 bytes, not 80, one per service.
+	shard int32
 	// needs tells whether the service needs the core's NodeDemand.
 	needs bool
 }
@@ -115,7 +117,7 @@ func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *se
 	// Stable: among items of one claim the first stays first and is kept.
 	slices.SortStableFunc(items, func(a, b claimed) int { return a.claim.Compare(b.claim) })
 	items = slices.CompactFunc(items, func(a, b claimed) bool { return a.claim == b.claim })
-	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: ix.shards.Of(svc.ID), needs: needs}
+	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: int32(ix.shards.Of(svc.ID)), needs: needs}
 }
 
 // claimMap indexes node items by claim.
