@@ -345,7 +345,7 @@ func (p *Processor) Resync(s Snapshot) {
 			endpoints[0] += len(sl.Endpoints)
 		}
 	}
-	p.services = newServiceCacheSized(len(s.Services), len(s.EndpointSlices), endpoints)
+	p.services = newServiceCacheSized(len(s.Services), endpoints)
 	for _, svc := range s.Services {
 		if svc == nil {
 			p.report(problemOwner{kind: KindService}, []Problem{{Kind: KindService, Reason: "nil Service ignored"}})

@@ -54,9 +54,13 @@ func (e *serviceEntry) sliceIndex(name string) int {
 // touches.
 type serviceCache struct {
 	entries map[model.ServiceID]*serviceEntry
-	// sliceOwners remembers the service of each slice, because a slice's
-	// service-name label can change and a delete carries only the slice name.
-	sliceOwners map[sliceKey]model.ServiceID
+	// A slice's owner must be remembered, because a slice's service-name
+	// label can change and a delete carries only the slice name. The
+	// EndpointSlice controller names a slice after its service
+	// ("<service>-<suffix>"), so the owner of such a slice is found among
+	// the services its name starts with (ownerOf); only the other slices
+	// are kept here. A map of every slice cost about 90 bytes a service.
+	unnamedOwners map[sliceKey]model.ServiceID
 	// byBackendIP maps each backend IP of a rendered service to the services
 	// using it.
 	byBackendIP backendIndex
@@ -69,19 +73,19 @@ type serviceCache struct {
 	rendered int
 }
 
-func newServiceCache() *serviceCache { return newServiceCacheSized(0, 0, [2]int{}) }
+func newServiceCache() *serviceCache { return newServiceCacheSized(0, [2]int{}) }
 
 // newServiceCacheSized returns a cache with room for the given numbers of
-// services, slices and endpoints (IPv4, IPv6): a Resync knows them, and growing the maps
+// services and endpoints (IPv4, IPv6): a Resync knows them, and growing the maps
 // from empty (rehashing every entry at each doubling) was a tenth of a cold
 // sync of 5,000 services × 10 endpoints.
-func newServiceCacheSized(services, slices int, endpoints [2]int) *serviceCache {
+func newServiceCacheSized(services int, endpoints [2]int) *serviceCache {
 	return &serviceCache{
-		entries:     make(map[model.ServiceID]*serviceEntry, services),
-		sliceOwners: make(map[sliceKey]model.ServiceID, slices),
-		byBackendIP: newBackendIndex(endpoints[0], endpoints[1]),
-		nodePort:    map[model.ServiceID]struct{}{},
-		hinted:      map[model.ServiceID]struct{}{},
+		entries:       make(map[model.ServiceID]*serviceEntry, services),
+		unnamedOwners: map[sliceKey]model.ServiceID{},
+		byBackendIP:   newBackendIndex(endpoints[0], endpoints[1]),
+		nodePort:      map[model.ServiceID]struct{}{},
+		hinted:        map[model.ServiceID]struct{}{},
 	}
 }
 
@@ -111,26 +115,57 @@ func (c *serviceCache) deleteService(id model.ServiceID) {
 // setSlice stores a slice under its service and returns the service it
 // belonged to before, if that was another one (the label changed).
 func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discoveryv1.EndpointSlice) (previous model.ServiceID, moved bool) {
-	if old, had := c.sliceOwners[key]; had && old != owner {
+	if old, had := c.ownerOf(key); had && old != owner {
 		c.detachSlice(key, old)
 		previous, moved = old, true
 	}
-	c.sliceOwners[key] = owner
+	if namedAfter(key, owner) {
+		delete(c.unnamedOwners, key)
+	} else {
+		c.unnamedOwners[key] = owner
+	}
 	c.entry(owner).setSlice(s)
 	return previous, moved
 }
 
 // deleteSlice forgets a slice and returns the service it belonged to.
 func (c *serviceCache) deleteSlice(key sliceKey) (model.ServiceID, bool) {
-	owner, had := c.sliceOwners[key]
+	owner, had := c.ownerOf(key)
 	if had {
 		c.detachSlice(key, owner)
 	}
 	return owner, had
 }
 
+// ownerOf returns the service that holds the slice: the one kept in
+// unnamedOwners, or else the service among those the slice is named after
+// (every prefix of its name that ends before a '-') whose entry holds a
+// slice of that name. A slice is held by one entry at most, so the first
+// found is the owner.
+func (c *serviceCache) ownerOf(key sliceKey) (model.ServiceID, bool) {
+	if id, ok := c.unnamedOwners[key]; ok {
+		return id, true
+	}
+	for i := len(key.Name) - 1; i > 0; i-- {
+		if key.Name[i] != '-' {
+			continue
+		}
+		id := model.ServiceID{Namespace: key.Namespace, Name: key.Name[:i]}
+		if e := c.entries[id]; e != nil && e.sliceIndex(key.Name) >= 0 {
+			return id, true
+		}
+	}
+	return model.ServiceID{}, false
+}
+
+// namedAfter reports whether ownerOf finds owner from the slice's name.
+func namedAfter(key sliceKey, owner model.ServiceID) bool {
+	return key.Namespace == owner.Namespace && len(key.Name) > len(owner.Name) &&
+		key.Name[len(owner.Name)] == '-' && key.Name[:len(owner.Name)] == owner.Name
+}
+
 func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
-	delete(c.sliceOwners, key)
+	delete(c.unnamedOwners, key)
 	if e := c.entries[owner]; e != nil {
 		e.deleteSlice(key.Name)
 	}

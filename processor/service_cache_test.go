@@ -34,6 +34,75 @@ func TestServiceCacheSliceOwnership(t *testing.T) {
 	assert.False(t, had)
 }
 
+// TestServiceCacheNamedSliceOwners: a slice named after its service
+// ("<service>-<suffix>", as the EndpointSlice controller names them) is not
+// kept in unnamedOwners, yet its owner is found for a move and a delete,
+// among services whose names are prefixes of each other and across
+// namespaces.
+func TestServiceCacheNamedSliceOwners(t *testing.T) {
+	id := func(ns, name string) model.ServiceID { return model.ServiceID{Namespace: ns, Name: name} }
+	web, webAPI, other := id("default", "web"), id("default", "web-api"), id("other", "web")
+	c := newServiceCache()
+	put := func(ns, name string, owner model.ServiceID) (model.ServiceID, bool) {
+		return c.setSlice(sliceKey{ns, name}, owner, makeSlice(ns, name, owner.Name))
+	}
+	owner := func(ns, name string) model.ServiceID {
+		t.Helper()
+		o, ok := c.ownerOf(sliceKey{ns, name})
+		if !ok {
+			return model.ServiceID{}
+		}
+		return o
+	}
+
+	put("default", "web-x1", web)
+	put("default", "web-api-x2", webAPI)
+	put("other", "web-x1", other)
+	put("default", "legacy", web) // not named after its service
+	assert.Equal(t, map[sliceKey]model.ServiceID{{"default", "legacy"}: web}, c.unnamedOwners,
+		"only the slice not named after its service is kept")
+	assert.Equal(t, web, owner("default", "web-x1"))
+	assert.Equal(t, webAPI, owner("default", "web-api-x2"), "the longer prefix holds it")
+	assert.Equal(t, other, owner("other", "web-x1"), "namespaces apart")
+	assert.Equal(t, web, owner("default", "legacy"))
+	assert.Equal(t, model.ServiceID{}, owner("default", "web-x9"), "a slice nobody holds")
+
+	// web-x1 relabelled to web-api: it moves, and is kept, not being
+	// named after web-api.
+	prev, moved := put("default", "web-x1", webAPI)
+	assert.True(t, moved)
+	assert.Equal(t, web, prev)
+	assert.Equal(t, webAPI, owner("default", "web-x1"))
+	assert.Contains(t, c.unnamedOwners, sliceKey{"default", "web-x1"})
+	assert.Len(t, c.entries[web].slices, 1, "legacy only")
+	// web-api-x2 relabelled to web: named after web as well ("web-…"), so
+	// it is found from its name, the longer prefix no longer holding it.
+	prev, moved = put("default", "web-api-x2", web)
+	assert.True(t, moved)
+	assert.Equal(t, webAPI, prev)
+	assert.NotContains(t, c.unnamedOwners, sliceKey{"default", "web-api-x2"})
+	assert.Equal(t, web, owner("default", "web-api-x2"))
+	// and web-x1 back: named after its owner again, it leaves unnamedOwners.
+	prev, moved = put("default", "web-x1", web)
+	assert.True(t, moved)
+	assert.Equal(t, webAPI, prev)
+	assert.NotContains(t, c.unnamedOwners, sliceKey{"default", "web-x1"})
+	assert.Equal(t, web, owner("default", "web-x1"))
+
+	for _, k := range []sliceKey{{"default", "web-x1"}, {"default", "web-api-x2"}, {"other", "web-x1"}, {"default", "legacy"}} {
+		want := owner(k.Namespace, k.Name)
+		got, had := c.deleteSlice(k)
+		assert.True(t, had, k.String())
+		assert.Equal(t, want, got, k.String())
+		_, had = c.deleteSlice(k)
+		assert.False(t, had, k.String())
+	}
+	assert.Empty(t, c.unnamedOwners)
+	for id, e := range c.entries {
+		assert.Empty(t, e.slices, id.String())
+	}
+}
+
 func TestServiceCacheIndexes(t *testing.T) {
 	c := newServiceCache()
 	a := model.ServiceID{Namespace: "default", Name: "a"}
