@@ -154,7 +154,7 @@ func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
 				ErrConflict, k, owner, o, ownerOf, ext)
 		}
-		if err := s.byExt.each(ext, func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
+		if err := s.byExt.each(ext, s.holdsExt(ext), func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
 			return err
 		}
 		for _, o := range netExt[ext] {
@@ -243,6 +243,19 @@ func (s *Store) ownerList(os []string) []string {
 func (s *Store) index(k Key, v Item) {
 	if ext, ok := ExternalKeyOf(k, v); ok {
 		s.byExt.add(ext, k)
+	}
+}
+
+// holdsExt reports whether the store holds a key whose item's external key
+// is ext: extIndex.each's lookup of the keys it does not hold.
+func (s *Store) holdsExt(ext string) func(Key) bool {
+	return func(k Key) bool {
+		e, ok := s.Items[k]
+		if !ok {
+			return false
+		}
+		x, ok := ExternalKeyOf(k, e.Item)
+		return ok && x == ext
 	}
 }
 
