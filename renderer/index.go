@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/vppsvc/vppsvc/internal/idmap"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
@@ -65,7 +66,7 @@ func (e *serviceEntry) item(c vppcfg.Key) vppcfg.Item {
 type index struct {
 	claim    ClaimFunc
 	shards   ACLShards
-	services map[model.ServiceID]*serviceEntry
+	services idmap.Map[serviceEntry]
 	// winners and contenders hold, per claim, the services that want it
 	// (claimants.go).
 	winners    map[vppcfg.Key]*serviceEntry
@@ -97,7 +98,7 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 	return &index{
 		claim:      claim,
 		shards:     shards,
-		services:   make(map[model.ServiceID]*serviceEntry, services),
+		services:   idmap.New(services, func(e *serviceEntry) model.ServiceID { return e.svc.ID }),
 		winners:    make(map[vppcfg.Key]*serviceEntry, claims),
 		contenders: map[vppcfg.Key][]*serviceEntry{},
 		node:       map[vppcfg.Key]vppcfg.Item{},
@@ -144,7 +145,7 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 // the previous one, which setService(id, previous) restores. The shard ACLs
 // are recomposed separately (composeShard).
 func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
-	old := ix.services[id]
+	old := ix.services.Get(id)
 	if old != nil {
 		for _, it := range old.items {
 			ix.removeClaimant(it.claim, id)
@@ -156,10 +157,10 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 		if old.needs {
 			ix.demanding--
 		}
-		delete(ix.services, id)
+		ix.services.Delete(id)
 	}
 	if e != nil {
-		ix.services[id] = e
+		ix.services.Set(e)
 		for _, it := range e.items {
 			ix.addClaimant(it.claim, e)
 		}
@@ -185,7 +186,7 @@ func (ix *index) composeShard(i int) {
 	}
 	var rules []vppcfg.ACLRule
 	for _, id := range ix.members[i] {
-		rules = append(rules, ix.services[id].rules...)
+		rules = append(rules, ix.services.Get(id).rules...)
 	}
 	ix.acls[i] = ix.shards.ACL(i, rules)
 }
@@ -245,8 +246,8 @@ func (ix *index) shadowed() map[vppcfg.Key]bool {
 
 // sortedServices returns the remembered service values in ID order.
 func (ix *index) sortedServices() []*model.ContivService {
-	out := make([]*model.ContivService, 0, len(ix.services))
-	for _, e := range ix.services {
+	out := make([]*model.ContivService, 0, ix.services.Len())
+	for e := range ix.services.All() {
 		out = append(out, e.svc)
 	}
 	slices.SortFunc(out, func(a, b *model.ContivService) int { return a.ID.Compare(b.ID) })
