@@ -362,9 +362,9 @@ func (p *Processor) Resync(s Snapshot) {
 			p.services.setSlice(key, id, sl)
 		}
 	}
-	ids := make([]model.ServiceID, 0, len(p.services.entries))
-	for id := range p.services.entries {
-		ids = append(ids, id)
+	ids := make([]model.ServiceID, 0, p.services.entries.Len())
+	for e := range p.services.entries.All() {
+		ids = append(ids, e.id())
 	}
 	for _, id := range ids {
 		p.refresh(id)
@@ -384,7 +384,7 @@ func (p *Processor) Resync(s Snapshot) {
 // refresh recomputes one service from the caches and tells the renderers if
 // its value changed.
 func (p *Processor) refresh(id model.ServiceID) {
-	e := p.services.entries[id]
+	e := p.services.entries.Get(id)
 	owner := problemOwner{KindService, id.Namespace, id.Name}
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
@@ -476,7 +476,7 @@ func (p *Processor) Services() []*model.ContivService {
 
 func (p *Processor) renderedServices() []*model.ContivService {
 	out := make([]*model.ContivService, 0, p.services.rendered)
-	for _, e := range p.services.entries {
+	for e := range p.services.entries.All() {
 		if e.value != nil {
 			out = append(out, e.value)
 		}
@@ -499,7 +499,7 @@ func compareIDs(a, b model.ServiceID) int {
 func (p *Processor) nodePortServices() []*model.ContivService {
 	out := make([]*model.ContivService, 0, len(p.services.nodePort))
 	for _, id := range sortedIDs(p.services.nodePort) {
-		out = append(out, p.services.entries[id].value)
+		out = append(out, p.services.entries.Get(id).value)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
+	"github.com/vppsvc/vppsvc/internal/idmap"
 	"github.com/vppsvc/vppsvc/model"
 )
 
@@ -27,6 +28,28 @@ type serviceEntry struct {
 	// costs a pointer per slice where a map cost a few hundred bytes.
 	slices []*discoveryv1.EndpointSlice
 	value  *model.ContivService
+}
+
+// id is the entry's service ID, from whichever of the Service, the value
+// and the slices it holds: the cache's map does not keep it (idmap). An
+// entry is removed before it would hold none of them.
+func (e *serviceEntry) id() model.ServiceID {
+	switch {
+	case e.svc != nil:
+		return ServiceIDOf(e.svc)
+	case e.value != nil:
+		return e.value.ID
+	case len(e.slices) > 0:
+		return model.ServiceID{Namespace: e.slices[0].Namespace, Name: e.slices[0].Labels[discoveryv1.LabelServiceName]}
+	}
+	return model.ServiceID{}
+}
+
+// emptyWithout reports whether the entry holds nothing once the named parts go:
+// its Service (noSvc), its only slice, its value (noValue).
+func (e *serviceEntry) emptyWithout(noSvc bool, slice string, noValue bool) bool {
+	return (e.svc == nil || noSvc) && (e.value == nil || noValue) &&
+		(len(e.slices) == 0 || len(e.slices) == 1 && e.slices[0].Name == slice)
 }
 
 // setSlice stores s, replacing the slice of the same name.
@@ -53,7 +76,7 @@ func (e *serviceEntry) sliceIndex(name string) int {
 // service, and the indexes that tell which services a node-level change
 // touches.
 type serviceCache struct {
-	entries map[model.ServiceID]*serviceEntry
+	entries idmap.Map[serviceEntry]
 	// A slice's owner must be remembered, because a slice's service-name
 	// label can change and a delete carries only the slice name. The
 	// EndpointSlice controller names a slice after its service
@@ -81,7 +104,7 @@ func newServiceCache() *serviceCache { return newServiceCacheSized(0, [2]int{}) 
 // sync of 5,000 services × 10 endpoints.
 func newServiceCacheSized(services int, endpoints [2]int) *serviceCache {
 	return &serviceCache{
-		entries:       make(map[model.ServiceID]*serviceEntry, services),
+		entries:       idmap.New(services, (*serviceEntry).id),
 		unnamedOwners: map[sliceKey]model.ServiceID{},
 		byBackendIP:   newBackendIndex(endpoints[0], endpoints[1]),
 		nodePort:      map[model.ServiceID]struct{}{},
@@ -89,25 +112,23 @@ func newServiceCacheSized(services int, endpoints [2]int) *serviceCache {
 	}
 }
 
-func (c *serviceCache) entry(id model.ServiceID) *serviceEntry {
-	e := c.entries[id]
-	if e == nil {
-		e = &serviceEntry{}
-		c.entries[id] = e
-	}
-	return e
-}
-
 // setService stores a Service.
 func (c *serviceCache) setService(svc *corev1.Service) model.ServiceID {
 	id := ServiceIDOf(svc)
-	c.entry(id).svc = svc
+	if e := c.entries.Get(id); e != nil {
+		e.svc = svc
+	} else {
+		c.entries.Set(&serviceEntry{svc: svc})
+	}
 	return id
 }
 
 // deleteService forgets a Service; its slices stay until they are deleted.
 func (c *serviceCache) deleteService(id model.ServiceID) {
-	if e := c.entries[id]; e != nil {
+	if e := c.entries.Get(id); e != nil {
+		if e.emptyWithout(true, "", false) {
+			c.entries.Delete(id)
+		}
 		e.svc = nil
 	}
 }
@@ -124,7 +145,11 @@ func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discover
 	} else {
 		c.unnamedOwners[key] = owner
 	}
-	c.entry(owner).setSlice(s)
+	if e := c.entries.Get(owner); e != nil {
+		e.setSlice(s)
+	} else {
+		c.entries.Set(&serviceEntry{slices: []*discoveryv1.EndpointSlice{s}})
+	}
 	return previous, moved
 }
 
@@ -151,7 +176,7 @@ func (c *serviceCache) ownerOf(key sliceKey) (model.ServiceID, bool) {
 			continue
 		}
 		id := model.ServiceID{Namespace: key.Namespace, Name: key.Name[:i]}
-		if e := c.entries[id]; e != nil && e.sliceIndex(key.Name) >= 0 {
+		if e := c.entries.Get(id); e != nil && e.sliceIndex(key.Name) >= 0 {
 			return id, true
 		}
 	}
@@ -166,7 +191,10 @@ func namedAfter(key sliceKey, owner model.ServiceID) bool {
 
 func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 	delete(c.unnamedOwners, key)
-	if e := c.entries[owner]; e != nil {
+	if e := c.entries.Get(owner); e != nil {
+		if e.emptyWithout(false, key.Name, false) {
+			c.entries.Delete(owner)
+		}
 		e.deleteSlice(key.Name)
 	}
 }
@@ -175,15 +203,15 @@ func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 // and drops the entry once nothing is left of it. It returns the previous
 // value and the backend IPs that started or stopped backing any service.
 func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
-	e := c.entries[id]
+	e := c.entries.Get(id)
 	if e == nil {
 		return nil, nil
 	}
 	old = e.value
-	e.value = v
 	if e.svc == nil && len(e.slices) == 0 {
-		delete(c.entries, id)
+		c.entries.Delete(id) // while the value still names it
 	}
+	e.value = v
 	if old == v {
 		return old, nil
 	}

@@ -20,12 +20,12 @@ func TestServiceCacheSliceOwnership(t *testing.T) {
 	prev, moved := c.setSlice(key, b, makeSlice("default", "s1", "b"))
 	assert.True(t, moved)
 	assert.Equal(t, a, prev)
-	assert.Empty(t, c.entries[a].slices)
-	assert.Len(t, c.entries[b].slices, 1)
-
-	// An entry with neither service nor slices disappears once its value is set.
-	c.setValue(a, nil)
-	assert.NotContains(t, c.entries, a)
+	assert.Nil(t, c.entries.Get(a), "an entry left with neither service, slices nor value goes at once")
+	assert.Len(t, c.entries.Get(b).slices, 1)
+	old, crossed := c.setValue(a, nil)
+	assert.Nil(t, old)
+	assert.Empty(t, crossed)
+	assert.Nil(t, c.entries.Get(a))
 
 	owner, had := c.deleteSlice(key)
 	assert.True(t, had)
@@ -74,7 +74,7 @@ func TestServiceCacheNamedSliceOwners(t *testing.T) {
 	assert.Equal(t, web, prev)
 	assert.Equal(t, webAPI, owner("default", "web-x1"))
 	assert.Contains(t, c.unnamedOwners, sliceKey{"default", "web-x1"})
-	assert.Len(t, c.entries[web].slices, 1, "legacy only")
+	assert.Len(t, c.entries.Get(web).slices, 1, "legacy only")
 	// web-api-x2 relabelled to web: named after web as well ("web-…"), so
 	// it is found from its name, the longer prefix no longer holding it.
 	prev, moved = put("default", "web-api-x2", web)
@@ -98,9 +98,7 @@ func TestServiceCacheNamedSliceOwners(t *testing.T) {
 		assert.False(t, had, k.String())
 	}
 	assert.Empty(t, c.unnamedOwners)
-	for id, e := range c.entries {
-		assert.Empty(t, e.slices, id.String())
-	}
+	assert.Zero(t, c.entries.Len(), "entries left with nothing go")
 }
 
 func TestServiceCacheIndexes(t *testing.T) {
@@ -139,7 +137,37 @@ func TestServiceCacheIndexes(t *testing.T) {
 	assert.Equal(t, []netip.Addr{ip("10.244.2.1")}, crossed)
 	assert.False(t, c.isBackend(ip("10.244.2.1")))
 	assert.Zero(t, c.rendered)
-	assert.Empty(t, c.entries)
+	assert.Zero(t, c.entries.Len())
 	assert.Zero(t, c.byBackendIP.len())
 	assert.Empty(t, c.byBackendIP.v4.more)
+}
+
+// TestServiceCacheEntryLifetime: an entry is found by its ID while it holds
+// a Service, a value or a slice (the map knows it by what it holds), and
+// goes when the last of them goes, whichever that is.
+func TestServiceCacheEntryLifetime(t *testing.T) {
+	a := model.ServiceID{Namespace: "default", Name: "a"}
+	val := &model.ContivService{ID: a}
+	key := sliceKey{Namespace: "default", Name: "a-1"}
+	c := newServiceCache()
+
+	c.setService(makeService("default", "a"))
+	c.setValue(a, val)
+	c.setSlice(key, a, makeSlice("default", "a-1", "a"))
+	c.deleteService(a)
+	assert.NotNil(t, c.entries.Get(a), "value and slice")
+	c.deleteSlice(key)
+	assert.Same(t, val, c.entries.Get(a).value, "the value alone")
+	old, _ := c.setValue(a, nil)
+	assert.Same(t, val, old)
+	assert.Nil(t, c.entries.Get(a))
+	assert.Zero(t, c.entries.Len())
+
+	c.setSlice(key, a, makeSlice("default", "a-1", "a"))
+	assert.Len(t, c.entries.Get(a).slices, 1, "a slice alone")
+	c.setService(makeService("default", "a"))
+	c.deleteSlice(key)
+	assert.NotNil(t, c.entries.Get(a), "the Service alone")
+	c.deleteService(a)
+	assert.Zero(t, c.entries.Len())
 }
