@@ -389,7 +389,8 @@ func (p *Processor) refresh(id model.ServiceID) {
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
 		var probs []Problem
-		v, probs = ConvertService(e.svc, e.slices, p.nodeContext())
+		var buf [1]*discoveryv1.EndpointSlice
+		v, probs = ConvertService(e.svc, e.slices.list(&buf), p.nodeContext())
 		p.report(owner, probs)
 	} else {
 		p.problems.forget(owner)

@@ -22,11 +22,8 @@ func (k sliceKey) String() string { return k.Namespace + "/" + k.Name }
 // an event cost O(that service) instead of O(cluster). The objects are the
 // informers' own, kept by pointer: the cache adds no copy of them.
 type serviceEntry struct {
-	svc *corev1.Service
-	// slices are in no particular order (ConvertService sorts them) and
-	// distinct by name. A service has one or a few slices, so a list
-	// costs a pointer per slice where a map cost a few hundred bytes.
-	slices []*discoveryv1.EndpointSlice
+	svc    *corev1.Service
+	slices sliceSet
 	value  *model.ContivService
 }
 
@@ -39,37 +36,19 @@ func (e *serviceEntry) id() model.ServiceID {
 		return ServiceIDOf(e.svc)
 	case e.value != nil:
 		return e.value.ID
-	case len(e.slices) > 0:
-		return model.ServiceID{Namespace: e.slices[0].Namespace, Name: e.slices[0].Labels[discoveryv1.LabelServiceName]}
+	case e.slices.len() > 0:
+		s := e.slices.first()
+		return model.ServiceID{Namespace: s.Namespace, Name: s.Labels[discoveryv1.LabelServiceName]}
 	}
 	return model.ServiceID{}
 }
 
-// emptyWithout reports whether the entry holds nothing once the named parts go:
-// its Service (noSvc), its only slice, its value (noValue).
-func (e *serviceEntry) emptyWithout(noSvc bool, slice string, noValue bool) bool {
-	return (e.svc == nil || noSvc) && (e.value == nil || noValue) &&
-		(len(e.slices) == 0 || len(e.slices) == 1 && e.slices[0].Name == slice)
-}
-
-// setSlice stores s, replacing the slice of the same name.
-func (e *serviceEntry) setSlice(s *discoveryv1.EndpointSlice) {
-	if i := e.sliceIndex(s.Name); i >= 0 {
-		e.slices[i] = s
-		return
-	}
-	e.slices = append(e.slices, s)
-}
-
-// deleteSlice forgets the slice of that name.
-func (e *serviceEntry) deleteSlice(name string) {
-	if i := e.sliceIndex(name); i >= 0 {
-		e.slices = slices.Delete(e.slices, i, i+1)
-	}
-}
-
-func (e *serviceEntry) sliceIndex(name string) int {
-	return slices.IndexFunc(e.slices, func(s *discoveryv1.EndpointSlice) bool { return s.Name == name })
+// emptyWithout reports whether the entry holds nothing once the named parts
+// go: its Service (noSvc) and the slice of that name.
+func (e *serviceEntry) emptyWithout(noSvc bool, slice string) bool {
+	n := e.slices.len()
+	return (e.svc == nil || noSvc) && e.value == nil &&
+		(n == 0 || n == 1 && e.slices.has(slice))
 }
 
 // serviceCache holds the service entries, which slice belongs to which
@@ -126,7 +105,7 @@ func (c *serviceCache) setService(svc *corev1.Service) model.ServiceID {
 // deleteService forgets a Service; its slices stay until they are deleted.
 func (c *serviceCache) deleteService(id model.ServiceID) {
 	if e := c.entries.Get(id); e != nil {
-		if e.emptyWithout(true, "", false) {
+		if e.emptyWithout(true, "") {
 			c.entries.Delete(id)
 		}
 		e.svc = nil
@@ -146,9 +125,9 @@ func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discover
 		c.unnamedOwners[key] = owner
 	}
 	if e := c.entries.Get(owner); e != nil {
-		e.setSlice(s)
+		e.slices.set(s)
 	} else {
-		c.entries.Set(&serviceEntry{slices: []*discoveryv1.EndpointSlice{s}})
+		c.entries.Set(&serviceEntry{slices: sliceSet{one: s}})
 	}
 	return previous, moved
 }
@@ -176,7 +155,7 @@ func (c *serviceCache) ownerOf(key sliceKey) (model.ServiceID, bool) {
 			continue
 		}
 		id := model.ServiceID{Namespace: key.Namespace, Name: key.Name[:i]}
-		if e := c.entries.Get(id); e != nil && e.sliceIndex(key.Name) >= 0 {
+		if e := c.entries.Get(id); e != nil && e.slices.has(key.Name) {
 			return id, true
 		}
 	}
@@ -192,10 +171,10 @@ func namedAfter(key sliceKey, owner model.ServiceID) bool {
 func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 	delete(c.unnamedOwners, key)
 	if e := c.entries.Get(owner); e != nil {
-		if e.emptyWithout(false, key.Name, false) {
+		if e.emptyWithout(false, key.Name) {
 			c.entries.Delete(owner)
 		}
-		e.deleteSlice(key.Name)
+		e.slices.delete(key.Name)
 	}
 }
 
@@ -208,7 +187,7 @@ func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old
 		return nil, nil
 	}
 	old = e.value
-	if e.svc == nil && len(e.slices) == 0 {
+	if e.svc == nil && e.slices.len() == 0 {
 		c.entries.Delete(id) // while the value still names it
 	}
 	e.value = v

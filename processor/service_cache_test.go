@@ -21,7 +21,7 @@ func TestServiceCacheSliceOwnership(t *testing.T) {
 	assert.True(t, moved)
 	assert.Equal(t, a, prev)
 	assert.Nil(t, c.entries.Get(a), "an entry left with neither service, slices nor value goes at once")
-	assert.Len(t, c.entries.Get(b).slices, 1)
+	assert.Equal(t, 1, c.entries.Get(b).slices.len())
 	old, crossed := c.setValue(a, nil)
 	assert.Nil(t, old)
 	assert.Empty(t, crossed)
@@ -74,7 +74,7 @@ func TestServiceCacheNamedSliceOwners(t *testing.T) {
 	assert.Equal(t, web, prev)
 	assert.Equal(t, webAPI, owner("default", "web-x1"))
 	assert.Contains(t, c.unnamedOwners, sliceKey{"default", "web-x1"})
-	assert.Len(t, c.entries.Get(web).slices, 1, "legacy only")
+	assert.Equal(t, 1, c.entries.Get(web).slices.len(), "legacy only")
 	// web-api-x2 relabelled to web: named after web as well ("web-…"), so
 	// it is found from its name, the longer prefix no longer holding it.
 	prev, moved = put("default", "web-api-x2", web)
@@ -164,7 +164,7 @@ func TestServiceCacheEntryLifetime(t *testing.T) {
 	assert.Zero(t, c.entries.Len())
 
 	c.setSlice(key, a, makeSlice("default", "a-1", "a"))
-	assert.Len(t, c.entries.Get(a).slices, 1, "a slice alone")
+	assert.Equal(t, 1, c.entries.Get(a).slices.len(), "a slice alone")
 	c.setService(makeService("default", "a"))
 	c.deleteSlice(key)
 	assert.NotNil(t, c.entries.Get(a), "the Service alone")
