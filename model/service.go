@@ -80,8 +80,8 @@ type ServiceBackend struct {
 	// reading Backends itself.
 	Terminating bool
 	// ZoneHints are the zones the EndpointSlice controller hinted this endpoint
-	// for, sorted; empty when the slice carries no hints.
-	ZoneHints []string
+	// for; empty when the slice carries no hints.
+	ZoneHints Zones
 }
 
 // AddrPort returns the endpoint as ip:port.
@@ -98,8 +98,8 @@ func (b ServiceBackend) String() string {
 	if b.Terminating {
 		flags = append(flags, "terminating")
 	}
-	if len(b.ZoneHints) > 0 {
-		flags = append(flags, "zones="+strings.Join(b.ZoneHints, "+"))
+	if b.ZoneHints.Len() > 0 {
+		flags = append(flags, "zones="+strings.Join(b.ZoneHints.List(), "+"))
 	}
 	s := b.AddrPort().String()
 	if len(flags) > 0 {
@@ -111,7 +111,7 @@ func (b ServiceBackend) String() string {
 // Equal reports whether both backends are the same in every field.
 func (b ServiceBackend) Equal(o ServiceBackend) bool {
 	return b.IP == o.IP && b.Port == o.Port && b.Local == o.Local && b.HostNetwork == o.HostNetwork &&
-		b.Terminating == o.Terminating && slices.Equal(b.ZoneHints, o.ZoneHints)
+		b.Terminating == o.Terminating && b.ZoneHints.Equal(o.ZoneHints)
 }
 
 // CompareBackends orders backends by IP, then port.
@@ -288,14 +288,7 @@ func (s *ContivService) Clone() *ContivService {
 	c.LoadBalancerSourceRanges = slices.Clone(s.LoadBalancerSourceRanges)
 	c.Ports = slices.Clone(s.Ports)
 	for i := range c.Ports {
-		if list := c.Ports[i].Backends; list != nil {
-			cl := make([]ServiceBackend, len(list))
-			for j, b := range list {
-				b.ZoneHints = slices.Clone(b.ZoneHints)
-				cl[j] = b
-			}
-			c.Ports[i].Backends = cl
-		}
+		c.Ports[i].Backends = slices.Clone(c.Ports[i].Backends) // zone hints are immutable: shared
 	}
 	return &c
 }

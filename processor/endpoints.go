@@ -263,21 +263,15 @@ func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContex
 	return out
 }
 
-// zoneHints returns the hinted zone names sorted and deduplicated; nil when
-// the endpoint carries none.
-func zoneHints(h *discoveryv1.EndpointHints) []string {
+// zoneHints returns the hinted zone names as a set; empty when the slice
+// carries none.
+func zoneHints(h *discoveryv1.EndpointHints) model.Zones {
 	if h == nil || len(h.ForZones) == 0 {
-		return nil
+		return model.Zones{}
 	}
-	zones := make([]string, 0, len(h.ForZones))
-	for _, z := range h.ForZones {
-		if z.Name != "" {
-			zones = append(zones, z.Name)
-		}
+	names := make([]string, len(h.ForZones))
+	for i, z := range h.ForZones {
+		names[i] = z.Name
 	}
-	if len(zones) == 0 {
-		return nil
-	}
-	slices.Sort(zones)
-	return slices.Compact(zones)
+	return model.NewZones(names...)
 }

@@ -271,7 +271,7 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 func hasZoneHints(v *model.ContivService) bool {
 	for _, p := range v.Ports {
 		for _, b := range p.Backends {
-			if len(b.ZoneHints) > 0 {
+			if b.ZoneHints.Len() > 0 {
 				return true
 			}
 		}
