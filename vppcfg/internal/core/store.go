@@ -92,11 +92,13 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 			leaving[k] = true
 		}
 	}
-	netExt := make(map[string][]Key, len(net))
+	// The transaction's puts by external key, indexed as the store's are:
+	// a mapping named by its external key costs no entry.
+	netExt := newExtIndex()
 	for k, v := range net {
 		if v != nil {
 			if ext, ok := ExternalKeyOf(k, v); ok {
-				netExt[ext] = append(netExt[ext], k)
+				netExt.add(ext, k)
 			}
 		}
 	}
@@ -108,7 +110,7 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
 			continue
 		}
-		if err := s.check(owner, k, v, net, netExt, leaving); err != nil {
+		if err := s.check(owner, k, v, net, &netExt, leaving); err != nil {
 			firstKey, firstErr = k, err
 		}
 	}
@@ -130,7 +132,7 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 
 // check rejects a put of v at k that conflicts with another owner's value
 // of the key or with other desired items (crossCheck).
-func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt *extIndex, leaving map[Key]bool) error {
 	if cur, ok := s.Items[k]; ok && !cur.Item.Equal(v) {
 		for _, other := range cur.Owners {
 			if other != owner {
@@ -145,7 +147,7 @@ func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[
 // owners: items on one external key (ExternalKey: static, LB and identity
 // mappings share that namespace), and keys a kind excludes (an
 // output-feature interface cannot also be inside or outside).
-func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt *extIndex, leaving map[Key]bool) error {
 	if ext, ok := ExternalKeyOf(k, it); ok {
 		check := func(o Key, ownerOf string) error {
 			if leaving[o] || !ExternalConflict(k, o) {
@@ -157,10 +159,16 @@ func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 		if err := s.byExt.each(ext, s.holdsExt(ext), func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
 			return err
 		}
-		for _, o := range netExt[ext] {
-			if err := check(o, owner); err != nil {
-				return err
+		inTxn := func(o Key) bool {
+			v := net[o]
+			if v == nil {
+				return false
 			}
+			x, ok := ExternalKeyOf(o, v)
+			return ok && x == ext
+		}
+		if err := netExt.each(ext, inTxn, func(o Key) error { return check(o, owner) }); err != nil {
+			return err
 		}
 	}
 	d := Describe(k.Kind)
