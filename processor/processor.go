@@ -362,12 +362,13 @@ func (p *Processor) Resync(s Snapshot) {
 			p.services.setSlice(key, id, sl)
 		}
 	}
-	ids := make([]model.ServiceID, 0, p.services.entries.Len())
+	// Entries first, then refreshed: a refresh may drop its entry.
+	entries := make([]*serviceEntry, 0, p.services.entries.Len())
 	for e := range p.services.entries.All() {
-		ids = append(ids, e.id())
+		entries = append(entries, e)
 	}
-	for _, id := range ids {
-		p.refresh(id)
+	for _, e := range entries {
+		p.refreshEntry(e.id(), e)
 	}
 
 	p.frontendIfs = p.pods.frontendIfs(p.cfg.FrontendInterfaces)
@@ -383,8 +384,10 @@ func (p *Processor) Resync(s Snapshot) {
 
 // refresh recomputes one service from the caches and tells the renderers if
 // its value changed.
-func (p *Processor) refresh(id model.ServiceID) {
-	e := p.services.entries.Get(id)
+func (p *Processor) refresh(id model.ServiceID) { p.refreshEntry(id, p.services.entries.Get(id)) }
+
+// refreshEntry is refresh of e, the entry of id (nil when there is none).
+func (p *Processor) refreshEntry(id model.ServiceID, e *serviceEntry) {
 	owner := problemOwner{KindService, id.Namespace, id.Name}
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
@@ -395,7 +398,7 @@ func (p *Processor) refresh(id model.ServiceID) {
 	} else {
 		p.problems.forget(owner)
 	}
-	old, crossed := p.services.setValue(id, v)
+	old, crossed := p.services.setEntryValue(id, e, v)
 	for _, ip := range crossed {
 		if p.pods.hasIP(ip) {
 			p.ifsStale = true

@@ -182,7 +182,11 @@ func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 // and drops the entry once nothing is left of it. It returns the previous
 // value and the backend IPs that started or stopped backing any service.
 func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
-	e := c.entries.Get(id)
+	return c.setEntryValue(id, c.entries.Get(id), v)
+}
+
+// setEntryValue is setValue of e, the entry of id (nil when there is none).
+func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
 	if e == nil {
 		return nil, nil
 	}
