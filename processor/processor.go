@@ -398,12 +398,11 @@ func (p *Processor) refreshEntry(id model.ServiceID, e *serviceEntry) {
 	} else {
 		p.problems.forget(owner)
 	}
-	old, crossed := p.services.setEntryValue(id, e, v)
-	for _, ip := range crossed {
+	old := p.services.setEntryValue(id, e, v, func(ip netip.Addr) {
 		if p.pods.hasIP(ip) {
 			p.ifsStale = true
 		}
-	}
+	})
 	if old.Equal(v) || !p.synced {
 		return
 	}

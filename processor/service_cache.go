@@ -182,13 +182,16 @@ func (c *serviceCache) detachSlice(key sliceKey, owner model.ServiceID) {
 // and drops the entry once nothing is left of it. It returns the previous
 // value and the backend IPs that started or stopped backing any service.
 func (c *serviceCache) setValue(id model.ServiceID, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
-	return c.setEntryValue(id, c.entries.Get(id), v)
+	old = c.setEntryValue(id, c.entries.Get(id), v, func(ip netip.Addr) { crossed = append(crossed, ip) })
+	return old, crossed
 }
 
-// setEntryValue is setValue of e, the entry of id (nil when there is none).
-func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *model.ContivService) (old *model.ContivService, crossed []netip.Addr) {
+// setEntryValue is setValue of e, the entry of id (nil when there is none),
+// calling crossed with each backend IP that started or stopped backing any
+// service instead of listing them.
+func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *model.ContivService, crossed func(netip.Addr)) (old *model.ContivService) {
 	if e == nil {
-		return nil, nil
+		return nil
 	}
 	old = e.value
 	if e.svc == nil && e.slices.len() == 0 {
@@ -196,7 +199,7 @@ func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *mod
 	}
 	e.value = v
 	if old == v {
-		return old, nil
+		return old
 	}
 	if old != nil {
 		c.rendered--
@@ -207,26 +210,22 @@ func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *mod
 	setMember(c.nodePort, id, v != nil && v.HasNodePort())
 	setMember(c.hinted, id, v != nil && hasZoneHints(v))
 
-	oldIPs, newIPs := backendIPs(old), backendIPs(v)
+	// Most services have a few backends: their IPs are listed on the stack.
+	var oldBuf, newBuf [8]netip.Addr
+	oldIPs, newIPs := backendIPs(old, oldBuf[:0]), backendIPs(v, newBuf[:0])
 	// Walk both sorted lists at once: IPs only in old lose this service,
 	// IPs only in new gain it.
-	cross := func(ip netip.Addr) {
-		if crossed == nil { // sized once: on a cold sync every IP crosses
-			crossed = make([]netip.Addr, 0, len(oldIPs)+len(newIPs))
-		}
-		crossed = append(crossed, ip)
-	}
 	i, j := 0, 0
 	for i < len(oldIPs) || j < len(newIPs) {
 		switch {
 		case j == len(newIPs) || (i < len(oldIPs) && oldIPs[i].Less(newIPs[j])):
 			if c.byBackendIP.remove(oldIPs[i], e) {
-				cross(oldIPs[i])
+				crossed(oldIPs[i])
 			}
 			i++
 		case i == len(oldIPs) || newIPs[j].Less(oldIPs[i]):
 			if c.byBackendIP.add(newIPs[j], e) {
-				cross(newIPs[j])
+				crossed(newIPs[j])
 			}
 			j++
 		default:
@@ -234,7 +233,7 @@ func (c *serviceCache) setEntryValue(id model.ServiceID, e *serviceEntry, v *mod
 			j++
 		}
 	}
-	return old, crossed
+	return old
 }
 
 // isBackend reports whether ip backs at least one rendered service.
@@ -250,8 +249,9 @@ func setMember(set map[model.ServiceID]struct{}, id model.ServiceID, in bool) {
 	}
 }
 
-// backendIPs returns the distinct backend IPs of a value, sorted.
-func backendIPs(v *model.ContivService) []netip.Addr {
+// backendIPs returns the distinct backend IPs of a value, sorted, in buf
+// when they fit.
+func backendIPs(v *model.ContivService, buf []netip.Addr) []netip.Addr {
 	if v == nil {
 		return nil
 	}
@@ -259,7 +259,10 @@ func backendIPs(v *model.ContivService) []netip.Addr {
 	for _, p := range v.Ports {
 		n += len(p.Backends)
 	}
-	out := make([]netip.Addr, 0, n)
+	out := buf[:0]
+	if cap(out) < n {
+		out = make([]netip.Addr, 0, n)
+	}
 	for _, p := range v.Ports {
 		for _, b := range p.Backends {
 			out = append(out, b.IP)
