@@ -222,7 +222,10 @@ func (s *Store) Hold(k Key, owner string, v Item) {
 		s.unindex(k, e.Item)
 	}
 	e.Item = v
-	if !slices.Contains(e.Owners, owner) {
+	switch {
+	case len(e.Owners) == 0:
+		e.Owners = s.soleList(owner)
+	case !slices.Contains(e.Owners, owner):
 		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
 	}
 	s.Items[k] = e
@@ -253,15 +256,20 @@ func (s *Store) Release(k Key, owner string) {
 // shared list when there is one owner.
 func (s *Store) ownerList(os []string) []string {
 	if len(os) == 1 {
-		shared, ok := s.soleOwner[os[0]]
-		if !ok {
-			shared = slices.Clip(os)
-			s.soleOwner[os[0]] = shared
-		}
-		return shared
+		return s.soleList(os[0])
 	}
 	slices.Sort(os)
 	return os
+}
+
+// soleList is the shared one-owner list of owner.
+func (s *Store) soleList(owner string) []string {
+	shared, ok := s.soleOwner[owner]
+	if !ok {
+		shared = []string{owner}
+		s.soleOwner[owner] = shared
+	}
+	return shared
 }
 
 func (s *Store) index(k Key, v Item) {
