@@ -52,14 +52,20 @@ func TestEqualAndCloneCoverPorts(t *testing.T) {
 	svc := &ContivService{ID: ServiceID{"default", "web"}, Ports: []NamedPort{
 		{Name: "http", ServicePort: ServicePort{Protocol: ProtocolTCP, Port: 80}, Backends: []ServiceBackend{ep("10.1.1.2:8080")}},
 	}}
-	svc.Ports[0].Backends[0].ZoneHints = []string{"a"}
+	svc.Ports[0].Backends[0].ZoneHints = NewZones("a")
 	c := svc.Clone()
 	if !c.Equal(svc) {
 		t.Fatal("a clone differs")
 	}
-	c.Ports[0].Backends[0].ZoneHints[0] = "b"
-	if svc.Ports[0].Backends[0].ZoneHints[0] != "a" || c.Equal(svc) {
-		t.Error("the clone shares zone hints, or Equal ignores them")
+	c.Ports[0].Backends[0].ZoneHints.List()[0] = "b" // a copy: the set cannot change
+	c.Ports[0].Backends[0].Port = 1
+	if svc.Ports[0].Backends[0].Port != 8080 || !svc.Ports[0].Backends[0].ZoneHints.Has("a") || svc.Ports[0].Backends[0].ZoneHints.Has("b") {
+		t.Error("the clone shares backends, or zone hints changed through List")
+	}
+	c = svc.Clone()
+	c.Ports[0].Backends[0].ZoneHints = NewZones("b")
+	if c.Equal(svc) {
+		t.Error("Equal ignores zone hints")
 	}
 	for _, change := range []func(*ContivService){
 		func(s *ContivService) { s.SetPort("http", ServicePort{Protocol: ProtocolTCP, Port: 81}) },

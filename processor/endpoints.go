@@ -62,11 +62,12 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 
 	// Candidates per service-port name, in slice-name order.
 	candidates := make(map[string][]endpoint, len(out.Ports))
+	var portBuf [4]sliceBackendPort // a slice's matched ports, most often one
 	for _, s := range sorted {
 		if !c.sliceUsable(svc, s, fam) {
 			continue
 		}
-		ports := c.matchSlicePorts(s, out)
+		ports := c.matchSlicePorts(s, out, portBuf[:0])
 		if len(ports) == 0 {
 			continue
 		}
@@ -195,9 +196,10 @@ func (c *converter) sliceUsable(svc *corev1.Service, s *discoveryv1.EndpointSlic
 // matchSlicePorts returns the slice ports that serve a service port. Like
 // kube-proxy, a slice port serves the service port of the same name and
 // protocol, and its number is the backend port: the EndpointSlice controller
-// has already resolved named and numbered targetPorts per pod.
-func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svc *model.ContivService) []sliceBackendPort {
-	var out []sliceBackendPort
+// has already resolved named and numbered targetPorts per pod. They are
+// appended to buf[:0], the caller's room on its stack.
+func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svc *model.ContivService, buf []sliceBackendPort) []sliceBackendPort {
+	out := buf[:0]
 	for _, p := range s.Ports {
 		if p.Name == nil {
 			c.sliceProblem(s, "ports[].name", "", "port without name; port skipped")
@@ -263,21 +265,15 @@ func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContex
 	return out
 }
 
-// zoneHints returns the hinted zone names sorted and deduplicated; nil when
-// the endpoint carries none.
-func zoneHints(h *discoveryv1.EndpointHints) []string {
+// zoneHints returns the hinted zone names as a set; empty when the slice
+// carries none.
+func zoneHints(h *discoveryv1.EndpointHints) model.Zones {
 	if h == nil || len(h.ForZones) == 0 {
-		return nil
+		return model.Zones{}
 	}
-	zones := make([]string, 0, len(h.ForZones))
-	for _, z := range h.ForZones {
-		if z.Name != "" {
-			zones = append(zones, z.Name)
-		}
+	names := make([]string, len(h.ForZones))
+	for i, z := range h.ForZones {
+		names[i] = z.Name
 	}
-	if len(zones) == 0 {
-		return nil
-	}
-	slices.Sort(zones)
-	return slices.Compact(zones)
+	return model.NewZones(names...)
 }

@@ -193,7 +193,7 @@ func be(addrPort string, flags ...string) model.ServiceBackend {
 		case f == "terminating":
 			b.Terminating = true
 		case strings.HasPrefix(f, "zones="):
-			b.ZoneHints = strings.Split(strings.TrimPrefix(f, "zones="), "+")
+			b.ZoneHints = model.NewZones(strings.Split(strings.TrimPrefix(f, "zones="), "+")...)
 		default:
 			panic("unknown backend flag " + f)
 		}

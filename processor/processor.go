@@ -345,7 +345,7 @@ func (p *Processor) Resync(s Snapshot) {
 			endpoints[0] += len(sl.Endpoints)
 		}
 	}
-	p.services = newServiceCacheSized(len(s.Services), len(s.EndpointSlices), endpoints)
+	p.services = newServiceCacheSized(len(s.Services), endpoints)
 	for _, svc := range s.Services {
 		if svc == nil {
 			p.report(problemOwner{kind: KindService}, []Problem{{Kind: KindService, Reason: "nil Service ignored"}})
@@ -362,12 +362,13 @@ func (p *Processor) Resync(s Snapshot) {
 			p.services.setSlice(key, id, sl)
 		}
 	}
-	ids := make([]model.ServiceID, 0, len(p.services.entries))
-	for id := range p.services.entries {
-		ids = append(ids, id)
+	// Entries first, then refreshed: a refresh may drop its entry.
+	entries := make([]*serviceEntry, 0, p.services.entries.Len())
+	for e := range p.services.entries.All() {
+		entries = append(entries, e)
 	}
-	for _, id := range ids {
-		p.refresh(id)
+	for _, e := range entries {
+		p.refreshEntry(e.id(), e)
 	}
 
 	p.frontendIfs = p.pods.frontendIfs(p.cfg.FrontendInterfaces)
@@ -383,23 +384,25 @@ func (p *Processor) Resync(s Snapshot) {
 
 // refresh recomputes one service from the caches and tells the renderers if
 // its value changed.
-func (p *Processor) refresh(id model.ServiceID) {
-	e := p.services.entries[id]
+func (p *Processor) refresh(id model.ServiceID) { p.refreshEntry(id, p.services.entries.Get(id)) }
+
+// refreshEntry is refresh of e, the entry of id (nil when there is none).
+func (p *Processor) refreshEntry(id model.ServiceID, e *serviceEntry) {
 	owner := problemOwner{KindService, id.Namespace, id.Name}
 	var v *model.ContivService
 	if e != nil && e.svc != nil {
 		var probs []Problem
-		v, probs = ConvertService(e.svc, e.slices, p.nodeContext())
+		var buf [1]*discoveryv1.EndpointSlice
+		v, probs = ConvertService(e.svc, e.slices.list(&buf), p.nodeContext())
 		p.report(owner, probs)
 	} else {
 		p.problems.forget(owner)
 	}
-	old, crossed := p.services.setValue(id, v)
-	for _, ip := range crossed {
+	old := p.services.setEntryValue(id, e, v, func(ip netip.Addr) {
 		if p.pods.hasIP(ip) {
 			p.ifsStale = true
 		}
-	}
+	})
 	if old.Equal(v) || !p.synced {
 		return
 	}
@@ -476,7 +479,7 @@ func (p *Processor) Services() []*model.ContivService {
 
 func (p *Processor) renderedServices() []*model.ContivService {
 	out := make([]*model.ContivService, 0, p.services.rendered)
-	for _, e := range p.services.entries {
+	for e := range p.services.entries.All() {
 		if e.value != nil {
 			out = append(out, e.value)
 		}
@@ -499,7 +502,7 @@ func compareIDs(a, b model.ServiceID) int {
 func (p *Processor) nodePortServices() []*model.ContivService {
 	out := make([]*model.ContivService, 0, len(p.services.nodePort))
 	for _, id := range sortedIDs(p.services.nodePort) {
-		out = append(out, p.services.entries[id].value)
+		out = append(out, p.services.entries.Get(id).value)
 	}
 	return out
 }

@@ -1,8 +1,6 @@
 package processor
 
 import (
-	"slices"
-
 	"github.com/vppsvc/vppsvc/model"
 )
 
@@ -24,10 +22,10 @@ func filterByZoneHints(ready []model.ServiceBackend, zone string, keepLocal bool
 	}
 	zoneHinted := false
 	for _, b := range ready {
-		if len(b.ZoneHints) == 0 {
+		if b.ZoneHints.Len() == 0 {
 			return ready
 		}
-		if slices.Contains(b.ZoneHints, zone) {
+		if b.ZoneHints.Has(zone) {
 			zoneHinted = true
 		}
 	}
@@ -36,7 +34,7 @@ func filterByZoneHints(ready []model.ServiceBackend, zone string, keepLocal bool
 	}
 	out := make([]model.ServiceBackend, 0, len(ready))
 	for _, b := range ready {
-		if slices.Contains(b.ZoneHints, zone) || (keepLocal && b.Local) {
+		if b.ZoneHints.Has(zone) || (keepLocal && b.Local) {
 			out = append(out, b)
 		}
 	}

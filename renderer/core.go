@@ -169,7 +169,7 @@ func (c *Core[N]) ReconfigureSome(what string, plan func(node N, services iter.S
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	node, changes := plan(c.node, func(yield func(*model.ContivService) bool) {
-		for _, e := range c.ix.services {
+		for e := range c.ix.services.All() {
 			if !yield(e.svc) {
 				return
 			}
@@ -215,7 +215,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	c.ix, c.node, c.started = ix, node, true
 	for _, svc := range ev.Services {
 		var prev *model.ContivService
-		if e := old.services[svc.ID]; e != nil {
+		if e := old.services.Get(svc.ID); e != nil {
 			prev = e.svc
 		}
 		c.warn(prev, svc)
@@ -234,7 +234,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	for _, k := range sortedKeys(contested) {
 		c.warnConflict(k, old.ownership(k))
 	}
-	c.cfg.Log.WithFields(logrus.Fields{"services": len(ix.services), "items": len(items)}).Info("resynced")
+	c.cfg.Log.WithFields(logrus.Fields{"services": ix.services.Len(), "items": len(items)}).Info("resynced")
 	return nil
 }
 
@@ -252,11 +252,11 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 			touched[it.claim] = true
 		}
 		if len(e.rules) > 0 {
-			shards[e.shard] = true
+			shards[int(e.shard)] = true
 		}
 	}
 	for i, ch := range changes {
-		if old := ix.services[ch.ID]; old != nil {
+		if old := ix.services.Get(ch.ID); old != nil {
 			mark(old)
 		}
 		if ch.Service != nil {
@@ -268,7 +268,7 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 	// first one comes or the last one goes, every shard and binding does.
 	filtered := ix.filtered
 	for i, ch := range changes {
-		if old := ix.services[ch.ID]; old != nil && len(old.rules) > 0 {
+		if old := ix.services.Get(ch.ID); old != nil && len(old.rules) > 0 {
 			filtered--
 		}
 		if entries[i] != nil && len(entries[i].rules) > 0 {

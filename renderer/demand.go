@@ -29,7 +29,7 @@ func (c *Core[N]) withDemand(node N, changes []Change) N {
 	}
 	n := c.ix.demanding
 	for _, ch := range changes {
-		if old := c.ix.services[ch.ID]; old != nil && old.needs {
+		if old := c.ix.services.Get(ch.ID); old != nil && old.needs {
 			n--
 		}
 		if c.needs(ch.Service) {

@@ -111,6 +111,17 @@ func frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family, sc
 		}
 	}
 	slices.SortFunc(out, compareFrontends)
+	if len(out) <= 8 {
+		// A service has a few frontends: comparing each with those kept
+		// costs less than a set.
+		kept := out[:0]
+		for _, fe := range out {
+			if !slices.ContainsFunc(kept, func(k Frontend) bool { return k.Addr == fe.Addr && k.Protocol == fe.Protocol }) {
+				kept = append(kept, fe)
+			}
+		}
+		return kept
+	}
 	type extKey struct {
 		addr  netip.AddrPort
 		proto vppcfg.Protocol

@@ -63,6 +63,24 @@ func TestFrontends(t *testing.T) {
 			want: []string{"cluster-ip 10.96.0.12:80/tcp"},
 		},
 		{
+			name: "more frontends than the short list handles: the duplicate is still kept once",
+			svc: svc("many", ips("10.96.0.14"), func(s *model.ContivService) {
+				s.ExternalIPs = ips("198.51.100.1", "198.51.100.3", "198.51.100.4", "198.51.100.5", "198.51.100.6")
+				s.LoadBalancerIPs = ips("198.51.100.1", "198.51.100.2", "198.51.100.7", "198.51.100.8")
+			}), fam: renderer.IPv4,
+			want: []string{
+				"cluster-ip 10.96.0.14:80/tcp",
+				"external-ip 198.51.100.1:80/tcp",
+				"external-ip 198.51.100.3:80/tcp",
+				"external-ip 198.51.100.4:80/tcp",
+				"external-ip 198.51.100.5:80/tcp",
+				"external-ip 198.51.100.6:80/tcp",
+				"load-balancer 198.51.100.2:80/tcp",
+				"load-balancer 198.51.100.7:80/tcp",
+				"load-balancer 198.51.100.8:80/tcp",
+			},
+		},
+		{
 			name: "the unspecified address is never a frontend",
 			svc:  svc("unspec", ips("10.96.0.13"), func(s *model.ContivService) { s.ExternalIPs = ips("0.0.0.0") }), fam: renderer.IPv4,
 			want: []string{"cluster-ip 10.96.0.13:80/tcp"},

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/vppsvc/vppsvc/internal/idmap"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
@@ -31,9 +32,17 @@ type serviceEntry struct {
 	// 40 bytes per item where a map cost a few hundred bytes per service.
 	items []claimed
 	rules []vppcfg.ACLRule
-	shard int
+	// shard is an int32 so that it shares a word with needs: the entry is
+	// 64 bytes, not 80, one per service.
+	shard int32
 	// needs tells whether the service needs the core's NodeDemand.
 	needs bool
+}
+
+// entryAndOneItem is an entry with room for its one item.
+type entryAndOneItem struct {
+	entry serviceEntry
+	one   [1]claimed
 }
 
 // claimed is an item under the claim it competes for.
@@ -63,7 +72,7 @@ func (e *serviceEntry) item(c vppcfg.Key) vppcfg.Item {
 type index struct {
 	claim    ClaimFunc
 	shards   ACLShards
-	services map[model.ServiceID]*serviceEntry
+	services idmap.Map[serviceEntry]
 	// winners and contenders hold, per claim, the services that want it
 	// (claimants.go).
 	winners    map[vppcfg.Key]*serviceEntry
@@ -95,7 +104,7 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 	return &index{
 		claim:      claim,
 		shards:     shards,
-		services:   make(map[model.ServiceID]*serviceEntry, services),
+		services:   idmap.New(services, func(e *serviceEntry) model.ServiceID { return e.svc.ID }),
 		winners:    make(map[vppcfg.Key]*serviceEntry, claims),
 		contenders: map[vppcfg.Key][]*serviceEntry{},
 		node:       map[vppcfg.Key]vppcfg.Item{},
@@ -108,6 +117,15 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 // claim the first is kept. needs tells whether the service needs the core's
 // NodeDemand.
 func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *serviceEntry {
+	shard := int32(ix.shards.Of(svc.ID))
+	if len(r.Items) == 1 {
+		// The entry and its one item in one allocation (112 bytes, as
+		// apart): most services render one item.
+		both := &entryAndOneItem{}
+		both.one[0] = claimed{ix.claim(r.Items[0]), r.Items[0]}
+		both.entry = serviceEntry{svc: svc, items: both.one[:], rules: r.Rules, shard: shard, needs: needs}
+		return &both.entry
+	}
 	items := make([]claimed, len(r.Items))
 	for i, it := range r.Items {
 		items[i] = claimed{ix.claim(it), it}
@@ -115,7 +133,7 @@ func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *se
 	// Stable: among items of one claim the first stays first and is kept.
 	slices.SortStableFunc(items, func(a, b claimed) int { return a.claim.Compare(b.claim) })
 	items = slices.CompactFunc(items, func(a, b claimed) bool { return a.claim == b.claim })
-	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: ix.shards.Of(svc.ID), needs: needs}
+	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: shard, needs: needs}
 }
 
 // claimMap indexes node items by claim.
@@ -142,7 +160,7 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 // the previous one, which setService(id, previous) restores. The shard ACLs
 // are recomposed separately (composeShard).
 func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
-	old := ix.services[id]
+	old := ix.services.Get(id)
 	if old != nil {
 		for _, it := range old.items {
 			ix.removeClaimant(it.claim, id)
@@ -154,10 +172,10 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 		if old.needs {
 			ix.demanding--
 		}
-		delete(ix.services, id)
+		ix.services.Delete(id)
 	}
 	if e != nil {
-		ix.services[id] = e
+		ix.services.Set(e)
 		for _, it := range e.items {
 			ix.addClaimant(it.claim, e)
 		}
@@ -183,7 +201,7 @@ func (ix *index) composeShard(i int) {
 	}
 	var rules []vppcfg.ACLRule
 	for _, id := range ix.members[i] {
-		rules = append(rules, ix.services[id].rules...)
+		rules = append(rules, ix.services.Get(id).rules...)
 	}
 	ix.acls[i] = ix.shards.ACL(i, rules)
 }
@@ -243,8 +261,8 @@ func (ix *index) shadowed() map[vppcfg.Key]bool {
 
 // sortedServices returns the remembered service values in ID order.
 func (ix *index) sortedServices() []*model.ContivService {
-	out := make([]*model.ContivService, 0, len(ix.services))
-	for _, e := range ix.services {
+	out := make([]*model.ContivService, 0, ix.services.Len())
+	for e := range ix.services.All() {
 		out = append(out, e.svc)
 	}
 	slices.SortFunc(out, func(a, b *model.ContivService) int { return a.ID.Compare(b.ID) })

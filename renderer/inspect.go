@@ -14,7 +14,7 @@ import (
 func (c *Core[N]) ServiceKeys() map[model.ServiceID][]vppcfg.Key {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[model.ServiceID][]vppcfg.Key, len(c.ix.services))
+	out := make(map[model.ServiceID][]vppcfg.Key, c.ix.services.Len())
 	for claim, w := range c.ix.winners {
 		if _, shadowed := c.ix.node[claim]; shadowed {
 			continue

@@ -31,16 +31,18 @@ func (l NAT44LBLocal) String() string {
 // (see LBPlaceholder).
 type NAT44LBMapping struct {
 	External netip.AddrPort
-	Protocol Protocol
 	// Locals holds at least one entry; the layer pads a single one with
 	// LBPlaceholder, because VPP needs two. Keep them sorted with
 	// SortLBLocals so that equal sets compare equal.
 	Locals []NAT44LBLocal
-	// Affinity is the sticky time in seconds for a client IP; 0 disables it.
-	Affinity   uint32
+	// The small fields share one word (the mapping is 80 bytes, not 96,
+	// one per service port).
+	Protocol   Protocol
 	Out2InOnly bool
 	TwiceNAT   TwiceNATMode
-	Label      string
+	// Affinity is the sticky time in seconds for a client IP; 0 disables it.
+	Affinity uint32
+	Label    string
 }
 
 // MaxLBProbabilitySum bounds the sum of an LB mapping's probabilities: VPP

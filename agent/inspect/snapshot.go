@@ -307,7 +307,7 @@ func serviceState(svc *model.ContivService, podIfs map[netip.Addr]string) Servic
 				state = "terminating"
 			}
 			be := Backend{PortName: name, Address: b.AddrPort().String(), State: state,
-				Local: b.Local, HostNetwork: b.HostNetwork, Zones: b.ZoneHints}
+				Local: b.Local, HostNetwork: b.HostNetwork, Zones: b.ZoneHints.List()}
 			if b.Local {
 				be.Interface = podIfs[b.IP]
 			}

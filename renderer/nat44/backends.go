@@ -42,10 +42,13 @@ const weightSpread = 3
 // out. The weights are spread (weightSpread) when the sum allows it.
 // Crossing that bound rewrites every local's weight, which VPP can only do
 // by removing and adding each local; a service crosses it at 86 endpoints
-// with the default weights.
-func lbLocals(backends []model.ServiceBackend, cfg *Config) (locals []vppcfg.NAT44LBLocal, left int) {
-	// Room for the placeholder a single backend gets (mappingFor).
-	locals = make([]vppcfg.NAT44LBLocal, 0, max(len(backends), 2))
+// with the default weights. The locals go to buf[:0] when it has room for
+// them and the placeholder a single backend gets (mappingFor).
+func lbLocals(backends []model.ServiceBackend, cfg *Config, buf []vppcfg.NAT44LBLocal) (locals []vppcfg.NAT44LBLocal, left int) {
+	locals = buf[:0]
+	if n := max(len(backends), 2); cap(locals) < n {
+		locals = make([]vppcfg.NAT44LBLocal, 0, n)
+	}
 	for _, b := range backends {
 		locals = append(locals, vppcfg.NAT44LBLocal{
 			Addr: b.AddrPort(), Probability: uint8(backendWeight(b, cfg)), VRF: backendVRF(b, cfg),

@@ -13,7 +13,7 @@ func TestLBLocalsWeightsVRFsAndDuplicates(t *testing.T) {
 	cfg.LocalEndpointWeight, cfg.RemoteEndpointWeight, cfg.PodVRF, cfg.HostVRF = 5, 2, 1, 2
 	got, left := lbLocals([]model.ServiceBackend{
 		be("10.1.2.2:80"), be("10.1.1.2:80", "local"), be("10.1.2.2:80"), be("192.168.16.2:80", "hostnet"),
-	}, &cfg)
+	}, &cfg, nil)
 	// Weights 5, 2, 2 sum to 9: spread by 3 (weightSpread).
 	want := []vppcfg.NAT44LBLocal{
 		{Addr: ap("10.1.1.2:80"), Probability: 15, VRF: 1},
@@ -49,7 +49,7 @@ func TestLBLocalsStayWithinVPPs8BitSum(t *testing.T) {
 	}{
 		{2, 2, 3, 0}, {85, 85, 3, 0}, {86, 86, 1, 0}, {255, 255, 1, 0}, {256, 255, 1, 1}, {300, 255, 1, 45},
 	} {
-		got, left := lbLocals(backends(c.n), &cfg)
+		got, left := lbLocals(backends(c.n), &cfg, nil)
 		sum := 0
 		for _, l := range got {
 			sum += int(l.Probability)

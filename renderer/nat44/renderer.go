@@ -126,15 +126,15 @@ func warnLBCapacity(log logrus.FieldLogger, old, svc *model.ContivService, cfg *
 		if s == nil {
 			return "", 0
 		}
-		for _, port := range s.PortNames() {
+		for _, p := range s.Ports { // sorted by name, like PortNames, without the list
 			sum := 0
-			for _, b := range s.Backends(port) {
+			for _, b := range p.Backends {
 				if b.IP.Is4() {
 					sum += backendWeight(b, cfg)
 				}
 			}
 			if sum > vppcfg.MaxLBProbabilitySum {
-				return port, sum
+				return p.Name, sum
 			}
 		}
 		return "", 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
@@ -33,6 +34,7 @@ type txn struct {
 var _ vppcfg.Txn = (*txn)(nil)
 
 func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn {
+	t.ops = slices.Grow(t.ops, len(items)) // a resync puts 50,000 at once
 	for _, it := range items {
 		if it == nil {
 			t.err = fmt.Errorf("%w: nil item", vppcfg.ErrInvalid)

@@ -3,6 +3,7 @@ package core
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -92,11 +93,13 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 			leaving[k] = true
 		}
 	}
-	netExt := make(map[string][]Key, len(net))
+	// The transaction's puts by external key, indexed as the store's are:
+	// a mapping named by its external key costs no entry.
+	netExt := newExtIndex()
 	for k, v := range net {
 		if v != nil {
 			if ext, ok := ExternalKeyOf(k, v); ok {
-				netExt[ext] = append(netExt[ext], k)
+				netExt.add(ext, k)
 			}
 		}
 	}
@@ -108,13 +111,14 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
 			continue
 		}
-		if err := s.check(owner, k, v, net, netExt, leaving); err != nil {
+		if err := s.check(owner, k, v, net, &netExt, leaving); err != nil {
 			firstKey, firstErr = k, err
 		}
 	}
 	if firstErr != nil {
 		return firstErr
 	}
+	s.reserve(len(net))
 	for k, v := range net {
 		if v == nil {
 			s.Release(k, owner)
@@ -128,9 +132,23 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 	return nil
 }
 
+// reserve makes room for up to n more items when that is many more than
+// the store holds (a cold sync): the items move once into a map of the
+// final size instead of the map growing from its few node-wide items
+// (splitting and rehashing its tables at every doubling, a few percent of
+// a cold sync of 50,000 services).
+func (s *Store) reserve(n int) {
+	if n < 64 || n < 2*len(s.Items) {
+		return
+	}
+	items := make(DesiredItems, len(s.Items)+n)
+	maps.Copy(items, s.Items)
+	s.Items = items
+}
+
 // check rejects a put of v at k that conflicts with another owner's value
 // of the key or with other desired items (crossCheck).
-func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt *extIndex, leaving map[Key]bool) error {
 	if cur, ok := s.Items[k]; ok && !cur.Item.Equal(v) {
 		for _, other := range cur.Owners {
 			if other != owner {
@@ -145,7 +163,7 @@ func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt map[
 // owners: items on one external key (ExternalKey: static, LB and identity
 // mappings share that namespace), and keys a kind excludes (an
 // output-feature interface cannot also be inside or outside).
-func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt map[string][]Key, leaving map[Key]bool) error {
+func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netExt *extIndex, leaving map[Key]bool) error {
 	if ext, ok := ExternalKeyOf(k, it); ok {
 		check := func(o Key, ownerOf string) error {
 			if leaving[o] || !ExternalConflict(k, o) {
@@ -154,13 +172,19 @@ func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 			return fmt.Errorf("%w: %s (owner %q) and %s (owner %q) use the same external %s in VPP",
 				ErrConflict, k, owner, o, ownerOf, ext)
 		}
-		if err := s.byExt.each(ext, func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
+		if err := s.byExt.each(ext, s.holdsExt(ext), func(o Key) error { return check(o, s.OwnerNames(o)) }); err != nil {
 			return err
 		}
-		for _, o := range netExt[ext] {
-			if err := check(o, owner); err != nil {
-				return err
+		inTxn := func(o Key) bool {
+			v := net[o]
+			if v == nil {
+				return false
 			}
+			x, ok := ExternalKeyOf(o, v)
+			return ok && x == ext
+		}
+		if err := netExt.each(ext, inTxn, func(o Key) error { return check(o, owner) }); err != nil {
+			return err
 		}
 	}
 	d := Describe(k.Kind)
@@ -198,7 +222,10 @@ func (s *Store) Hold(k Key, owner string, v Item) {
 		s.unindex(k, e.Item)
 	}
 	e.Item = v
-	if !slices.Contains(e.Owners, owner) {
+	switch {
+	case len(e.Owners) == 0:
+		e.Owners = s.soleList(owner)
+	case !slices.Contains(e.Owners, owner):
 		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
 	}
 	s.Items[k] = e
@@ -229,20 +256,38 @@ func (s *Store) Release(k Key, owner string) {
 // shared list when there is one owner.
 func (s *Store) ownerList(os []string) []string {
 	if len(os) == 1 {
-		shared, ok := s.soleOwner[os[0]]
-		if !ok {
-			shared = slices.Clip(os)
-			s.soleOwner[os[0]] = shared
-		}
-		return shared
+		return s.soleList(os[0])
 	}
 	slices.Sort(os)
 	return os
 }
 
+// soleList is the shared one-owner list of owner.
+func (s *Store) soleList(owner string) []string {
+	shared, ok := s.soleOwner[owner]
+	if !ok {
+		shared = []string{owner}
+		s.soleOwner[owner] = shared
+	}
+	return shared
+}
+
 func (s *Store) index(k Key, v Item) {
 	if ext, ok := ExternalKeyOf(k, v); ok {
 		s.byExt.add(ext, k)
+	}
+}
+
+// holdsExt reports whether the store holds a key whose item's external key
+// is ext: extIndex.each's lookup of the keys it does not hold.
+func (s *Store) holdsExt(ext string) func(Key) bool {
+	return func(k Key) bool {
+		e, ok := s.Items[k]
+		if !ok {
+			return false
+		}
+		x, ok := ExternalKeyOf(k, e.Item)
+		return ok && x == ext
 	}
 }
 

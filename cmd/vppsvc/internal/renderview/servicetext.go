@@ -272,8 +272,8 @@ func backendLine(be Backend) string {
 	} else {
 		flags = append(flags, "ready")
 	}
-	if len(be.ZoneHints) > 0 {
-		flags = append(flags, "zones "+strings.Join(be.ZoneHints, ","))
+	if be.ZoneHints.Len() > 0 {
+		flags = append(flags, "zones "+strings.Join(be.ZoneHints.List(), ","))
 	}
 	return strings.TrimRight(s+" "+strings.Join(flags, ", "), " ")
 }
