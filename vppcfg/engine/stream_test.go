@@ -60,11 +60,12 @@ func (s *streamingDriver) ApplyStream(ctx context.Context, chunks <-chan []drive
 	}
 }
 
-// lbs returns n one-backend LB mappings, the i-th at 10.96.0.i:80.
+// lbs returns n one-backend LB mappings, the i-th (from 1) at
+// 10.96.i/256.i%256:80 with its backend at 10.1.i/256.i%256 (n < 65,536).
 func lbs(n int, backendPort int) []vppcfg.Item {
 	out := make([]vppcfg.Item, 0, n)
-	for i := range n {
-		out = append(out, lb(fmt.Sprintf("10.96.0.%d:80", i+1), fmt.Sprintf("10.1.1.%d:%d", i+1, backendPort)))
+	for i := 1; i <= n; i++ {
+		out = append(out, lb(fmt.Sprintf("10.96.%d.%d:80", i/256, i%256), fmt.Sprintf("10.1.%d.%d:%d", i/256, i%256, backendPort)))
 	}
 	return out
 }
@@ -90,7 +91,7 @@ func streamScenario(t *testing.T, f *fakeDriver, d driverapi.Driver) (log []stri
 	var next []vppcfg.Item
 	for i, it := range lbs(9, 8080) {
 		m := it.(*vppcfg.NAT44LBMapping)
-		m.Locals = append(m.Locals, vppcfg.NAT44LBLocal{Addr: ap(fmt.Sprintf("10.1.2.%d:8080", i+1)), Probability: 10})
+		m.Locals = append(m.Locals, vppcfg.NAT44LBLocal{Addr: ap(fmt.Sprintf("10.2.0.%d:8080", i+1)), Probability: 10})
 		vppcfg.SortLBLocals(m.Locals)
 		next = append(next, m)
 	}
