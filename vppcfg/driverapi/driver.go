@@ -27,6 +27,20 @@ type Driver interface {
 	CallStats() []CallStat
 }
 
+// Streamer is a Driver that takes the ops of one Apply call in chunks, as
+// the layer prepares them, so that VPP works on the first chunks while the
+// layer still prepares (and records) the others. The chunks of one
+// ApplyStream are one call in Apply's sense: executed in order, pipelined,
+// on one connection to VPP; once that connection is lost (or ctx ends)
+// nothing more is sent, and the ops of the later chunks fail with ErrDrift,
+// as the rest of an Apply call does. ApplyStream sends one result slice per
+// chunk, in chunk order, one result per op, and returns once chunks is
+// closed and every result is sent; results must have room for the chunks
+// the caller has handed over and not yet read the result of.
+type Streamer interface {
+	ApplyStream(ctx context.Context, chunks <-chan []Op, results chan<- []OpResult)
+}
+
 // State is what a dump found in VPP.
 type State struct {
 	// Interfaces maps every interface name to its sw_if_index.

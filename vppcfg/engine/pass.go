@@ -61,9 +61,6 @@ func (r *Reconciler) pass(ctx context.Context) {
 		if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
 			op.owner = owners[0]
 		}
-		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
-			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
-		}
 		ops = append(ops, op)
 	}
 	r.storeMu.RUnlock()
@@ -104,9 +101,11 @@ func (r *Reconciler) opReady(op *task, now time.Time) bool {
 // isMerged reports whether op sets a merged value (see core.Merger).
 func isMerged(op *task) bool { return core.Merged(op.Key.Kind) && op.Type == driverapi.OpUpdate }
 
-// execute sends ops in batches. A batch ends before merged ops (interface
-// ACL lists) that follow other ops, because those need the indexes VPP
-// returns for the objects (ACLs) created just before.
+// execute sends ops in batches, each one driver call (applyBatch: handed
+// over in chunks as they are prepared, when the driver takes them so). A
+// batch ends before merged ops (interface ACL lists) that follow other ops,
+// because those need the indexes VPP returns for the objects (ACLs)
+// created just before.
 //
 // A batch also ends after the delete of a recreate (a delete followed by a
 // create of the same key), and the create is dropped when that delete
@@ -133,25 +132,18 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 		}
 		batch := ops[:n]
 		ops = ops[n:]
-		prepared, send := r.prepare(batch)
-		if len(send) == 0 {
-			continue
-		}
-		bctx, cancel := context.WithTimeout(ctx, r.opts.OpTimeout)
-		results := r.d.Apply(bctx, send)
-		cancel()
-		r.record(prepared, results)
-		for i, op := range send {
-			if op.Type == driverapi.OpDelete && recreated[op.Key] && i < len(results) && results[i].Err != nil {
-				ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == op.Key })
-			}
+		// Only a batch's last op can be the delete of a recreate.
+		last := batch[len(batch)-1]
+		if err := r.applyBatch(ctx, batch); err != nil && last.Type == driverapi.OpDelete && recreated[last.Key] {
+			ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
 		}
 	}
 }
 
 // prepare fills in what only the current applied view knows: interface
 // indexes, VPP handles and, for merged ops, the indexes of what they refer
-// to. It returns the tasks and the ops to send, in the same order.
+// to; and the tag a create writes. It returns the tasks and the ops to
+// send, in the same order.
 func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 	send := make([]driverapi.Op, 0, len(batch))
 	now := time.Now()
@@ -159,6 +151,9 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 		op := &batch[i] // completed in place: the batch is not sent again
 		if b, ok := op.Item.(vppcfg.InterfaceBound); ok {
 			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
+		}
+		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
+			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
 		}
 		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
 			op.Handle = a.Handle

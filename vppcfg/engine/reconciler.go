@@ -28,8 +28,8 @@ type Options struct {
 	// waits for one, in case an interface event was missed; default 5s.
 	InterfacePoll time.Duration
 	// OpTimeout is the deadline of one driver call (a dump, or one batch of
-	// operations); default 2 minutes, enough for a cold sync of tens of
-	// thousands of objects.
+	// operations, however many chunks it is handed over in); default 2
+	// minutes, enough for a cold sync of tens of thousands of objects.
 	OpTimeout time.Duration
 	// Claims lets an owner claim untagged VPP objects that nobody desires,
 	// so that they are removed as stale once that owner has resynced (see
@@ -72,6 +72,9 @@ type Reconciler struct {
 	opts  Options
 	log   logrus.FieldLogger
 	debug bool
+	// chunk is how many ops a Streamer driver is handed at a time
+	// (chunkOps; tests set fewer).
+	chunk int
 
 	// storeMu guards store, the desired state of every owner. It is held
 	// only to read or change that state, never across a VPP call.
@@ -170,6 +173,7 @@ func NewReconciler(d driverapi.Driver, opts Options) *Reconciler {
 		opts:  opts,
 		log:   opts.Logger.WithField("component", "vppcfg"),
 		debug: logx.DebugEnabled(opts.Logger),
+		chunk: chunkOps,
 		store: core.NewStore(),
 		loopState: loopState{
 			syncedCh: make(chan struct{}),

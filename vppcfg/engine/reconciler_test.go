@@ -396,6 +396,39 @@ func TestFailedItemThatIsDeletedIsForgotten(t *testing.T) {
 	r.mu.Unlock()
 }
 
+// TestFullPassForgetsFailuresNobodyWants: a full pass (an owner's
+// ResyncTxn) that finds a failed key neither desired nor in VPP forgets its
+// failure and retry at once, without waiting for the retry to come due.
+// Without a Start loop and with a retry an hour away, the old full pass
+// left both: TestFailedItemThatIsDeletedIsForgotten failed whenever the
+// loop's retry pass ran later than its 50 ms.
+func TestFullPassForgetsFailuresNobodyWants(t *testing.T) {
+	f := newFakeDriver()
+	f.fail = func(op driverapi.Op) error {
+		if op.Key == vppcfg.ACLKey("x") {
+			return errors.New("VPPApiError: boom")
+		}
+		return nil
+	}
+	opts := testOptions()
+	opts.RetryMin, opts.RetryMax = time.Hour, time.Hour
+	r := NewReconciler(f, opts)
+	c := r.Client("pol")
+	commit(t, c.ResyncTxn(), acl("x"), acl("y"))
+	require.NoError(t, r.Resync(context.Background()))
+	s, _ := r.Status(vppcfg.ACLKey("x"))
+	require.Equal(t, StateFailed, s.State)
+	commit(t, c.ResyncTxn(), acl("y"))
+	_, ok := r.Status(vppcfg.ACLKey("x"))
+	assert.False(t, ok)
+	assert.Zero(t, r.Stats().Failed)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	assert.Empty(t, r.retry.next)
+	assert.Empty(t, r.retry.attempts)
+	assert.Empty(t, r.lastErr)
+}
+
 // TestStatsApplyingDuringAPass: while a pass sends a commit's ops, Stats
 // says so, because its other counters still describe the state before the
 // pass. Without it an agent reported converged while the ops of a large

@@ -120,13 +120,38 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 			r.refreshStatus(plan, k, now)
 		}
 	}
-	r.forEachKey(func(k vppcfg.Key) {
+	gone := func(k vppcfg.Key) bool {
 		_, desired := r.store.Items[k]
 		_, applied := r.applied[k]
-		if !desired && !applied {
-			r.put(k, nil)
+		return !desired && !applied
+	}
+	r.forEachKey(func(k vppcfg.Key) {
+		if gone(k) {
+			r.forget(k)
 		}
 	})
+	// A failure whose key nobody wants any more is over too: left armed,
+	// its retry woke the loop for a pass with nothing to do, and the key
+	// stayed failed until that pass (a test that checked right after the
+	// commit failed whenever the loop ran late).
+	for k := range r.lastErr {
+		if gone(k) {
+			r.forget(k)
+		}
+	}
+	for k := range r.retry.attempts {
+		if gone(k) {
+			r.forget(k)
+		}
+	}
+}
+
+// forget drops the status, failure and retry of a key that is neither
+// desired nor in VPP. Called with mu, storeMu and smu held.
+func (r *Reconciler) forget(k vppcfg.Key) {
+	r.put(k, nil)
+	r.retry.succeeded(k)
+	delete(r.lastErr, k)
 }
 
 // refreshStatus recomputes one key's status. Called with storeMu and smu held.
@@ -167,9 +192,7 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k vppcfg.Key, now time.Time) {
 		}
 	} else {
 		// Neither desired nor in VPP: nothing left to retry or report.
-		r.put(k, nil)
-		r.retry.succeeded(k)
-		delete(r.lastErr, k)
+		r.forget(k)
 		return
 	}
 	next.Failures = r.retry.failures(k)

@@ -219,6 +219,28 @@ func (d *Driver) withDeadline(ctx context.Context) (context.Context, context.Can
 func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpResult {
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
+	p := d.newPipe(ctx)
+	defer p.close()
+	return d.applyOn(p, ops)
+}
+
+// ApplyStream implements driverapi.Streamer: the chunks go through one
+// pipe, bound to the connection of the call's start (withDeadline), so
+// that once that connection is lost no later chunk reaches a VPP govpp may
+// have reconnected to meanwhile.
+func (d *Driver) ApplyStream(ctx context.Context, chunks <-chan []driverapi.Op, results chan<- []driverapi.OpResult) {
+	ctx, cancel := d.withDeadline(ctx)
+	defer cancel()
+	p := d.newPipe(ctx)
+	defer p.close()
+	for ops := range chunks {
+		results <- d.applyOn(p, ops)
+	}
+}
+
+// applyOn turns each op into its requests, sends them on p and returns one
+// result per op.
+func (d *Driver) applyOn(p *pipe, ops []driverapi.Op) []driverapi.OpResult {
 	res := make([]driverapi.OpResult, len(ops))
 	caps := d.caps.Load()
 	all := make([]*call, 0, len(ops)) // most ops are one call
@@ -233,7 +255,7 @@ func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpRe
 		}
 		all = append(all, calls...)
 	}
-	d.pipeline(ctx, all)
+	p.run(all)
 	for _, c := range all {
 		if c.err != nil && res[c.op].Err == nil {
 			res[c.op].Err = fmt.Errorf("%s: %w", ops[c.op], c.err)
@@ -241,6 +263,8 @@ func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpRe
 	}
 	return res
 }
+
+var _ driverapi.Streamer = (*Driver)(nil)
 
 // buildOp returns the requests of one op, built by the descriptor of the
 // op's kind; their done callbacks write the handle VPP returns into res.

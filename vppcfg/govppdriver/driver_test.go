@@ -602,78 +602,117 @@ func itemStrings(st *driverapi.State) []string {
 // one pass (a create out of order would find it and fail), among other
 // mappings, with failures at the first, last and window-edge requests.
 func TestPipelineOrderAndFailures(t *testing.T) {
-	for _, depth := range []int{1, 2, 7, 256} {
-		for _, failAt := range [][]int{nil, {1}, {2, 3}, {7, 8, 14}, {40}} {
-			t.Run(fmt.Sprintf("depth=%d/fail=%v", depth, failAt), func(t *testing.T) {
-				v := newFake()
-				d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond})
-				require.NoError(t, err)
-				t.Cleanup(d.Close)
-				waitEvent(t, d, driverapi.EventConnected)
-				mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
-				same := &vppcfg.NAT44StaticMapping{External: ap("1.1.1.1:80"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.5:80")}
-				var ops []driverapi.Op
-				for i := range 20 {
-					if i%2 == 0 {
-						ops = append(ops, create(same, "t"))
-					} else {
-						ops = append(ops, del(same))
-					}
-					ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
-						Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
-				}
-				for _, n := range failAt {
-					v.FailNth(n, int32(api.UNSPECIFIED))
-				}
-				res := apply(t, d, ops...)
-				for i, r := range res {
-					switch {
-					case slices.Contains(failAt, i+1):
-						assert.ErrorIs(t, r.Err, api.UNSPECIFIED, "op %d", i)
-					case i%4 == 0 && i > 0 && slices.Contains(failAt, i-1):
-						// The delete before this create of the same mapping
-						// failed: the create finds it (had the order been
-						// lost, creates would find it in other places too).
-						assert.ErrorIs(t, r.Err, api.VALUE_EXIST, "op %d", i)
-					default:
-						assert.NoError(t, r.Err, "op %d %s", i, ops[i])
-					}
-				}
-				assert.Equal(t, len(ops), v.Calls()["nat44_add_del_static_mapping_v2"], "each op sent once")
-			})
+	for _, chunk := range []int{0, 1, 3} {
+		for _, depth := range []int{1, 2, 7, 256} {
+			for _, failAt := range [][]int{nil, {1}, {2, 3}, {7, 8, 14}, {40}} {
+				t.Run(fmt.Sprintf("chunk=%d/depth=%d/fail=%v", chunk, depth, failAt), func(t *testing.T) {
+					pipelineOrderAndFailures(t, chunk, depth, failAt)
+				})
+			}
 		}
 	}
+}
+
+func pipelineOrderAndFailures(t *testing.T, chunk, depth int, failAt []int) {
+	v := newFake()
+	d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	waitEvent(t, d, driverapi.EventConnected)
+	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
+	same := &vppcfg.NAT44StaticMapping{External: ap("1.1.1.1:80"), Protocol: vppcfg.ProtoTCP, Local: ap("10.1.1.5:80")}
+	var ops []driverapi.Op
+	for i := range 20 {
+		if i%2 == 0 {
+			ops = append(ops, create(same, "t"))
+		} else {
+			ops = append(ops, del(same))
+		}
+		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
+			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
+	}
+	for _, n := range failAt {
+		v.FailNth(n, int32(api.UNSPECIFIED))
+	}
+	res := applyChunked(t, d, chunk, ops...)
+	for i, r := range res {
+		switch {
+		case slices.Contains(failAt, i+1):
+			assert.ErrorIs(t, r.Err, api.UNSPECIFIED, "op %d", i)
+		case i%4 == 0 && i > 0 && slices.Contains(failAt, i-1):
+			// The delete before this create of the same mapping
+			// failed: the create finds it (had the order been
+			// lost, creates would find it in other places too).
+			assert.ErrorIs(t, r.Err, api.VALUE_EXIST, "op %d", i)
+		default:
+			assert.NoError(t, r.Err, "op %d %s", i, ops[i])
+		}
+	}
+	assert.Equal(t, len(ops), v.Calls()["nat44_add_del_static_mapping_v2"], "each op sent once")
+}
+
+// applyChunked applies ops in one Apply (chunk 0) or through ApplyStream
+// in chunks of that many ops, and returns the results in op order.
+func applyChunked(t *testing.T, d *Driver, chunk int, ops ...driverapi.Op) []driverapi.OpResult {
+	t.Helper()
+	if chunk == 0 {
+		return apply(t, d, ops...)
+	}
+	chunks := make(chan []driverapi.Op, len(ops))
+	results := make(chan []driverapi.OpResult, len(ops))
+	for start := 0; start < len(ops); start += chunk {
+		chunks <- ops[start:min(start+chunk, len(ops))]
+	}
+	close(chunks)
+	d.ApplyStream(context.Background(), chunks, results)
+	close(results)
+	var res []driverapi.OpResult
+	for r := range results {
+		res = append(res, r...)
+	}
+	require.Len(t, res, len(ops))
+	return res
 }
 
 // A reply that never comes (the connection breaks under it) fails that op
 // and every op after it as drift, and none before it.
 func TestPipelineStopsAtALostReply(t *testing.T) {
-	for _, depth := range []int{1, 4, 256} {
-		t.Run(fmt.Sprint("depth=", depth), func(t *testing.T) {
-			v := newFake()
-			d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
-			require.NoError(t, err)
-			t.Cleanup(d.Close)
-			waitEvent(t, d, driverapi.EventConnected)
-			mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
-			var ops []driverapi.Op
-			for i := range 40 {
-				ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
-					Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
-			}
-			const lost = 20
-			v.LoseReplyNth(lost)
-			res := apply(t, d, ops...)
-			for i := lost - 1; i < len(ops); i++ {
-				assert.ErrorIs(t, res[i].Err, driverapi.ErrDrift, "op %d", i)
-			}
-			for i := range lost - 1 {
-				if res[i].Err != nil {
-					// A reply already read may be lost with the connection's
-					// context; it is then drift too, never another error.
-					assert.ErrorIs(t, res[i].Err, driverapi.ErrDrift, "op %d", i)
-				}
-			}
-		})
+	for _, chunk := range []int{0, 3} {
+		for _, depth := range []int{1, 4, 256} {
+			t.Run(fmt.Sprintf("chunk=%d/depth=%d", chunk, depth), func(t *testing.T) {
+				pipelineStopsAtALostReply(t, chunk, depth)
+			})
+		}
+	}
+}
+
+func pipelineStopsAtALostReply(t *testing.T, chunk, depth int) {
+	v := newFake()
+	d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
+	require.NoError(t, err)
+	t.Cleanup(d.Close)
+	waitEvent(t, d, driverapi.EventConnected)
+	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
+	var ops []driverapi.Op
+	for i := range 40 {
+		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
+			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
+	}
+	const lost = 20
+	v.LoseReplyNth(lost)
+	res := applyChunked(t, d, chunk, ops...)
+	for i := lost - 1; i < len(ops); i++ {
+		assert.ErrorIs(t, res[i].Err, driverapi.ErrDrift, "op %d", i)
+	}
+	if chunk > 0 {
+		// The chunks after the lost reply's are not sent.
+		assert.LessOrEqual(t, v.Calls()["nat44_add_del_static_mapping_v2"], lost+chunk-1)
+	}
+	for i := range lost - 1 {
+		if res[i].Err != nil {
+			// A reply already read may be lost with the connection's
+			// context; it is then drift too, never another error.
+			assert.ErrorIs(t, res[i].Err, driverapi.ErrDrift, "op %d", i)
+		}
 	}
 }

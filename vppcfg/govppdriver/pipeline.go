@@ -34,38 +34,67 @@ type call struct {
 	err error
 }
 
-// pipeline sends independent requests on one stream without waiting for
+// pipe is the API stream of one Apply or ApplyStream call: opened by the
+// first request, closed by the call. Once the stream has lost its order or
+// the connection broke, every later request of the call fails with that
+// error unsent.
+type pipe struct {
+	d      *Driver
+	ctx    context.Context
+	stream api.Stream
+	broken error
+}
+
+func (d *Driver) newPipe(ctx context.Context) *pipe { return &pipe{d: d, ctx: ctx} }
+
+func (p *pipe) close() {
+	if p.stream != nil {
+		_ = p.stream.Close()
+	}
+}
+
+// run sends independent requests on the pipe's stream without waiting for
 // each reply: up to depth requests go out, then their replies are read in
 // order. VPP handles the messages of one client in order, so a cold sync of
 // tens of thousands of objects costs len/depth round trips instead of len.
 // The window also bounds govpp's reply buffer, which drops replies that do
 // not fit. A transport error or an out-of-order reply fails the calls not
-// yet answered with driverapi.ErrDrift: the layer then re-reads VPP instead of
-// guessing which of them VPP executed.
-func (d *Driver) pipeline(ctx context.Context, calls []*call) {
+// yet answered, and those of later runs on the pipe, with
+// driverapi.ErrDrift: the layer then re-reads VPP instead of guessing which
+// of them VPP executed.
+func (p *pipe) run(calls []*call) {
 	if len(calls) == 0 {
 		return
 	}
-	depth := d.opts.PipelineDepth
-	stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
-	if err != nil {
-		failAll(calls, fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift))
+	if p.broken != nil {
+		failAll(calls, p.broken)
 		return
 	}
-	defer func() { _ = stream.Close() }()
+	d, ctx := p.d, p.ctx
+	depth := d.opts.PipelineDepth
+	if p.stream == nil {
+		stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
+		if err != nil {
+			p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
+			failAll(calls, p.broken)
+			return
+		}
+		p.stream = stream
+	}
+	stream := p.stream
 	for start := 0; start < len(calls); start += depth {
 		chunk := calls[start:min(start+depth, len(calls))]
-		sent, stopped := make([]*call, 0, len(chunk)), false
+		sent := make([]*call, 0, len(chunk))
 		for j, c := range chunk {
 			if err := ctx.Err(); err != nil {
-				// The connection this pass began on is lost (withDeadline
-				// binds ctx to it) or the pass timed out: nothing more is
+				// The connection this call began on is lost (withDeadline
+				// binds ctx to it) or the call timed out: nothing more is
 				// sent. govpp may already have reconnected to a restarted
 				// VPP, which the resync of that connection fills; a request
 				// sent now would be written twice.
-				failAll(chunk[j:], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
-				failAll(calls[start+len(chunk):], fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift))
-				stopped = true
+				p.broken = fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift)
+				failAll(chunk[j:], p.broken)
+				failAll(calls[start+len(chunk):], p.broken)
 				break
 			}
 			if err := stream.SendMsg(c.req); err != nil {
@@ -73,13 +102,13 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 				// message or an encode error the others still go; once the
 				// socket is broken (VPP died, before govpp's health check
 				// reports it) every later send would fail the same way, so
-				// the rest of the pass is not tried.
+				// the rest of the call is not tried.
 				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
 				d.count(c.req.GetMessageName(), true)
 				if connectionBroken(err) {
+					p.broken = c.err
 					failAll(chunk[j+1:], c.err)
 					failAll(calls[start+len(chunk):], c.err)
-					stopped = true
 					break
 				}
 				continue
@@ -98,6 +127,7 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 					d.count(rest.req.GetMessageName(), true)
 				}
 				failAll(calls[start+len(chunk):], err)
+				p.broken = err
 				return
 			}
 			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
@@ -106,7 +136,7 @@ func (d *Driver) pipeline(ctx context.Context, calls []*call) {
 				c.done(msg)
 			}
 		}
-		if stopped {
+		if p.broken != nil {
 			return
 		}
 	}

@@ -178,64 +178,130 @@ func freshNode(b *testing.B, n *rv.Node) {
 	}
 }
 
+// replayTimeout bounds one whole replay, replyTimeout the wait for one
+// reply: a replay into a VPP that stopped answering fails instead of
+// standing still.
+const (
+	replayTimeout = 10 * time.Minute
+	replyTimeout  = time.Minute
+)
+
 // replayStream sends msgs on one govpp stream, at most depth unanswered,
-// replies read by a second goroutine, and returns the time from the first
-// send to the last reply. A failed reply fails the benchmark.
+// replies read by a second goroutine (replay), and returns the time from
+// the first send to the last reply. A failed reply fails the benchmark; a
+// lost one, a send error or the timeout ends it with that error.
 func replayStream(b *testing.B, socket string, msgs []api.Message, depth int) time.Duration {
 	b.Helper()
 	conn, err := core.Connect(socketclient.NewVppClient(socket))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Disconnect()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	stream, err := conn.NewStream(ctx, core.WithRequestSize(depth), core.WithReplySize(depth+1), core.WithReplyTimeout(time.Minute))
+	disconnect := sync.OnceFunc(conn.Disconnect)
+	defer disconnect()
+	timed, cancelTimeout := context.WithTimeout(context.Background(), replayTimeout)
+	defer cancelTimeout()
+	ctx, cancel := context.WithCancelCause(timed)
+	defer cancel(nil)
+	// A send blocked in the socket (VPP no longer reading) ends when the
+	// connection is closed under it.
+	defer context.AfterFunc(timed, disconnect)()
+	stream, err := conn.NewStream(ctx, core.WithRequestSize(depth), core.WithReplySize(depth+1), core.WithReplyTimeout(replyTimeout))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = stream.Close() }()
-	slots := make(chan struct{}, depth)
-	type result struct {
-		failed int
-		first  string
-		err    error
-	}
-	done := make(chan result, 1)
-	start := time.Now()
-	go func() {
-		var r result
-		for range msgs {
-			reply, err := stream.RecvMsg()
-			if err != nil {
-				r.err = err
-				break
-			}
-			if v := retvalOf(reply); v != 0 {
-				if r.failed == 0 {
-					r.first = fmt.Sprintf("%s: %v", reply.GetMessageName(), api.RetvalToVPPApiError(v))
-				}
-				r.failed++
-			}
-			<-slots
-		}
-		done <- r
-	}()
-	for _, m := range msgs {
-		slots <- struct{}{}
-		if err := stream.SendMsg(m); err != nil {
-			b.Fatalf("send %s: %v", m.GetMessageName(), err)
-		}
-	}
-	r := <-done
-	took := time.Since(start)
-	if r.err != nil {
-		b.Fatalf("replay: %v", r.err)
+	r, err := replay(ctx, cancel, stream, msgs, depth)
+	if err != nil {
+		b.Fatalf("replay of %d requests (depth %d): %v", len(msgs), depth, err)
 	}
 	if r.failed > 0 {
 		b.Errorf("replay into a fresh VPP: %d of %d requests failed, the first %s", r.failed, len(msgs), r.first)
 	}
-	return took
+	return r.took
+}
+
+// msgStream is what replay uses of a govpp stream (api.Stream).
+type msgStream interface {
+	SendMsg(api.Message) error
+	RecvMsg() (api.Message, error)
+}
+
+// replayed is the outcome of a replay: its time, and the replies whose
+// retval was not 0.
+type replayed struct {
+	took   time.Duration
+	failed int
+	first  string // the first failed reply
+}
+
+// replay sends msgs on s, at most depth unanswered, while a second
+// goroutine reads the replies, and returns once every reply is read or
+// with the first error of either side. s must have been opened with ctx,
+// whose cancel it is: a reader that stops (a reply lost, unknown or late)
+// cancels ctx, which ends the sender's wait for a slot, and a sender that
+// fails cancels ctx, which ends the reader's RecvMsg. Either way the reader
+// has returned when replay does.
+func replay(ctx context.Context, cancel context.CancelCauseFunc, s msgStream, msgs []api.Message, depth int) (replayed, error) {
+	var r replayed
+	if len(msgs) == 0 {
+		return r, nil
+	}
+	slots := make(chan struct{}, depth)
+	start := time.Now()
+	// The first request goes out before the reader starts: govpp's stream
+	// resolves a reply by the package of the last message sent, which it
+	// records only once the send has returned, and a reply read before that
+	// is "unknown" (the reader stopping so left the sender blocked on its
+	// slots for good on 2026-11-28).
+	slots <- struct{}{}
+	if err := s.SendMsg(msgs[0]); err != nil {
+		return r, fmt.Errorf("send %s: %w", msgs[0].GetMessageName(), err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		err := func() error {
+			for i := range msgs {
+				reply, err := s.RecvMsg()
+				if err != nil {
+					return fmt.Errorf("reply %d of %d: %w", i+1, len(msgs), err)
+				}
+				if v := retvalOf(reply); v != 0 {
+					if r.failed == 0 {
+						r.first = fmt.Sprintf("%s: %v", reply.GetMessageName(), api.RetvalToVPPApiError(v))
+					}
+					r.failed++
+				}
+				<-slots // never waits: each reply answers a request that took a slot
+			}
+			return nil
+		}()
+		if err != nil {
+			cancel(err)
+		}
+		read <- err
+	}()
+	sendErr := func() error {
+		for _, m := range msgs[1:] {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+			if err := s.SendMsg(m); err != nil {
+				return fmt.Errorf("send %s: %w", m.GetMessageName(), err)
+			}
+		}
+		return nil
+	}()
+	if sendErr != nil {
+		cancel(sendErr)
+	}
+	readErr := <-read
+	r.took = time.Since(start)
+	if readErr != nil {
+		return r, readErr
+	}
+	return r, sendErr
 }
 
 // retvalOf reads a reply's Retval field (0 for a reply without one).
@@ -258,7 +324,11 @@ func replayWire(b *testing.B, socket string, names map[uint16]string, raw [][]by
 	if err := c.Connect(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _ = c.Disconnect() }()
+	disconnect := sync.OnceFunc(func() { _ = c.Disconnect() })
+	defer disconnect()
+	// A write blocked in the socket (VPP no longer reading) ends when the
+	// connection is closed under it; each reply is waited for a minute.
+	defer time.AfterFunc(replayTimeout, disconnect).Stop()
 	ids := map[uint16]uint16{}
 	for old, nameCRC := range names {
 		name, crc := splitNameCRC(nameCRC)
@@ -291,8 +361,8 @@ func replayWire(b *testing.B, socket string, names map[uint16]string, raw [][]by
 				failed++
 			}
 			inFlight--
-		case <-time.After(time.Minute):
-			b.Fatalf("no reply from VPP for a minute (%d in flight)", inFlight)
+		case <-time.After(replyTimeout):
+			b.Fatalf("no reply from VPP for %s (%d in flight)", replyTimeout, inFlight)
 		}
 	}
 	start := time.Now()
