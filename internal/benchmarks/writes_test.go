@@ -41,7 +41,8 @@ var serviceShapes = []serviceShape{
 // 1,000 others (one of them a LoadBalancer with source ranges, so the
 // filter ACLs are bound already), through the fake VPP: a TCP port with
 // three endpoints, one on this node and two on node-2. It reports vpp-calls/add and
-// vpp-calls/delete; ns/op is the pair's time.
+// vpp-calls/delete (ns/op is the pair's time), and logs the add's
+// messages.
 func BenchmarkServiceWrites(b *testing.B) {
 	const others, eps = 1000, 3
 	for _, r := range []struct {
@@ -74,11 +75,16 @@ func BenchmarkServiceWrites(b *testing.B) {
 					slice.Endpoints[j].NodeName = &remote
 				}
 				var adds, deletes uint64
+				first := true
 				for b.Loop() {
-					before := ag.calls()
+					before, byMsg := ag.calls(), ag.callsByMsg()
 					ag.proc.UpdateEndpointSlice(slice)
 					ag.proc.UpdateService(svc)
 					mid := ag.calls()
+					if first {
+						b.Logf("add: %v", ag.callsSince(byMsg))
+						first = false
+					}
 					ag.proc.DeleteService(svc.Namespace, svc.Name)
 					ag.proc.DeleteEndpointSlice(slice.Namespace, slice.Name)
 					adds += mid - before
@@ -89,4 +95,25 @@ func BenchmarkServiceWrites(b *testing.B) {
 			})
 		}
 	}
+}
+
+// callsByMsg is the number of requests the agent's driver has sent, by
+// message name.
+func (a *agent) callsByMsg() map[string]uint64 {
+	out := map[string]uint64{}
+	for _, s := range a.drv.CallStats() {
+		out[s.Msg] += s.Calls
+	}
+	return out
+}
+
+// callsSince returns the messages sent since before, by name.
+func (a *agent) callsSince(before map[string]uint64) map[string]uint64 {
+	out := map[string]uint64{}
+	for msg, n := range a.callsByMsg() {
+		if d := n - before[msg]; d > 0 {
+			out[msg] = d
+		}
+	}
+	return out
 }
