@@ -12,6 +12,12 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 )
 
+// The endpoints (port "http" 8080) the dual-stack traces reach on IPv4.
+const (
+	pod2    = "10.1.1.2:8080"
+	remote2 = "10.1.2.2:8080"
+)
+
 // TestTraceDualStack registers both cnat renderers: the IPv4 half of a
 // dual-stack service goes through this one, the IPv6 half through the IPv6
 // renderer, each through cnat, in every hairpinSNAT mode. In hairpin-only

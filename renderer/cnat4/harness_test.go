@@ -39,7 +39,9 @@ import (
 	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/cnat"
 	"github.com/vppsvc/vppsvc/renderer/cnat4"
+	"github.com/vppsvc/vppsvc/renderer/internal/cnattrace"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 )
@@ -181,4 +183,23 @@ var (
 // k8sSlice is an IPv4 slice of svc with port "http" 8080 and the endpoints.
 func k8sSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
 	return tracetest.Slice(svc, discoveryv1.AddressTypeIPv4, eps...)
+}
+
+// ipv4Face is this harness as the shared scenarios of
+// renderer/internal/cnattrace take it.
+var ipv4Face = &cnattrace.Face{
+	Name: cnat4.Name, IPv4: true,
+	LocalPod: localPod, TheNode: theNode, RemotePod: remotePod, External: external, Outsider: outsider,
+	PodClient: podClient,
+	NodeIP:    nodeIP4,
+	Config:    testConfig,
+	NewNode:   newNode,
+	StartAgent: func(tb testing.TB, node dataplane.Node, cfg cnat.Config) cnattrace.Agent {
+		ag := startAgent(tb, node, agentOptions{cfg: cfg})
+		return &agenttest.Control{Run: ag.Run, Base: cluster{}.snapshot()}
+	},
+	Slice: k8sSlice,
+	EnabledFeatures: func(t *testing.T, node dataplane.Node) []string {
+		return agenttest.EnabledFeatures(t, node, tracetest.QuietLogger())
+	},
 }

@@ -44,6 +44,8 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
+	rcnat "github.com/vppsvc/vppsvc/renderer/cnat"
+	"github.com/vppsvc/vppsvc/renderer/internal/cnattrace"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
@@ -253,4 +255,24 @@ var (
 // k8sSlice is an IPv6 slice of svc with port "http" 8080 and the endpoints.
 func k8sSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
 	return tracetest.Slice(svc, discoveryv1.AddressTypeIPv6, eps...)
+}
+
+// ipv6Face is this harness as the shared scenarios of
+// renderer/internal/cnattrace take it.
+var ipv6Face = &cnattrace.Face{
+	Name:     ipv6.Name,
+	LocalPod: localPod, TheNode: theNode, RemotePod: remotePod, External: external, Outsider: outsider,
+	PodClient: podClient,
+	NodeIP:    nodeIP6,
+	Config:    func() rcnat.Config { return rcnat.Config(testConfig()) },
+	NewNode:   newNode,
+	StartAgent: func(tb testing.TB, node dataplane.Node, cfg rcnat.Config) cnattrace.Agent {
+		ag := startAgent(tb, node, agentOptions{cfg: ipv6.Config(cfg)})
+		return &agenttest.Control{Run: ag.Run, Base: cluster{}.snapshot()}
+	},
+	Slice: k8sSlice,
+	EnabledFeatures: func(t *testing.T, node dataplane.Node) []string {
+		return agenttest.EnabledFeatures(t, node, tracetest.QuietLogger())
+	},
+	RequireFake: requireFakeCNAT,
 }
