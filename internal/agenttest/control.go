@@ -2,6 +2,8 @@ package agenttest
 
 import (
 	"context"
+	"fmt"
+	"net/netip"
 	"slices"
 	"testing"
 	"time"
@@ -90,5 +92,19 @@ func EnabledFeatures(t *testing.T, node dataplane.Node, log logrus.FieldLogger) 
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// LocalPods are the processor's local pods of a test node: pod n of pods is
+// default/pod-<n> on interface tap<n>, with the addresses ips(n).
+func LocalPods(pods []int, ips func(n int) []netip.Addr) []processor.LocalPod {
+	var out []processor.LocalPod
+	for _, n := range pods {
+		out = append(out, processor.LocalPod{
+			ID:        processor.PodID{Namespace: "default", Name: fmt.Sprintf("pod-%d", n)},
+			IPs:       ips(n),
+			Interface: fmt.Sprintf("tap%d", n),
+		})
+	}
 	return out
 }

@@ -22,7 +22,7 @@ func TestTraceHairpinOnly(t *testing.T) { cnattrace.HairpinOnly(t, ipv4Face) }
 func TestTraceHairpinOnlySourceRangesSkipInternalClients(t *testing.T) {
 	cnattrace.HairpinOnlySourceRangesSkipInternalClients(t, ipv4Face)
 }
-func TestTraceNodePortOnThisNodesIPIPv4Address(t *testing.T) {
+func TestTraceNodePortOnThisNodesIPv4Address(t *testing.T) {
 	cnattrace.NodePortOnThisNodesIP(t, ipv4Face)
 }
 func TestTraceExternalIPs(t *testing.T)         { cnattrace.ExternalIPs(t, ipv4Face) }
@@ -79,36 +79,36 @@ func TestTraceHairpinOnlySwitchBackRemovesFeatures(t *testing.T) {
 // loadBalancerSourceRanges hold for SCTP too (every SCTP port of the
 // LoadBalancer IP: the ACL plugin reads no SCTP ports).
 func TestTraceSCTP(t *testing.T) {
-	e := newEnv(t, cluster{
-		services: []*corev1.Service{
-			k8sService("mixed", "10.96.0.40", loadBalancer(30040, "198.51.100.40"), tracetest.SCTPPort(9000), func(s *corev1.Service) {
+	e := ipv4Face.NewEnv(t, cnattrace.Cluster{
+		Services: []*corev1.Service{
+			tracetest.Service("mixed", "10.96.0.40", tracetest.LoadBalancer(30040, "198.51.100.40"), tracetest.SCTPPort(9000), func(s *corev1.Service) {
 				s.Spec.Ports[len(s.Spec.Ports)-1].NodePort = 30042
 			}),
-			k8sService("ranged", "10.96.0.41", loadBalancer(30041, "198.51.100.41"), tracetest.SCTPPort(9001), func(s *corev1.Service) {
+			tracetest.Service("ranged", "10.96.0.41", tracetest.LoadBalancer(30041, "198.51.100.41"), tracetest.SCTPPort(9001), func(s *corev1.Service) {
 				s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24"}
 			}),
 		},
-		slices: []*discoveryv1.EndpointSlice{sctpSlice("mixed", local("10.1.1.2"), remote("10.1.2.2")), sctpSlice("ranged", remote("10.1.2.3"))},
+		Slices: []*discoveryv1.EndpointSlice{sctpSlice("mixed", tracetest.Local("10.1.1.2"), tracetest.Remote("10.1.2.2")), sctpSlice("ranged", tracetest.Remote("10.1.2.3"))},
 	})
 	sctpPod2, sctpRemote2, sctpRemote3 := "10.1.1.2:9000", "10.1.2.2:9000", "10.1.2.3:9000"
-	e.forEachClient(t, func(cl client) {
-		e.Check(cl, tracetest.SCTP, "10.96.0.40:9000", reaches(sctpPod2, sctpRemote2).SNATTo(sctpPod2))
-		e.Check(cl, tracetest.SCTP, "198.51.100.40:9000", reaches(sctpPod2, sctpRemote2).SNATAll())
-		e.Check(cl, tracetest.SCTP, "10.96.0.40:9001", dropped)
-		e.Check(cl, protoTCP, "10.96.0.40:80", reaches(pod2, remote2).SNATTo(pod2))
+	e.ForEachClient(t, ipv4Face.AllClients(), func(cl tracetest.Client) {
+		e.Check(cl, tracetest.SCTP, "10.96.0.40:9000", tracetest.Reaches(sctpPod2, sctpRemote2).SNATTo(sctpPod2))
+		e.Check(cl, tracetest.SCTP, "198.51.100.40:9000", tracetest.Reaches(sctpPod2, sctpRemote2).SNATAll())
+		e.Check(cl, tracetest.SCTP, "10.96.0.40:9001", tracetest.Dropped)
+		e.Check(cl, tracetest.TCP, "10.96.0.40:80", tracetest.Reaches(pod2, remote2).SNATTo(pod2))
 	})
 	t.Run("node port", func(t *testing.T) {
 		e.T = t
-		tr := e.Check(external, tracetest.SCTP, "192.168.16.1:30042", reaches(sctpPod2, sctpRemote2).SNATAll())
+		tr := e.Check(external, tracetest.SCTP, "192.168.16.1:30042", tracetest.Reaches(sctpPod2, sctpRemote2).SNATAll())
 		if tr.Out.Src.Port() != tr.In.Src.Port() {
 			t.Fatalf("SCTP source port %d rewritten to %d: cnat allocates no SCTP port", tr.In.Src.Port(), tr.Out.Src.Port())
 		}
 	})
 	t.Run("source ranges", func(t *testing.T) {
 		e.T = t
-		e.Check(external, tracetest.SCTP, "198.51.100.41:9001", reaches(sctpRemote3).SNATAll())
-		e.Check(outsider, tracetest.SCTP, "198.51.100.41:9001", dropped)
-		e.Check(outsider, tracetest.SCTP, "10.96.0.41:9001", reaches(sctpRemote3))
+		e.Check(external, tracetest.SCTP, "198.51.100.41:9001", tracetest.Reaches(sctpRemote3).SNATAll())
+		e.Check(outsider, tracetest.SCTP, "198.51.100.41:9001", tracetest.Dropped)
+		e.Check(outsider, tracetest.SCTP, "10.96.0.41:9001", tracetest.Reaches(sctpRemote3))
 	})
 }
 

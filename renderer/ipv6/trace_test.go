@@ -28,7 +28,7 @@ func TestTraceHairpinOnly(t *testing.T) { cnattrace.HairpinOnly(t, ipv6Face) }
 func TestTraceHairpinOnlySourceRangesSkipInternalClients(t *testing.T) {
 	cnattrace.HairpinOnlySourceRangesSkipInternalClients(t, ipv6Face)
 }
-func TestTraceNodePortOnThisNodesIPIPv6Address(t *testing.T) {
+func TestTraceNodePortOnThisNodesIPv6Address(t *testing.T) {
 	cnattrace.NodePortOnThisNodesIP(t, ipv6Face)
 }
 func TestTraceExternalIPs(t *testing.T)         { cnattrace.ExternalIPs(t, ipv6Face) }
@@ -87,7 +87,7 @@ const (
 // dual-stack service goes through NAT44-ED, the IPv6 half through cnat, and
 // neither renderer programs (or touches) the other's objects.
 func TestTraceDualStack(t *testing.T) {
-	svc := k8sService("dual", "fd00:96::28", loadBalancer(30089, "198.51.100.28", "2001:db8:1b::28"), func(s *corev1.Service) {
+	svc := tracetest.Service("dual", "fd00:96::28", tracetest.LoadBalancer(30089, "198.51.100.28", "2001:db8:1b::28"), func(s *corev1.Service) {
 		s.Spec.ClusterIP = "10.96.0.28"
 		s.Spec.ClusterIPs = []string{"10.96.0.28", "fd00:96::28"}
 		s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
@@ -97,29 +97,29 @@ func TestTraceDualStack(t *testing.T) {
 		ObjectMeta:  metav1.ObjectMeta{Namespace: "default", Name: "dual-v4", Labels: map[string]string{discoveryv1.LabelServiceName: "dual"}},
 		AddressType: discoveryv1.AddressTypeIPv4,
 		Ports:       []discoveryv1.EndpointPort{{Name: tracetest.Ptr("http"), Protocol: tracetest.Ptr(corev1.ProtocolTCP), Port: tracetest.Ptr(int32(8080))}},
-		Endpoints:   []discoveryv1.Endpoint{local("10.1.1.2"), remote("10.1.2.2")},
+		Endpoints:   []discoveryv1.Endpoint{tracetest.Local("10.1.1.2"), tracetest.Remote("10.1.2.2")},
 	}
-	v6 := k8sSlice("dual", local("fd00:1:1::2"), remote("fd00:1:2::2"))
-	e := newEnvWith(t, agentOptions{cfg: testConfig(), nat44: true}, cluster{
-		services: []*corev1.Service{svc},
-		slices:   []*discoveryv1.EndpointSlice{v4, v6},
+	v6 := k8sSlice("dual", tracetest.Local("fd00:1:1::2"), tracetest.Remote("fd00:1:2::2"))
+	e := faceWith(agentOptions{nat44: true}).NewEnv(t, cnattrace.Cluster{
+		Services: []*corev1.Service{svc},
+		Slices:   []*discoveryv1.EndpointSlice{v4, v6},
 	})
-	pod4 := client{Name: "local pod (IPv4)", Ingress: "tap9", Addr: netip.MustParseAddr("10.1.1.9")}
-	ext4 := client{Name: "external client (IPv4)", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.1.5")}
+	pod4 := tracetest.Client{Name: "local pod (IPv4)", Ingress: "tap9", Addr: netip.MustParseAddr("10.1.1.9")}
+	ext4 := tracetest.Client{Name: "external client (IPv4)", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.1.5")}
 
-	tr := e.Trace(pod4, protoTCP, "10.96.0.28:80")
+	tr := e.Trace(pod4, tracetest.TCP, "10.96.0.28:80")
 	if tr.Verdict != fakevpp.Forward || !tr.ReplyOK || !strings.Contains(strings.Join(tr.Steps, "\n"), "nat44") || cnattrace.CNATTranslated(tr.Steps) {
 		t.Fatalf("IPv4 ClusterIP flow not translated by NAT44-ED alone: %s to %s\n%s", tr.Verdict, tr.Out.Dst, strings.Join(tr.Steps, "\n"))
 	}
-	tr = e.Check(localPod, protoTCP, "[fd00:96::28]:80", reaches(pod2, remote2).SNATTo(pod2))
+	tr = e.Check(localPod, tracetest.TCP, "[fd00:96::28]:80", tracetest.Reaches(pod2, remote2).SNATTo(pod2))
 	if steps := strings.Join(tr.Steps, "\n"); !strings.Contains(steps, "cnat") || strings.Contains(steps, "nat44-ed-") {
 		t.Fatalf("IPv6 ClusterIP flow not translated by cnat alone:\n%s", steps)
 	}
-	if tr := e.Trace(ext4, protoTCP, "198.51.100.28:80"); tr.Verdict != fakevpp.Forward || !tr.ReplyOK {
+	if tr := e.Trace(ext4, tracetest.TCP, "198.51.100.28:80"); tr.Verdict != fakevpp.Forward || !tr.ReplyOK {
 		t.Fatalf("IPv4 LoadBalancer flow: %s (%s)\n%s", tr.Verdict, tr.Reason, strings.Join(tr.Steps, "\n"))
 	}
-	e.Check(external, protoTCP, "[2001:db8:1b::28]:80", reaches(pod2, remote2).SNATAll())
-	e.Check(outsider, protoTCP, "[2001:db8:1b::28]:80", dropped)
+	e.Check(external, tracetest.TCP, "[2001:db8:1b::28]:80", tracetest.Reaches(pod2, remote2).SNATAll())
+	e.Check(outsider, tracetest.TCP, "[2001:db8:1b::28]:80", tracetest.Dropped)
 
 	t.Run("each renderer's objects hold only its family", func(t *testing.T) {
 		dataplane.FakeOnly(t, e.Node, "reads fakevpp's dump format")
@@ -128,13 +128,13 @@ func TestTraceDualStack(t *testing.T) {
 	t.Run("a change of one family's endpoints calls only that family's plugin", func(t *testing.T) {
 		e.Node.ResetCalls()
 		v6b := v6.DeepCopy()
-		v6b.Endpoints = append(v6b.Endpoints, remote("fd00:1:2::3"))
-		e.agent.proc.UpdateEndpointSlice(v6b)
+		v6b.Endpoints = append(v6b.Endpoints, tracetest.Remote("fd00:1:2::3"))
+		e.Agent.UpdateEndpointSlice(v6b)
 		assertCalls(t, e.Node, "cnat_", "nat44_")
 		e.Node.ResetCalls()
 		v4b := v4.DeepCopy()
-		v4b.Endpoints = append(v4b.Endpoints, remote("10.1.2.3"))
-		e.agent.proc.UpdateEndpointSlice(v4b)
+		v4b.Endpoints = append(v4b.Endpoints, tracetest.Remote("10.1.2.3"))
+		e.Agent.UpdateEndpointSlice(v4b)
 		assertCalls(t, e.Node, "nat44_", "cnat_")
 	})
 }
@@ -217,13 +217,13 @@ func assertCalls(t *testing.T, v dataplane.Node, want, forbidden string) {
 // SCTP service port is not rendered: the ClusterIP's exclusive VIP drops it,
 // a filter rule the LoadBalancer IP's.
 func TestTraceSCTPPortsAreDropped(t *testing.T) {
-	e := newEnv(t, cluster{
-		services: []*corev1.Service{k8sService("mixed", "fd00:96::40", loadBalancer(30040, "2001:db8:1b::40"), tracetest.SCTPPort(9000))},
-		slices:   []*discoveryv1.EndpointSlice{k8sSlice("mixed", remote("fd00:1:2::2"))},
+	e := ipv6Face.NewEnv(t, cnattrace.Cluster{
+		Services: []*corev1.Service{tracetest.Service("mixed", "fd00:96::40", tracetest.LoadBalancer(30040, "2001:db8:1b::40"), tracetest.SCTPPort(9000))},
+		Slices:   []*discoveryv1.EndpointSlice{k8sSlice("mixed", tracetest.Remote("fd00:1:2::2"))},
 	})
-	e.forEachClient(t, func(cl client) {
-		e.Check(cl, tracetest.SCTP, "[fd00:96::40]:9000", dropped)
-		e.Check(cl, tracetest.SCTP, "[2001:db8:1b::40]:9000", dropped)
-		e.Check(cl, protoTCP, "[fd00:96::40]:80", reaches(remote2))
+	e.ForEachClient(t, ipv6Face.AllClients(), func(cl tracetest.Client) {
+		e.Check(cl, tracetest.SCTP, "[fd00:96::40]:9000", tracetest.Dropped)
+		e.Check(cl, tracetest.SCTP, "[2001:db8:1b::40]:9000", tracetest.Dropped)
+		e.Check(cl, tracetest.TCP, "[fd00:96::40]:80", tracetest.Reaches(remote2))
 	})
 }

@@ -68,6 +68,23 @@ type Face struct {
 	RequireFake func(tb testing.TB)
 }
 
+// WithPlanClients sets f's clients to the plan's (see the faces'
+// harness_test.go) in f's family, and returns f.
+func (f *Face) WithPlanClients() *Face {
+	c := func(name, ingress, addr string) tracetest.Client {
+		return tracetest.Client{Name: name, Ingress: ingress, Addr: netip.MustParseAddr(f.A(addr))}
+	}
+	f.LocalPod = c("local pod", "tap9", "fd00:1:1::9")
+	f.TheNode = c("node", "host0", "fd00:30::2")
+	f.RemotePod = c("remote pod", "uplink0", "fd00:1:2::9")
+	f.External = c("external client", "uplink0", "2001:db8:c:1::5")
+	f.Outsider = c("external client outside the source ranges", "uplink0", "2001:db8:c:2::5")
+	f.PodClient = func(n int) tracetest.Client {
+		return c(fmt.Sprintf("pod %d", n), fmt.Sprintf("tap%d", n), fmt.Sprintf("fd00:1:1::%d", n))
+	}
+	return f
+}
+
 // AllClients are the clients every scenario checks.
 func (f *Face) AllClients() []tracetest.Client {
 	return []tracetest.Client{f.LocalPod, f.TheNode, f.RemotePod, f.External}
@@ -127,6 +144,7 @@ var ipv4Plan = []struct{ v6, v4 string }{
 	{"fd00:1:1::", "10.1.1."},        // local pods
 	{"fd00:1:2::", "10.1.2."},        // pods on node-2
 	{"fd00:16::", "192.168.16."},     // node IPs
+	{"fd00:30::", "172.30.1."},       // the node's side of the host interface
 	{"2001:db8:1b::", "198.51.100."}, // LoadBalancer ingress IPs
 	{"2001:db8:e::", "203.0.113."},   // external IPs
 	{"2001:db8:c:1::", "100.64.1."},  // allowed external clients

@@ -15,6 +15,7 @@ func TestAMapsTheIPv6PlanToIPv4(t *testing.T) {
 		"2001:db8:c:1::/64":   "100.64.1.0/24",
 		"100.64.1.0/24":       "2001:db8:c:1::/64",
 		"fd00:96::/108":       "10.96.0.0/16",
+		"[fd00:30::2]:22":     "172.30.1.2:22",
 	} {
 		if got := v4.A(in); got != want {
 			t.Errorf("A(%q) = %q on IPv4, want %q", in, got, want)
