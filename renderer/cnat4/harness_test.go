@@ -51,9 +51,6 @@ var (
 	// (cnattrace.Face.WithPlanClients).
 	external, outsider, podClient = ipv4Face.External, ipv4Face.Outsider, ipv4Face.PodClient
 
-	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
-	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
-
 	ip = netip.MustParseAddr
 )
 
@@ -63,13 +60,8 @@ func newNode(tb testing.TB) dataplane.Node {
 	return tracetest.DualStackTopology().Build(tb, dataplane.ForTest(tb, 1))
 }
 
-func testConfig() cnat4.Config {
-	cfg := cnat4.DefaultConfig()
-	cfg.SNATAddress = nodeIP4
-	cfg.NodeSources = []netip.Prefix{netip.MustParsePrefix("172.30.1.2/32")}
-	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("10.1.1.0/24")}
-	return cfg
-}
+// testConfig is the configuration of the plan (cnattrace.Face.PlanConfig).
+func testConfig() cnat4.Config { return ipv4Face.PlanConfig() }
 
 // agentOptions choose the renderers of an agent.
 type agentOptions struct {
@@ -87,8 +79,8 @@ func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agenttes
 	})
 	return &agenttest.Control{Run: run, Base: processor.Snapshot{
 		Nodes: []*corev1.Node{
-			tracetest.Node(tracetest.ThisNode, nodeIP4, nodeIP6),
-			tracetest.Node(tracetest.OtherNode, otherNodeIP4, otherNodeIP6),
+			tracetest.Node(tracetest.ThisNode, tracetest.NodeIP4, tracetest.NodeIP6),
+			tracetest.Node(tracetest.OtherNode, tracetest.OtherNodeIP4, tracetest.OtherNodeIP6),
 		},
 		LocalPods: agenttest.LocalPods(tracetest.LocalPods, func(n int) []netip.Addr {
 			return []netip.Addr{netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n)), netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n))}
@@ -109,8 +101,7 @@ var ipv4Face = faceWith(agentOptions{})
 func faceWith(opts agentOptions) *cnattrace.Face {
 	return (&cnattrace.Face{
 		Name: cnat4.Name, IPv4: true,
-		NodeIP:  nodeIP4,
-		Config:  testConfig,
+		NodeIP:  tracetest.NodeIP4,
 		NewNode: newNode,
 		StartAgent: func(tb testing.TB, node dataplane.Node, cfg cnat.Config) cnattrace.Agent {
 			opts.cfg = cfg

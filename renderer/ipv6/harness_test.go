@@ -55,9 +55,6 @@ var (
 	// The plan's clients the IPv6 traces of this file use
 	// (cnattrace.Face.WithPlanClients).
 	localPod, external, outsider = ipv6Face.LocalPod, ipv6Face.External, ipv6Face.Outsider
-
-	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
-	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
 )
 
 // localPods are the pods of node-1 the fake has a tap for.
@@ -135,13 +132,8 @@ type agent struct {
 	proc *processor.Processor
 }
 
-func testConfig() ipv6.Config {
-	cfg := ipv6.DefaultConfig()
-	cfg.SNATAddress = nodeIP6
-	cfg.NodeSources = []netip.Prefix{netip.MustParsePrefix("fd00:30::2/128")}
-	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("fd00:1:1::/64")}
-	return cfg
-}
+// testConfig is the configuration of the plan (cnattrace.Face.PlanConfig).
+func testConfig() ipv6.Config { return ipv6.Config(ipv6Face.PlanConfig()) }
 
 // agentOptions choose the renderers of an agent.
 type agentOptions struct {
@@ -155,7 +147,7 @@ func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
 	var cfg4 *nat44.Config
 	if opts.nat44 {
 		c := nat44.DefaultConfig()
-		c.TwiceNATAddress = nodeIP4
+		c.TwiceNATAddress = tracetest.NodeIP4
 		cfg4 = &c
 	}
 	run := agenttest.StartOn(tb, node.Adapter(), vppagent.Options{
@@ -176,8 +168,8 @@ func (c cluster) snapshot() processor.Snapshot {
 		Services:       c.services,
 		EndpointSlices: c.slices,
 		Nodes: []*corev1.Node{
-			tracetest.Node(tracetest.ThisNode, nodeIP6, nodeIP4),
-			tracetest.Node(tracetest.OtherNode, otherNodeIP6, otherNodeIP4),
+			tracetest.Node(tracetest.ThisNode, tracetest.NodeIP6, tracetest.NodeIP4),
+			tracetest.Node(tracetest.OtherNode, tracetest.OtherNodeIP6, tracetest.OtherNodeIP4),
 		},
 	}
 	s.LocalPods = agenttest.LocalPods(localPods, func(n int) []netip.Addr {
@@ -199,8 +191,7 @@ var ipv6Face = faceWith(agentOptions{})
 func faceWith(opts agentOptions) *cnattrace.Face {
 	return (&cnattrace.Face{
 		Name:    ipv6.Name,
-		NodeIP:  nodeIP6,
-		Config:  func() rcnat.Config { return rcnat.Config(testConfig()) },
+		NodeIP:  tracetest.NodeIP6,
 		NewNode: newNode,
 		StartAgent: func(tb testing.TB, node dataplane.Node, cfg rcnat.Config) cnattrace.Agent {
 			opts.cfg = ipv6.Config(cfg)

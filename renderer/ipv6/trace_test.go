@@ -3,8 +3,8 @@ package ipv6_test
 // Packet traces through the whole control plane and the fake VPP, or a real
 // VPP when dataplane.SocketEnv names one (see harness_test.go for the
 // address plan). The scenarios both cnat faces share are
-// renderer/internal/cnattrace's: each TestTraceX below runs the scenario X
-// on IPv6. The tests after them are IPv6's own.
+// renderer/internal/cnattrace's: each TestTraceX at the end of this file
+// runs the scenario X on IPv6. The tests before them are IPv6's own.
 
 import (
 	"net/netip"
@@ -22,75 +22,12 @@ import (
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 )
 
-func TestTraceClusterIP(t *testing.T)   { cnattrace.ClusterIP(t, ipv6Face) }
-func TestTraceHairpin(t *testing.T)     { cnattrace.Hairpin(t, ipv6Face) }
-func TestTraceHairpinOnly(t *testing.T) { cnattrace.HairpinOnly(t, ipv6Face) }
-func TestTraceHairpinOnlySourceRangesSkipInternalClients(t *testing.T) {
-	cnattrace.HairpinOnlySourceRangesSkipInternalClients(t, ipv6Face)
-}
-func TestTraceNodePortOnThisNodesIPv6Address(t *testing.T) {
-	cnattrace.NodePortOnThisNodesIP(t, ipv6Face)
-}
-func TestTraceExternalIPs(t *testing.T)         { cnattrace.ExternalIPs(t, ipv6Face) }
-func TestTraceLoadBalancerIngress(t *testing.T) { cnattrace.LoadBalancerIngress(t, ipv6Face) }
-func TestTraceExternalTrafficPolicyLocal(t *testing.T) {
-	cnattrace.ExternalTrafficPolicyLocal(t, ipv6Face)
-}
-func TestTraceExternalTrafficPolicyLocalWithoutOwnClients(t *testing.T) {
-	cnattrace.ExternalTrafficPolicyLocalWithoutOwnClients(t, ipv6Face)
-}
-func TestTraceInternalTrafficPolicyLocal(t *testing.T) {
-	cnattrace.InternalTrafficPolicyLocal(t, ipv6Face)
-}
-func TestTraceTerminatingFallback(t *testing.T)      { cnattrace.TerminatingFallback(t, ipv6Face) }
-func TestTraceNoEndpointsDrops(t *testing.T)         { cnattrace.NoEndpointsDrops(t, ipv6Face) }
-func TestTraceLoadBalancerSourceRanges(t *testing.T) { cnattrace.LoadBalancerSourceRanges(t, ipv6Face) }
-func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
-	cnattrace.LoadBalancerSourceRangesHoldingTheNode(t, ipv6Face)
-}
-func TestTraceSessionAffinity(t *testing.T) { cnattrace.SessionAffinity(t, ipv6Face) }
-func TestTraceMultiPortNamedTargetPorts(t *testing.T) {
-	cnattrace.MultiPortNamedTargetPorts(t, ipv6Face)
-}
-func TestTraceUDP(t *testing.T) { cnattrace.UDP(t, ipv6Face) }
-func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
-	cnattrace.EndpointChangeUpdatesInPlace(t, ipv6Face)
-}
-func TestTraceDeleteLeavesNoTrace(t *testing.T) { cnattrace.DeleteLeavesNoTrace(t, ipv6Face) }
-func TestTraceAgentRestartChangesNothing(t *testing.T) {
-	cnattrace.AgentRestartChangesNothing(t, ipv6Face)
-}
-func TestTraceFilterShardsPassUnrelatedTraffic(t *testing.T) {
-	cnattrace.FilterShardsPassUnrelatedTraffic(t, ipv6Face)
-}
-func TestTraceVPPRestartReappliesEverything(t *testing.T) {
-	cnattrace.VPPRestartReappliesEverything(t, ipv6Face)
-}
-func TestTraceServiceCIDR(t *testing.T) { cnattrace.ServiceCIDR(t, ipv6Face) }
-func TestTraceOpenFlowAcrossEndpointChanges(t *testing.T) {
-	cnattrace.OpenFlowAcrossEndpointChanges(t, ipv6Face)
-}
-func TestTraceHairpinOnlyAgentRestartChangesNothing(t *testing.T) {
-	cnattrace.HairpinOnlyAgentRestartChangesNothing(t, ipv6Face)
-}
-func TestTraceHairpinOnlySwitchBackRemovesFeatures(t *testing.T) {
-	cnattrace.HairpinOnlySwitchBackRemovesFeatures(t, ipv6Face)
-}
-
-// The endpoints (port "http" 8080) the dual-stack trace reaches on IPv6.
-const (
-	pod2    = "[fd00:1:1::2]:8080"
-	remote2 = "[fd00:1:2::2]:8080"
-)
-
 // TestTraceDualStack registers both renderers: the IPv4 half of a
 // dual-stack service goes through NAT44-ED, the IPv6 half through cnat, and
 // neither renderer programs (or touches) the other's objects.
 func TestTraceDualStack(t *testing.T) {
-	svc := tracetest.Service("dual", "fd00:96::28", tracetest.LoadBalancer(30089, "198.51.100.28", "2001:db8:1b::28"), func(s *corev1.Service) {
-		s.Spec.ClusterIP = "10.96.0.28"
-		s.Spec.ClusterIPs = []string{"10.96.0.28", "fd00:96::28"}
-		s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+	pod2, remote2 := "[fd00:1:1::2]:8080", "[fd00:1:2::2]:8080" // port "http" 8080
+	svc := tracetest.Service("dual", "fd00:96::28", tracetest.LoadBalancer(30089, "198.51.100.28", "2001:db8:1b::28"), tracetest.DualStack("10.96.0.28", "fd00:96::28"), func(s *corev1.Service) {
 		s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24", "2001:db8:c:1::/64"}
 	})
 	v4 := &discoveryv1.EndpointSlice{
@@ -224,6 +161,86 @@ func TestTraceSCTPPortsAreDropped(t *testing.T) {
 	e.ForEachClient(t, ipv6Face.AllClients(), func(cl tracetest.Client) {
 		e.Check(cl, tracetest.SCTP, "[fd00:96::40]:9000", tracetest.Dropped)
 		e.Check(cl, tracetest.SCTP, "[2001:db8:1b::40]:9000", tracetest.Dropped)
-		e.Check(cl, tracetest.TCP, "[fd00:96::40]:80", tracetest.Reaches(remote2))
+		e.Check(cl, tracetest.TCP, "[fd00:96::40]:80", tracetest.Reaches("[fd00:1:2::2]:8080"))
 	})
+}
+
+// The scenarios both cnat faces share (renderer/internal/cnattrace), on IPv6.
+func TestTraceClusterIP(t *testing.T) {
+	cnattrace.ClusterIP(t, ipv6Face)
+}
+func TestTraceHairpin(t *testing.T) {
+	cnattrace.Hairpin(t, ipv6Face)
+}
+func TestTraceHairpinOnly(t *testing.T) {
+	cnattrace.HairpinOnly(t, ipv6Face)
+}
+func TestTraceHairpinOnlySourceRangesSkipInternalClients(t *testing.T) {
+	cnattrace.HairpinOnlySourceRangesSkipInternalClients(t, ipv6Face)
+}
+func TestTraceNodePortOnThisNodesIPv6Address(t *testing.T) {
+	cnattrace.NodePortOnThisNodesIP(t, ipv6Face)
+}
+func TestTraceExternalIPs(t *testing.T) {
+	cnattrace.ExternalIPs(t, ipv6Face)
+}
+func TestTraceLoadBalancerIngress(t *testing.T) {
+	cnattrace.LoadBalancerIngress(t, ipv6Face)
+}
+func TestTraceExternalTrafficPolicyLocal(t *testing.T) {
+	cnattrace.ExternalTrafficPolicyLocal(t, ipv6Face)
+}
+func TestTraceExternalTrafficPolicyLocalWithoutOwnClients(t *testing.T) {
+	cnattrace.ExternalTrafficPolicyLocalWithoutOwnClients(t, ipv6Face)
+}
+func TestTraceInternalTrafficPolicyLocal(t *testing.T) {
+	cnattrace.InternalTrafficPolicyLocal(t, ipv6Face)
+}
+func TestTraceTerminatingFallback(t *testing.T) {
+	cnattrace.TerminatingFallback(t, ipv6Face)
+}
+func TestTraceNoEndpointsDrops(t *testing.T) {
+	cnattrace.NoEndpointsDrops(t, ipv6Face)
+}
+func TestTraceLoadBalancerSourceRanges(t *testing.T) {
+	cnattrace.LoadBalancerSourceRanges(t, ipv6Face)
+}
+func TestTraceLoadBalancerSourceRangesHoldingTheNode(t *testing.T) {
+	cnattrace.LoadBalancerSourceRangesHoldingTheNode(t, ipv6Face)
+}
+func TestTraceSessionAffinity(t *testing.T) {
+	cnattrace.SessionAffinity(t, ipv6Face)
+}
+func TestTraceMultiPortNamedTargetPorts(t *testing.T) {
+	cnattrace.MultiPortNamedTargetPorts(t, ipv6Face)
+}
+func TestTraceUDP(t *testing.T) {
+	cnattrace.UDP(t, ipv6Face)
+}
+func TestTraceEndpointChangeUpdatesInPlace(t *testing.T) {
+	cnattrace.EndpointChangeUpdatesInPlace(t, ipv6Face)
+}
+func TestTraceDeleteLeavesNoTrace(t *testing.T) {
+	cnattrace.DeleteLeavesNoTrace(t, ipv6Face)
+}
+func TestTraceAgentRestartChangesNothing(t *testing.T) {
+	cnattrace.AgentRestartChangesNothing(t, ipv6Face)
+}
+func TestTraceFilterShardsPassUnrelatedTraffic(t *testing.T) {
+	cnattrace.FilterShardsPassUnrelatedTraffic(t, ipv6Face)
+}
+func TestTraceVPPRestartReappliesEverything(t *testing.T) {
+	cnattrace.VPPRestartReappliesEverything(t, ipv6Face)
+}
+func TestTraceServiceCIDR(t *testing.T) {
+	cnattrace.ServiceCIDR(t, ipv6Face)
+}
+func TestTraceOpenFlowAcrossEndpointChanges(t *testing.T) {
+	cnattrace.OpenFlowAcrossEndpointChanges(t, ipv6Face)
+}
+func TestTraceHairpinOnlyAgentRestartChangesNothing(t *testing.T) {
+	cnattrace.HairpinOnlyAgentRestartChangesNothing(t, ipv6Face)
+}
+func TestTraceHairpinOnlySwitchBackRemovesFeatures(t *testing.T) {
+	cnattrace.HairpinOnlySwitchBackRemovesFeatures(t, ipv6Face)
 }

@@ -54,7 +54,8 @@ type Face struct {
 	PodClient func(n int) tracetest.Client
 	// NodeIP is this node's address of the family, also the SNAT address.
 	NodeIP netip.Addr
-	// Config is the renderer configuration of the plan.
+	// Config is the renderer configuration of the scenarios; nil is
+	// PlanConfig.
 	Config func() cnat.Config
 	// NewNode returns node-1 on the tests' data plane.
 	NewNode func(tb testing.TB) dataplane.Node
@@ -85,6 +86,25 @@ func (f *Face) WithPlanClients() *Face {
 	return f
 }
 
+// PlanConfig is cnat.DefaultConfig with the plan's SNAT address (NodeIP),
+// node sources (the host interface's client) and local clients (this
+// node's pods) in f's family.
+func (f *Face) PlanConfig() cnat.Config {
+	cfg := cnat.DefaultConfig()
+	cfg.SNATAddress = f.NodeIP
+	host := netip.MustParseAddr(f.A("fd00:30::2"))
+	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(host, host.BitLen())}
+	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix(f.A("fd00:1:1::/64"))}
+	return cfg
+}
+
+func (f *Face) config() cnat.Config {
+	if f.Config == nil {
+		return f.PlanConfig()
+	}
+	return f.Config()
+}
+
 // AllClients are the clients every scenario checks.
 func (f *Face) AllClients() []tracetest.Client {
 	return []tracetest.Client{f.LocalPod, f.TheNode, f.RemotePod, f.External}
@@ -108,7 +128,7 @@ type Env struct {
 // NewEnv is NewEnvWith the plan's configuration.
 func (f *Face) NewEnv(t *testing.T, c Cluster) *Env {
 	t.Helper()
-	return f.NewEnvWith(t, f.Config(), c)
+	return f.NewEnvWith(t, f.config(), c)
 }
 
 // NewEnvWith starts an agent with cfg on a new node and resyncs it to c.
@@ -158,6 +178,7 @@ var ipv4Prefixes = map[string]string{
 	"2001:db8:c:1::/64": "100.64.1.0/24",
 	"fd00:16::/64":      "192.168.16.0/24",
 	"fd00:96::/108":     "10.96.0.0/16",
+	"fd00:1:1::/64":     "10.1.1.0/24",
 	"100.64.1.0/24":     "2001:db8:c:1::/64",
 }
 

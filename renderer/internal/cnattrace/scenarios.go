@@ -93,7 +93,7 @@ func Hairpin(t *testing.T, f *Face) {
 		}
 	})
 	t.Run("without hairpinSNAT the pod receives its own address as source", func(t *testing.T) {
-		cfg := f.Config()
+		cfg := f.config()
 		cfg.HairpinSNAT = cnat.HairpinSNATOff
 		e := f.NewEnvWith(t, cfg, c)
 		tr := e.Check(f.PodClient(2), protoTCP, f.A("[fd00:96::11]:80"), reaches(f.A(pod2)))
@@ -111,7 +111,7 @@ func Hairpin(t *testing.T, f *Face) {
 // other client keeps its address, through the ClusterIP and the external
 // frontends alike.
 func HairpinOnly(t *testing.T, f *Face) {
-	cfg := f.Config()
+	cfg := f.config()
 	cfg.HairpinSNAT = cnat.HairpinSNATOnly
 	e := f.NewEnvWith(t, cfg, Cluster{
 		Services: []*corev1.Service{
@@ -165,7 +165,7 @@ func HairpinOnlySourceRangesSkipInternalClients(t *testing.T, f *Face) {
 		e.Check(f.LocalPod, protoTCP, f.A("[2001:db8:1b::23]:80"), dropped)
 	})
 	t.Run("hairpin-only: the pod passes, the outsider does not", func(t *testing.T) {
-		cfg := f.Config()
+		cfg := f.config()
 		cfg.HairpinSNAT = cnat.HairpinSNATOnly
 		e := f.NewEnvWith(t, cfg, c)
 		e.Check(f.LocalPod, protoTCP, f.A("[2001:db8:1b::23]:80"), reaches(f.A(remote2)))
@@ -257,7 +257,7 @@ func ExternalTrafficPolicyLocal(t *testing.T, f *Face) {
 // them from the uplink's clients, so an externalTrafficPolicy: Local
 // service without a local endpoint drops them all (docs/renderer-ipv6.md).
 func ExternalTrafficPolicyLocalWithoutOwnClients(t *testing.T, f *Face) {
-	cfg := f.Config()
+	cfg := f.config()
 	cfg.NodeSources, cfg.LocalClients = nil, nil
 	e := f.NewEnvWith(t, cfg, Cluster{
 		Services: []*corev1.Service{k8sService("no-local", f.A("fd00:96::17"), loadBalancer(30083, f.A("2001:db8:1b::17")), etpLocal)},
@@ -496,7 +496,7 @@ func DeleteLeavesNoTrace(t *testing.T, f *Face) {
 		func(s *corev1.Service) { s.Spec.LoadBalancerSourceRanges = []string{f.A("2001:db8:c:1::/64")} })
 	empty := k8sService("empty", f.A("fd00:96::22"))
 	v := f.NewNode(t)
-	ag := f.StartAgent(t, v, f.Config())
+	ag := f.StartAgent(t, v, f.config())
 	Cluster{}.resync(ag)
 	before := v.Dump()
 
@@ -555,7 +555,7 @@ func AgentRestartChangesNothing(t *testing.T, f *Face) {
 	// The agent restarts; VPP keeps running.
 	e.Agent.Stop()
 	e.Node.ResetCalls()
-	ag := f.StartAgent(t, e.Node, f.Config())
+	ag := f.StartAgent(t, e.Node, f.config())
 	c.resync(ag)
 	time.Sleep(100 * time.Millisecond) // let the reconciler settle
 	t.Logf("VPP calls during the restart: %v", e.Node.Calls())
@@ -633,7 +633,7 @@ func CNATTranslated(steps []string) bool {
 // ServiceCIDR: a service CIDR of the family drops what no cnat VIP holds
 // (a live ClusterIP's other ports are dropped by its exclusive VIP anyway).
 func ServiceCIDR(t *testing.T, f *Face) {
-	cfg := f.Config()
+	cfg := f.config()
 	cfg.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix(f.A("fd00:96::/108"))}
 	e := f.NewEnvWith(t, cfg, Cluster{
 		Services: []*corev1.Service{k8sService("web", f.A("fd00:96::10"))},
@@ -713,7 +713,7 @@ func hairpinOnlyCluster(f *Face) Cluster {
 }
 
 func hairpinOnlyConfig(f *Face) cnat.Config {
-	cfg := f.Config()
+	cfg := f.config()
 	cfg.HairpinSNAT = cnat.HairpinSNATOnly
 	return cfg
 }
@@ -768,7 +768,7 @@ func HairpinOnlySwitchBackRemovesFeatures(t *testing.T, f *Face) {
 	}
 
 	e.Agent.Stop()
-	e.Agent = f.StartAgent(t, e.Node, f.Config())
+	e.Agent = f.StartAgent(t, e.Node, f.config())
 	hairpinOnlyCluster(f).resync(e.Agent)
 	e.Agent.WaitSettled(t)
 	if f := f.EnabledFeatures(t, e.Node); len(f) != 0 {
