@@ -26,7 +26,6 @@ import (
 // dual-stack service goes through NAT44-ED, the IPv6 half through cnat, and
 // neither renderer programs (or touches) the other's objects.
 func TestTraceDualStack(t *testing.T) {
-	pod2, remote2 := "[fd00:1:1::2]:8080", "[fd00:1:2::2]:8080" // port "http" 8080
 	svc := tracetest.Service("dual", "fd00:96::28", tracetest.LoadBalancer(30089, "198.51.100.28", "2001:db8:1b::28"), tracetest.DualStack("10.96.0.28", "fd00:96::28"), func(s *corev1.Service) {
 		s.Spec.LoadBalancerSourceRanges = []string{"100.64.1.0/24", "2001:db8:c:1::/64"}
 	})
@@ -48,6 +47,7 @@ func TestTraceDualStack(t *testing.T) {
 	if tr.Verdict != fakevpp.Forward || !tr.ReplyOK || !strings.Contains(strings.Join(tr.Steps, "\n"), "nat44") || cnattrace.CNATTranslated(tr.Steps) {
 		t.Fatalf("IPv4 ClusterIP flow not translated by NAT44-ED alone: %s to %s\n%s", tr.Verdict, tr.Out.Dst, strings.Join(tr.Steps, "\n"))
 	}
+	pod2, remote2 := "[fd00:1:1::2]:8080", "[fd00:1:2::2]:8080" // port "http" 8080
 	tr = e.Check(localPod, tracetest.TCP, "[fd00:96::28]:80", tracetest.Reaches(pod2, remote2).SNATTo(pod2))
 	if steps := strings.Join(tr.Steps, "\n"); !strings.Contains(steps, "cnat") || strings.Contains(steps, "nat44-ed-") {
 		t.Fatalf("IPv6 ClusterIP flow not translated by cnat alone:\n%s", steps)
