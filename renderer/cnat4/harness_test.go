@@ -39,38 +39,20 @@ import (
 	"github.com/vppsvc/vppsvc/dataplane"
 	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
+	"github.com/vppsvc/vppsvc/renderer/cnat"
 	"github.com/vppsvc/vppsvc/renderer/cnat4"
+	"github.com/vppsvc/vppsvc/renderer/internal/cnattrace"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 )
 
-const (
-	thisNode  = tracetest.ThisNode
-	otherNode = tracetest.OtherNode
-	protoTCP  = tracetest.TCP
-	protoUDP  = tracetest.UDP
-)
-
-type client = tracetest.Client
-
 var (
-	localPod   = client{Name: "local pod", Ingress: "tap9", Addr: netip.MustParseAddr("10.1.1.9")}
-	theNode    = client{Name: "node", Ingress: "host0", Addr: netip.MustParseAddr("172.30.1.2")}
-	remotePod  = client{Name: "remote pod", Ingress: "uplink0", Addr: netip.MustParseAddr("10.1.2.9")}
-	external   = client{Name: "external client", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.1.5")}
-	outsider   = client{Name: "external client outside the source ranges", Ingress: "uplink0", Addr: netip.MustParseAddr("100.64.2.5")}
-	allClients = []client{localPod, theNode, remotePod, external}
-
-	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
-	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
+	// The plan's clients the IPv4 traces of this package use
+	// (cnattrace.Face.WithPlanClients).
+	external, outsider, podClient = ipv4Face.External, ipv4Face.Outsider, ipv4Face.PodClient
 
 	ip = netip.MustParseAddr
 )
-
-// podClient is local pod <N> as a client.
-func podClient(n int) client {
-	return client{Name: fmt.Sprintf("pod %d", n), Ingress: fmt.Sprintf("tap%d", n), Addr: netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n))}
-}
 
 // newNode returns node-1 (tracetest.DualStackTopology) on the tests' data
 // plane: fakevpp, or the real VPP of dataplane.SocketEnv.
@@ -78,20 +60,8 @@ func newNode(tb testing.TB) dataplane.Node {
 	return tracetest.DualStackTopology().Build(tb, dataplane.ForTest(tb, 1))
 }
 
-// agent is one run of the control plane over a VPP: processor, the cnat
-// IPv4 renderer (and optionally the IPv6 renderer) and the VPP layer.
-type agent struct {
-	*agenttest.Run
-	proc *processor.Processor
-}
-
-func testConfig() cnat4.Config {
-	cfg := cnat4.DefaultConfig()
-	cfg.SNATAddress = nodeIP4
-	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 32)}
-	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("10.1.1.0/24")}
-	return cfg
-}
+// testConfig is the configuration of the plan (cnattrace.Face.PlanConfig).
+func testConfig() cnat4.Config { return ipv4Face.PlanConfig() }
 
 // agentOptions choose the renderers of an agent.
 type agentOptions struct {
@@ -99,86 +69,47 @@ type agentOptions struct {
 	ipv6 *ipv6.Config // also register the IPv6 renderer (dual stack)
 }
 
-// startAgent connects a new agent to node (see agenttest.StartOn).
-func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
+// startAgent connects a new agent to node (see agenttest.StartOn); every
+// Resync keeps the plan's nodes and local pods.
+func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agenttest.Control {
 	tb.Helper()
 	run := agenttest.StartOn(tb, node.Adapter(), vppagent.Options{
-		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"},
+		NodeName: tracetest.ThisNode, FrontendInterfaces: []string{"uplink0", "host0"},
 		Config: agenttest.ConfigCNAT4(&opts.cfg, opts.ipv6), Log: tracetest.QuietLogger(),
 	})
-	return &agent{Run: run, proc: run.Agent.Processor}
-}
-
-// cluster is the Kubernetes state of a scenario.
-type cluster struct {
-	services []*corev1.Service
-	slices   []*discoveryv1.EndpointSlice
-}
-
-func (c cluster) snapshot() processor.Snapshot {
-	s := processor.Snapshot{
-		Services:       c.services,
-		EndpointSlices: c.slices,
+	return &agenttest.Control{Run: run, Base: processor.Snapshot{
 		Nodes: []*corev1.Node{
-			tracetest.Node(thisNode, nodeIP4, nodeIP6),
-			tracetest.Node(otherNode, otherNodeIP4, otherNodeIP6),
+			tracetest.Node(tracetest.ThisNode, tracetest.NodeIP4, tracetest.NodeIP6),
+			tracetest.Node(tracetest.OtherNode, tracetest.OtherNodeIP4, tracetest.OtherNodeIP6),
 		},
-	}
-	for _, n := range tracetest.LocalPods {
-		s.LocalPods = append(s.LocalPods, processor.LocalPod{
-			ID: processor.PodID{Namespace: "default", Name: fmt.Sprintf("pod-%d", n)},
-			IPs: []netip.Addr{
-				netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n)),
-				netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n)),
-			},
-			Interface: fmt.Sprintf("tap%d", n),
-		})
-	}
-	return s
+		LocalPods: agenttest.LocalPods(tracetest.LocalPods, func(n int) []netip.Addr {
+			return []netip.Addr{netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n)), netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n))}
+		}),
+	}}
 }
-
-// env is a node programmed by an agent from a cluster state; flows that
-// are source-NATed must come from the SNAT address.
-type env struct {
-	*tracetest.Env
-	agent *agent
-}
-
-func newEnv(t *testing.T, c cluster) *env {
-	t.Helper()
-	return newEnvWith(t, agentOptions{cfg: testConfig()}, c)
-}
-
-func newEnvWith(t *testing.T, opts agentOptions, c cluster) *env {
-	t.Helper()
-	v := newNode(t)
-	ag := startAgent(t, v, opts)
-	ag.proc.Resync(c.snapshot())
-	return &env{Env: tracetest.NewEnv(t, v, nodeIP4, 40000), agent: ag}
-}
-
-// forEachClient runs check for every client of allClients as a subtest.
-func (e *env) forEachClient(t *testing.T, check func(cl client)) {
-	e.ForEachClient(t, allClients, check)
-}
-
-// Short names for the shared builders and expectations.
-var (
-	k8sService       = tracetest.Service
-	nodePortType     = tracetest.NodePort
-	loadBalancer     = tracetest.LoadBalancer
-	externalIPs      = tracetest.ExternalIPs
-	etpLocal         = tracetest.ETPLocal
-	itpLocal         = tracetest.ITPLocal
-	clientIPAffinity = tracetest.ClientIPAffinity
-	local            = tracetest.Local
-	remote           = tracetest.Remote
-	terminating      = tracetest.Terminating
-	reaches          = tracetest.Reaches
-	dropped          = tracetest.Dropped
-)
 
 // k8sSlice is an IPv4 slice of svc with port "http" 8080 and the endpoints.
 func k8sSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
 	return tracetest.Slice(svc, discoveryv1.AddressTypeIPv4, eps...)
+}
+
+// ipv4Face is this harness as the shared scenarios of
+// renderer/internal/cnattrace take it.
+var ipv4Face = faceWith(agentOptions{})
+
+// faceWith is the face whose agents also get opts' other renderers.
+func faceWith(opts agentOptions) *cnattrace.Face {
+	return (&cnattrace.Face{
+		Name: cnat4.Name, IPv4: true,
+		NodeIP:  tracetest.NodeIP4,
+		NewNode: newNode,
+		StartAgent: func(tb testing.TB, node dataplane.Node, cfg cnat.Config) cnattrace.Agent {
+			opts.cfg = cfg
+			return startAgent(tb, node, opts)
+		},
+		Slice: k8sSlice,
+		EnabledFeatures: func(t *testing.T, node dataplane.Node) []string {
+			return agenttest.EnabledFeatures(t, node, tracetest.QuietLogger())
+		},
+	}).WithPlanClients()
 }

@@ -18,14 +18,14 @@ func benchCluster(n, eps int) cluster {
 	var c cluster
 	for i := range n {
 		name := fmt.Sprintf("svc-%05d", i)
-		c.services = append(c.services, k8sService(name, fmt.Sprintf("fd00:96::%x", 0x1000+i)))
+		c.services = append(c.services, tracetest.Service(name, fmt.Sprintf("fd00:96::%x", 0x1000+i)))
 		var list []discoveryv1.Endpoint
 		for j := range eps {
 			a := i*eps + j + 1
-			list = append(list, remote(fmt.Sprintf("fd00:2::%x:%x", a>>16, a&0xffff)))
+			list = append(list, tracetest.Remote(fmt.Sprintf("fd00:2::%x:%x", a>>16, a&0xffff)))
 		}
 		if i%10 == 0 {
-			list = append(list, local("fd00:1:1::2"))
+			list = append(list, tracetest.Local("fd00:1:1::2"))
 		}
 		c.slices = append(c.slices, k8sSlice(name, list...))
 	}
@@ -69,7 +69,7 @@ func BenchmarkIPv6EndpointChange(b *testing.B) {
 	v := newFakeNode(b)
 	ag := startAgent(b, v, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 1, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 1, tracetest.Remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
 }
 
 // filteredCluster returns n IPv6 ClusterIP services with two remote
@@ -81,11 +81,11 @@ func filteredCluster(n int) cluster {
 	var c cluster
 	for i := range n {
 		name := fmt.Sprintf("svc-%05d", i)
-		c.services = append(c.services, k8sService(name, fmt.Sprintf("fd00:96::%x", 0x1000+i)))
+		c.services = append(c.services, tracetest.Service(name, fmt.Sprintf("fd00:96::%x", 0x1000+i)))
 		var list []discoveryv1.Endpoint
 		if i%3 != 0 {
 			for j := range 2 {
-				list = append(list, remote(fmt.Sprintf("fd00:2::%x:%x", i, j+1)))
+				list = append(list, tracetest.Remote(fmt.Sprintf("fd00:2::%x:%x", i, j+1)))
 			}
 		}
 		c.slices = append(c.slices, k8sSlice(name, list...))
@@ -104,5 +104,5 @@ func BenchmarkIPv6FilteredServiceChange(b *testing.B) {
 	v := newFakeNode(b)
 	ag := startAgent(b, v, agentOptions{cfg: testConfig()})
 	ag.proc.Resync(c.snapshot())
-	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 3, remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
+	tracetest.ToggleEndpoint(b, v.VPP, c.slices, 3, tracetest.Remote("fd00:3::1"), ag.proc.UpdateEndpointSlice)
 }

@@ -44,36 +44,18 @@ import (
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/internal/agenttest"
 	"github.com/vppsvc/vppsvc/processor"
+	rcnat "github.com/vppsvc/vppsvc/renderer/cnat"
+	"github.com/vppsvc/vppsvc/renderer/internal/cnattrace"
 	"github.com/vppsvc/vppsvc/renderer/internal/tracetest"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
 	"github.com/vppsvc/vppsvc/renderer/nat44"
 )
 
-const (
-	thisNode  = tracetest.ThisNode
-	otherNode = tracetest.OtherNode
-	protoTCP  = tracetest.TCP
-	protoUDP  = tracetest.UDP
-)
-
-type client = tracetest.Client
-
 var (
-	localPod   = client{Name: "local pod", Ingress: "tap9", Addr: netip.MustParseAddr("fd00:1:1::9")}
-	theNode    = client{Name: "node", Ingress: "host0", Addr: netip.MustParseAddr("fd00:30::2")}
-	remotePod  = client{Name: "remote pod", Ingress: "uplink0", Addr: netip.MustParseAddr("fd00:1:2::9")}
-	external   = client{Name: "external client", Ingress: "uplink0", Addr: netip.MustParseAddr("2001:db8:c:1::5")}
-	outsider   = client{Name: "external client outside the source ranges", Ingress: "uplink0", Addr: netip.MustParseAddr("2001:db8:c:2::5")}
-	allClients = []client{localPod, theNode, remotePod, external}
-
-	nodeIP6, otherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
-	nodeIP4, otherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
+	// The plan's clients the IPv6 traces of this file use
+	// (cnattrace.Face.WithPlanClients).
+	localPod, external, outsider = ipv6Face.LocalPod, ipv6Face.External, ipv6Face.Outsider
 )
-
-// podClient is local pod <N> as a client.
-func podClient(n int) client {
-	return client{Name: fmt.Sprintf("pod %d", n), Ingress: fmt.Sprintf("tap%d", n), Addr: netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n))}
-}
 
 // localPods are the pods of node-1 the fake has a tap for.
 var localPods = tracetest.LocalPods
@@ -134,7 +116,7 @@ func probeFakeCNAT() string {
 		return fmt.Sprintf("fakevpp does not serve cnat yet: CnatTranslationUpdate answered %v "+
 			"(fakevpp/internal/cnat is not wired into fakevpp's core)", err)
 	}
-	tr := v.Trace(fakevpp.Packet{Ingress: "eth0", Protocol: protoTCP,
+	tr := v.Trace(fakevpp.Packet{Ingress: "eth0", Protocol: tracetest.TCP,
 		Src: netip.MustParseAddrPort("[fd00:99::5]:1000"), Dst: netip.MustParseAddrPort("[fd00:96::1]:80")})
 	if tr.Verdict != fakevpp.Forward || tr.Out.Dst != netip.MustParseAddrPort("[fd00:99::2]:8080") {
 		return fmt.Sprintf("fakevpp answers CnatTranslationUpdate but Trace does not translate on cnat's VIP path "+
@@ -150,13 +132,8 @@ type agent struct {
 	proc *processor.Processor
 }
 
-func testConfig() ipv6.Config {
-	cfg := ipv6.DefaultConfig()
-	cfg.SNATAddress = nodeIP6
-	cfg.NodeSources = []netip.Prefix{netip.PrefixFrom(theNode.Addr, 128)}
-	cfg.LocalClients = []netip.Prefix{netip.MustParsePrefix("fd00:1:1::/64")}
-	return cfg
-}
+// testConfig is the configuration of the plan (cnattrace.Face.PlanConfig).
+func testConfig() ipv6.Config { return ipv6.Config(ipv6Face.PlanConfig()) }
 
 // agentOptions choose the renderers of an agent.
 type agentOptions struct {
@@ -170,11 +147,11 @@ func startAgent(tb testing.TB, node dataplane.Node, opts agentOptions) *agent {
 	var cfg4 *nat44.Config
 	if opts.nat44 {
 		c := nat44.DefaultConfig()
-		c.TwiceNATAddress = nodeIP4
+		c.TwiceNATAddress = tracetest.NodeIP4
 		cfg4 = &c
 	}
 	run := agenttest.StartOn(tb, node.Adapter(), vppagent.Options{
-		NodeName: thisNode, FrontendInterfaces: []string{"uplink0", "host0"},
+		NodeName: tracetest.ThisNode, FrontendInterfaces: []string{"uplink0", "host0"},
 		Config: agenttest.Config(cfg4, &opts.cfg), Log: tracetest.QuietLogger(),
 	})
 	return &agent{Run: run, proc: run.Agent.Processor}
@@ -191,66 +168,40 @@ func (c cluster) snapshot() processor.Snapshot {
 		Services:       c.services,
 		EndpointSlices: c.slices,
 		Nodes: []*corev1.Node{
-			tracetest.Node(thisNode, nodeIP6, nodeIP4),
-			tracetest.Node(otherNode, otherNodeIP6, otherNodeIP4),
+			tracetest.Node(tracetest.ThisNode, tracetest.NodeIP6, tracetest.NodeIP4),
+			tracetest.Node(tracetest.OtherNode, tracetest.OtherNodeIP6, tracetest.OtherNodeIP4),
 		},
 	}
-	for _, n := range localPods {
-		s.LocalPods = append(s.LocalPods, processor.LocalPod{
-			ID: processor.PodID{Namespace: "default", Name: fmt.Sprintf("pod-%d", n)},
-			IPs: []netip.Addr{
-				netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n)),
-				netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n)),
-			},
-			Interface: fmt.Sprintf("tap%d", n),
-		})
-	}
+	s.LocalPods = agenttest.LocalPods(localPods, func(n int) []netip.Addr {
+		return []netip.Addr{netip.MustParseAddr(fmt.Sprintf("fd00:1:1::%d", n)), netip.MustParseAddr(fmt.Sprintf("10.1.1.%d", n))}
+	})
 	return s
 }
-
-// env is a node programmed by an agent from a cluster state; flows that
-// are source-NATed must come from the SNAT address.
-type env struct {
-	*tracetest.Env
-	agent *agent
-}
-
-func newEnv(t *testing.T, c cluster) *env {
-	t.Helper()
-	return newEnvWith(t, agentOptions{cfg: testConfig()}, c)
-}
-
-func newEnvWith(t *testing.T, opts agentOptions, c cluster) *env {
-	t.Helper()
-	requireFakeCNAT(t)
-	v := newNode(t)
-	ag := startAgent(t, v, opts)
-	ag.proc.Resync(c.snapshot())
-	return &env{Env: tracetest.NewEnv(t, v, nodeIP6, 40000), agent: ag}
-}
-
-// forEachClient runs check for every client of allClients as a subtest.
-func (e *env) forEachClient(t *testing.T, check func(cl client)) {
-	e.ForEachClient(t, allClients, check)
-}
-
-// Short names for the shared builders and expectations.
-var (
-	k8sService       = tracetest.Service
-	nodePortType     = tracetest.NodePort
-	loadBalancer     = tracetest.LoadBalancer
-	externalIPs      = tracetest.ExternalIPs
-	etpLocal         = tracetest.ETPLocal
-	itpLocal         = tracetest.ITPLocal
-	clientIPAffinity = tracetest.ClientIPAffinity
-	local            = tracetest.Local
-	remote           = tracetest.Remote
-	terminating      = tracetest.Terminating
-	reaches          = tracetest.Reaches
-	dropped          = tracetest.Dropped
-)
 
 // k8sSlice is an IPv6 slice of svc with port "http" 8080 and the endpoints.
 func k8sSlice(svc string, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
 	return tracetest.Slice(svc, discoveryv1.AddressTypeIPv6, eps...)
+}
+
+// ipv6Face is this harness as the shared scenarios of
+// renderer/internal/cnattrace take it.
+var ipv6Face = faceWith(agentOptions{})
+
+// faceWith is the face whose agents also get opts' other renderers.
+func faceWith(opts agentOptions) *cnattrace.Face {
+	return (&cnattrace.Face{
+		Name:    ipv6.Name,
+		NodeIP:  tracetest.NodeIP6,
+		NewNode: newNode,
+		StartAgent: func(tb testing.TB, node dataplane.Node, cfg rcnat.Config) cnattrace.Agent {
+			opts.cfg = ipv6.Config(cfg)
+			ag := startAgent(tb, node, opts)
+			return &agenttest.Control{Run: ag.Run, Base: cluster{}.snapshot()}
+		},
+		Slice: k8sSlice,
+		EnabledFeatures: func(t *testing.T, node dataplane.Node) []string {
+			return agenttest.EnabledFeatures(t, node, tracetest.QuietLogger())
+		},
+		RequireFake: requireFakeCNAT,
+	}).WithPlanClients()
 }

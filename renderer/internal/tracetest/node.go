@@ -29,6 +29,12 @@ func PodTaps(v4, v6 bool) dataplane.Topology {
 	return t
 }
 
+// The node IPs of DualStackTopology: ThisNode's on uplink0, and OtherNode's.
+var (
+	NodeIP4, OtherNodeIP4 = netip.MustParseAddr("192.168.16.1"), netip.MustParseAddr("192.168.16.2")
+	NodeIP6, OtherNodeIP6 = netip.MustParseAddr("fd00:16::1"), netip.MustParseAddr("fd00:16::2")
+)
+
 // DualStackTopology is ThisNode with both families: uplink0
 // (192.168.16.1/24, fd00:16::1/64; remote pods 10.1.2.0/24 and
 // fd00:1:2::/64 and the default routes; OtherNode's 192.168.16.2 and

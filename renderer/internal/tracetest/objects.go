@@ -89,6 +89,16 @@ func ClientIPAffinity(s *corev1.Service) {
 	s.Spec.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: Ptr(int32(600))}}
 }
 
+// DualStack makes a service dual-stack with the ClusterIPs ipv4 (its
+// primary ClusterIP) and ipv6.
+func DualStack(ipv4, ipv6 string) func(*corev1.Service) {
+	return func(s *corev1.Service) {
+		s.Spec.ClusterIP = ipv4
+		s.Spec.ClusterIPs = []string{ipv4, ipv6}
+		s.Spec.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol}
+	}
+}
+
 // Slice is the slice "<svc>-v4" or "<svc>-v6" (by family) of service svc
 // with port "http" 8080 and the endpoints.
 func Slice(svc string, family discoveryv1.AddressType, eps ...discoveryv1.Endpoint) *discoveryv1.EndpointSlice {
