@@ -48,7 +48,12 @@ func TestFaultsConverge(t *testing.T) {
 	c := bulkCluster(sizes(40, 100))
 	snap := c.snapshot()
 	want := reference(t, snap, nil)
-	retvals := []int32{int32(api.UNSPECIFIED), int32(api.NO_SUCH_ENTRY), int32(api.INVALID_VALUE), -1}
+	// Errors that say nothing about VPP's state. NO_SUCH_ENTRY is not one:
+	// on a delete it tells the driver the object is gone (success), so a
+	// fault answering it for an object VPP keeps is a VPP that lies, which
+	// the layer rightly believes (seeds 25, 37 and 81 of the long form hit
+	// such a delete of an LB local and left it in the fake).
+	retvals := []int32{int32(api.UNSPECIFIED), int32(api.SYSCALL_ERROR_1), int32(api.INVALID_VALUE), -1}
 
 	type run struct {
 		name  string
