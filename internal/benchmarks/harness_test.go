@@ -123,12 +123,19 @@ func startAgentWith(b testing.TB, drv driverapi.Driver, useCNAT bool) *agent {
 // startFakeAgent starts an agent over a new fake VPP through govpp.
 func startFakeAgent(b testing.TB) (*agent, *fakevpp.VPP) {
 	b.Helper()
+	return startFakeAgentWith(b, false)
+}
+
+// startFakeAgentWith is startFakeAgent with the cnat IPv4 renderer when
+// useCNAT is set.
+func startFakeAgentWith(b testing.TB, useCNAT bool) (*agent, *fakevpp.VPP) {
+	b.Helper()
 	v := newFake()
 	drv, err := govppdriver.Connect(v, govppdriver.Options{Logger: quiet(), ReconnectInterval: 20 * time.Millisecond})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return startAgent(b, drv), v
+	return startAgentWith(b, drv, useCNAT), v
 }
 
 // calls is the number of VPP requests the agent's driver has sent.

@@ -2,11 +2,8 @@ package benchmarks
 
 import (
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 )
 
 // serviceShape is one kind of service whose VPP writes
@@ -51,12 +48,7 @@ func BenchmarkServiceWrites(b *testing.B) {
 	}{{"nat44", false}, {"cnat4", true}} {
 		for _, sh := range serviceShapes {
 			b.Run(r.name+"/"+sh.name, func(b *testing.B) {
-				v := newFake()
-				drv, err := govppdriver.Connect(v, govppdriver.Options{Logger: quiet(), ReconnectInterval: 20 * time.Millisecond})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ag := startAgentWith(b, drv, r.useCNAT)
+				ag, _ := startFakeAgentWith(b, r.useCNAT)
 				defer ag.stop()
 				// One filtered service already binds the filter ACLs on the
 				// frontend interfaces: the first one's bindings are the
