@@ -79,6 +79,32 @@ func BenchmarkProcessorColdSync(b *testing.B) {
 	}
 }
 
+// BenchmarkProcessorColdSyncOneEndpoint is the first Resync of 50,000
+// ClusterIP services with one endpoint each, the shape of issue 40's cold
+// sync: the processor's cost per service, with few endpoints to spread it.
+func BenchmarkProcessorColdSyncOneEndpoint(b *testing.B) {
+	const n = 50000
+	var snap Snapshot
+	for i := range n {
+		name := fmt.Sprintf("svc%d", i)
+		snap.Services = append(snap.Services, makeService("default", name,
+			withClusterIPs(fmt.Sprintf("172.30.%d.%d", (i+1)/256, (i+1)%256)), withPorts(svcPort("p80", corev1.ProtocolTCP, 80, 0))))
+		ep := makeEndpoint(fmt.Sprintf("10.%d.%d.%d", (i+1)/65536, (i+1)/256%256, (i+1)%256), onNode("node-0"))
+		snap.EndpointSlices = append(snap.EndpointSlices, makeSlice("default", name+"-abcde", name,
+			withSlicePorts(slicePort("p80", corev1.ProtocolTCP, 80)), withEndpoints(ep)))
+	}
+	snap.Nodes = append(snap.Nodes, makeNode("node-0", "192.168.0.1", "zone-a"))
+	b.ReportAllocs()
+	var p *Processor
+	for b.Loop() {
+		p, _ = benchProcessor()
+		p.Resync(snap)
+	}
+	if got := p.Services(); len(got) != n || len(got[0].Ports) != 1 || len(got[0].Ports[0].Backends) != 1 {
+		b.Fatalf("%d services rendered, the first %v; want %d with one backend each", len(got), got[0], n)
+	}
+}
+
 // BenchmarkProcessorEndpointUpdate measures one endpoint turning not ready and
 // back in an otherwise steady state. The cost must not depend on the number
 // of services: compare the 1k and 10k cases.

@@ -3,6 +3,7 @@ package nat44
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"testing"
 
 	logtest "github.com/sirupsen/logrus/hooks/test"
@@ -66,6 +67,36 @@ func BenchmarkRendererResync(b *testing.B) {
 		if err := r.Resync(ev); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRendererResyncOneEndpoint is BenchmarkRendererResync for
+// 50,000 services with one endpoint each, the shape of issue 40's cold
+// sync: the renderer's cost per service, with a service CIDR that covers
+// the ClusterIPs (one item a service) and without (a mapping and two drop
+// routes a service).
+func BenchmarkRendererResyncOneEndpoint(b *testing.B) {
+	for _, cidr := range []string{"none", "10.96.0.0/16"} {
+		b.Run("service-cidr="+cidr, func(b *testing.B) {
+			ev := resyncEvent(testNode(), benchServices(50000, 1)...)
+			if cidr != "none" {
+				ev.ServiceCIDRs = []netip.Prefix{netip.MustParsePrefix(cidr)}
+			}
+			log, _ := logtest.NewNullLogger()
+			b.ReportAllocs()
+			var client *nullClient
+			for b.Loop() {
+				client = &nullClient{}
+				r, err := New(client, testConfig(), log)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Resync(ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(client.puts), "items/op")
+		})
 	}
 }
 
