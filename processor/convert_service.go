@@ -58,11 +58,20 @@ func ConvertService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, no
 		return nil, nil
 	}
 	c := &converter{svc: svc}
-	out := c.frontends(svc)
-	if out == nil {
+	// The value is drafted on the stack, its ports and the endpoints on
+	// offer in rooms of the common sizes; once the number of endpoints is
+	// known, it gets its memory in as few allocations as its shape allows
+	// (allocValue), and its backends are picked into it.
+	var draft model.ContivService
+	var portRoom [2]model.NamedPort
+	ports, ok := c.frontends(svc, &draft, portRoom[:0])
+	if !ok {
 		return nil, c.problems
 	}
-	c.backends(svc, out, slices, node)
+	var candidateRoom [8]endpoint
+	candidates := c.candidates(svc, familiesOf(draft.ClusterIPs), ports, slices, node, candidateRoom[:0])
+	out, room := allocValue(&draft, ports, len(candidates))
+	pickBackends(out, room, candidates, node.Zone)
 	return out, c.problems
 }
 
@@ -108,18 +117,21 @@ func clusterIPStrings(svc *corev1.Service) []string {
 	return nil
 }
 
-// frontends converts everything but the backends; nil means not rendered.
-func (c *converter) frontends(svc *corev1.Service) *model.ContivService {
+// frontends converts everything but the ports and backends into out and
+// returns the ports, appended to portRoom (it stores nothing of portRoom in
+// out, which may stay on the caller's stack only so); false means not
+// rendered.
+func (c *converter) frontends(svc *corev1.Service, out *model.ContivService, portRoom []model.NamedPort) ([]model.NamedPort, bool) {
 	if !isRendered(svc) {
-		return nil
+		return nil, false
 	}
 	switch svc.Spec.Type {
 	case "", corev1.ServiceTypeClusterIP, corev1.ServiceTypeNodePort, corev1.ServiceTypeLoadBalancer:
 	default:
 		c.serviceProblem("spec.type", string(svc.Spec.Type), "unknown service type; service not rendered")
-		return nil
+		return nil, false
 	}
-	out := &model.ContivService{ID: ServiceIDOf(svc)}
+	out.ID = ServiceIDOf(svc)
 
 	var clusterIPs []netip.Addr
 	for _, s := range clusterIPStrings(svc) {
@@ -132,7 +144,7 @@ func (c *converter) frontends(svc *corev1.Service) *model.ContivService {
 	}
 	out.ClusterIPs = model.NewIPAddresses(clusterIPs...)
 	if len(out.ClusterIPs) == 0 {
-		return nil // the bad addresses were reported above
+		return nil, false // the bad addresses were reported above
 	}
 	fam := familiesOf(out.ClusterIPs)
 
@@ -181,14 +193,14 @@ func (c *converter) frontends(svc *corev1.Service) *model.ContivService {
 		}
 	}
 	out.SessionAffinityTimeout = c.sessionAffinity(svc)
-	out.Ports = c.ports(svc)
-	if len(out.Ports) == 0 {
+	ports := c.ports(svc, portRoom)
+	if len(ports) == 0 {
 		if len(svc.Spec.Ports) == 0 {
 			c.serviceProblem("spec.ports", "", "service has no port; not rendered")
 		}
-		return nil
+		return nil, false
 	}
-	return out
+	return ports, true
 }
 
 // ipFamilies says which address families a service serves.
@@ -290,11 +302,11 @@ func parseProtocol(p corev1.Protocol) (model.Protocol, bool) {
 	return 0, false
 }
 
-// ports converts the service ports, sorted by name; of two ports with one
-// name the first is kept.
-func (c *converter) ports(svc *corev1.Service) []model.NamedPort {
+// ports converts the service ports, sorted by name, appending them to
+// room[:0]; of two ports with one name the first is kept.
+func (c *converter) ports(svc *corev1.Service, room []model.NamedPort) []model.NamedPort {
 	hasNodePorts := svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer
-	out := make([]model.NamedPort, 0, len(svc.Spec.Ports))
+	out := room[:0]
 	for _, sp := range svc.Spec.Ports {
 		proto, ok := parseProtocol(sp.Protocol)
 		if !ok {

@@ -11,14 +11,18 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 )
 
-// endpoint is one EndpointSlice endpoint with its conditions resolved.
+// endpoint is one EndpointSlice endpoint with its conditions resolved,
+// offered to one service port.
 type endpoint struct {
-	backend model.ServiceBackend // Port is filled in per slice port
+	backend model.ServiceBackend // Port is the slice port's
 	// ready uses the API's rule that a missing condition counts as ready.
 	ready bool
 	// servingTerminating endpoints are the KEP-1669 fallback: still able to
 	// serve while they shut down.
 	servingTerminating bool
+	// svcPort is the index of the service port in ContivService.Ports (an
+	// int32 beside the flags: the endpoint is 48 bytes, not 56).
+	svcPort int32
 }
 
 // rank orders duplicates of one IP:port seen in several slices: the local
@@ -39,16 +43,18 @@ func (e endpoint) rank() int {
 
 // sliceBackendPort is a slice port that matched a service port.
 type sliceBackendPort struct {
-	svcPortName string
-	port        uint16
+	svcPort int32 // the index of the service port in ContivService.Ports
+	port    uint16
 }
 
-// backends joins the slices to the service ports and sets, per port of out,
-// the endpoints renderers should use. Slices are visited in name order so
-// that the winner among duplicates does not depend on the order they arrived
-// in.
-func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in []*discoveryv1.EndpointSlice, node NodeContext) {
-	fam := familiesOf(out.ClusterIPs)
+// candidates joins the slices to the service ports (sorted by name, as
+// ContivService.Ports): it appends to room every endpoint of a slice once
+// for every port the slice serves, sorted by port (the index in svcPorts),
+// then as appendUsableBackends
+// wants them. Slices are visited in name order, and the sort is stable, so
+// that the winner among duplicates does not depend on the order they
+// arrived in.
+func (c *converter) candidates(svc *corev1.Service, fam ipFamilies, svcPorts []model.NamedPort, in []*discoveryv1.EndpointSlice, node NodeContext, room []endpoint) []endpoint {
 	sorted := in // one slice, the common case: nothing to order, no copy
 	if len(in) > 1 {
 		sorted = slices.Clone(in)
@@ -59,46 +65,48 @@ func (c *converter) backends(svc *corev1.Service, out *model.ContivService, in [
 			return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Namespace, b.Namespace))
 		})
 	}
-
-	// Candidates per service-port name, in slice-name order.
-	candidates := make(map[string][]endpoint, len(out.Ports))
+	list := room[:0]
 	var portBuf [4]sliceBackendPort // a slice's matched ports, most often one
 	for _, s := range sorted {
 		if !c.sliceUsable(svc, s, fam) {
 			continue
 		}
-		ports := c.matchSlicePorts(s, out, portBuf[:0])
+		ports := c.matchSlicePorts(s, svcPorts, portBuf[:0])
 		if len(ports) == 0 {
 			continue
 		}
-		eps := c.sliceEndpoints(s, node)
-		for i, sp := range ports {
-			list := candidates[sp.svcPortName]
-			if list == nil && i == len(ports)-1 {
-				// The slice's own list serves its last port: no copy (the
-				// common case is one slice and one port per service).
-				for j := range eps {
-					eps[j].backend.Port = sp.port
-				}
-				candidates[sp.svcPortName] = eps
-				continue
-			}
-			list = slices.Grow(list, len(eps))
-			for _, e := range eps {
-				e.backend.Port = sp.port
-				list = append(list, e)
-			}
-			candidates[sp.svcPortName] = list
-		}
+		list = c.appendSliceEndpoints(list, s, ports, node)
 	}
-
-	keepLocal := out.ExternalTrafficPolicy == model.TrafficPolicyLocal || out.InternalTrafficPolicy == model.TrafficPolicyLocal
-	for i := range out.Ports {
-		if list := candidates[out.Ports[i].Name]; len(list) > 0 {
-			if b := usableBackends(list, node.Zone, keepLocal); len(b) > 0 {
-				out.Ports[i].Backends = b
-			}
+	slices.SortStableFunc(list, func(a, b endpoint) int {
+		if c := cmp.Compare(a.svcPort, b.svcPort); c != 0 {
+			return c
 		}
+		if c := model.CompareBackends(a.backend, b.backend); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.rank(), a.rank())
+	})
+	return list
+}
+
+// pickBackends sets, per port of out, the endpoints renderers should use,
+// from the candidates (sorted as candidates returns them), into room, which
+// has space for every candidate (allocValue): each port's list is appended
+// where the previous one ends, clipped so that an append to one cannot
+// write into the next.
+func pickBackends(out *model.ContivService, room []model.ServiceBackend, candidates []endpoint, zone string) {
+	keepLocal := out.ExternalTrafficPolicy == model.TrafficPolicyLocal || out.InternalTrafficPolicy == model.TrafficPolicyLocal
+	for from := 0; from < len(candidates); {
+		to := from + 1
+		for to < len(candidates) && candidates[to].svcPort == candidates[from].svcPort {
+			to++
+		}
+		picked := appendUsableBackends(room[:0], candidates[from:to], zone, keepLocal)
+		if len(picked) > 0 {
+			out.Ports[candidates[from].svcPort].Backends = slices.Clip(picked)
+		}
+		room = picked[len(picked):]
+		from = to
 	}
 }
 
@@ -109,64 +117,52 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// usableBackends picks the endpoints of one service port. Duplicates of an
-// IP:port keep the best-ranked copy, the first in slice order among equals.
-// Every serving endpoint is passed on: the ready ones, filtered by zone hints
-// per address family (kube-proxy runs one proxier per family), and the
-// serving-terminating ones marked Terminating; endpoints that are neither
-// are dropped. Renderers pick from them per traffic policy with
-// model.ContivService.ClusterBackends and LocalBackends, which fall back to
-// the terminating endpoints separately for the cluster-wide and the local
-// set, as kube-proxy's CategorizeEndpoints does (KEP-1669). Hints are not
-// applied to terminating endpoints, as in kube-proxy: they are only used
-// when nothing is ready, and then any serving endpoint is better than none.
-// The result is sorted by IP:port.
-func usableBackends(list []endpoint, zone string, keepLocal bool) []model.ServiceBackend {
-	// A stable sort keeps slice order among copies of equal rank.
-	slices.SortStableFunc(list, func(a, b endpoint) int {
-		if c := model.CompareBackends(a.backend, b.backend); c != 0 {
-			return c
+// appendUsableBackends appends the endpoints one service port uses to dst.
+// The candidates are those of the port, sorted by IP:port and, among
+// copies of one IP:port, best rank first, in slice order among equals: the
+// first copy is kept. Every serving endpoint is passed on: the ready ones,
+// filtered by zone hints per address family (kube-proxy runs one proxier
+// per family), and the serving-terminating ones marked Terminating;
+// endpoints that are neither are dropped. Renderers pick from them per
+// traffic policy with model.ContivService.ClusterBackends and
+// LocalBackends, which fall back to the terminating endpoints separately
+// for the cluster-wide and the local set, as kube-proxy's
+// CategorizeEndpoints does (KEP-1669). Hints are not applied to
+// terminating endpoints, as in kube-proxy: they are only used when nothing
+// is ready, and then any serving endpoint is better than none. What is
+// appended is sorted by IP:port, as the candidates are.
+func appendUsableBackends(dst []model.ServiceBackend, list []endpoint, zone string, keepLocal bool) []model.ServiceBackend {
+	duplicate := func(i int) bool {
+		return i > 0 && model.CompareBackends(list[i-1].backend, list[i].backend) == 0
+	}
+	hints4, hints6 := zoneFilter{zone: zone, keepLocal: keepLocal}, zoneFilter{zone: zone, keepLocal: keepLocal}
+	for i, e := range list {
+		switch {
+		case duplicate(i) || !e.ready:
+		case e.backend.IP.Is4():
+			hints4.see(e.backend)
+		default:
+			hints6.see(e.backend)
 		}
-		return cmp.Compare(b.rank(), a.rank())
-	})
-	// Each list gets its full size at its first append: a service is
-	// recomputed on every endpoint change, and growing by doubling was a
-	// fifth of that recomputation's allocations.
-	var ready4, ready6, out []model.ServiceBackend
-	add := func(to []model.ServiceBackend, b model.ServiceBackend) []model.ServiceBackend {
-		if to == nil {
-			to = make([]model.ServiceBackend, 0, len(list))
-		}
-		return append(to, b)
 	}
 	for i, e := range list {
-		if i > 0 && model.CompareBackends(list[i-1].backend, e.backend) == 0 {
-			continue // a lower-ranked duplicate
-		}
 		switch {
+		case duplicate(i):
 		case e.ready && e.backend.IP.Is4():
-			ready4 = add(ready4, e.backend)
+			if hints4.keeps(e.backend) {
+				dst = append(dst, e.backend)
+			}
 		case e.ready:
-			ready6 = add(ready6, e.backend)
+			if hints6.keeps(e.backend) {
+				dst = append(dst, e.backend)
+			}
 		case e.servingTerminating:
 			b := e.backend
 			b.Terminating = true
-			out = add(out, b)
+			dst = append(dst, b)
 		}
 	}
-	if out == nil && (len(ready4) == 0 || len(ready6) == 0) {
-		// One family and nothing terminating: the filtered list is the result.
-		out = filterByZoneHints(ready4, zone, keepLocal)
-		if len(ready4) == 0 {
-			out = filterByZoneHints(ready6, zone, keepLocal)
-		}
-		slices.SortFunc(out, model.CompareBackends)
-		return out
-	}
-	out = append(out, filterByZoneHints(ready4, zone, keepLocal)...)
-	out = append(out, filterByZoneHints(ready6, zone, keepLocal)...)
-	slices.SortFunc(out, model.CompareBackends)
-	return out
+	return dst
 }
 
 // sliceUsable checks that a slice belongs to the service and carries addresses
@@ -198,7 +194,7 @@ func (c *converter) sliceUsable(svc *corev1.Service, s *discoveryv1.EndpointSlic
 // protocol, and its number is the backend port: the EndpointSlice controller
 // has already resolved named and numbered targetPorts per pod. They are
 // appended to buf[:0], the caller's room on its stack.
-func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svc *model.ContivService, buf []sliceBackendPort) []sliceBackendPort {
+func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svcPorts []model.NamedPort, buf []sliceBackendPort) []sliceBackendPort {
 	out := buf[:0]
 	for _, p := range s.Ports {
 		if p.Name == nil {
@@ -221,18 +217,23 @@ func (c *converter) matchSlicePorts(s *discoveryv1.EndpointSlice, svc *model.Con
 			c.sliceProblem(s, "ports[].port", value, "port missing or out of range 1-65535; port skipped")
 			continue
 		}
-		if sp, ok := svc.Port(*p.Name); ok && sp.Protocol == proto {
-			out = append(out, sliceBackendPort{svcPortName: *p.Name, port: uint16(*p.Port)})
+		i, ok := slices.BinarySearchFunc(svcPorts, *p.Name, func(p model.NamedPort, name string) int { return cmp.Compare(p.Name, name) })
+		if ok && svcPorts[i].Protocol == proto {
+			out = append(out, sliceBackendPort{svcPort: int32(i), port: uint16(*p.Port)})
 		}
 	}
 	return out
 }
 
-// sliceEndpoints parses the endpoints of a slice. Only the first address of an
-// endpoint is used: the API says all addresses of one endpoint are fungible,
-// and kube-proxy uses the first.
-func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContext) []endpoint {
-	out := make([]endpoint, 0, len(s.Endpoints))
+// appendSliceEndpoints parses the endpoints of a slice and appends each,
+// once for every service port the slice serves, to out. Only the first
+// address of an endpoint is used: the API says all addresses of one
+// endpoint are fungible, and kube-proxy uses the first.
+func (c *converter) appendSliceEndpoints(out []endpoint, s *discoveryv1.EndpointSlice, ports []sliceBackendPort, node NodeContext) []endpoint {
+	if need := len(out) + len(s.Endpoints)*len(ports); need > cap(out) {
+		// Once and to size: most services have one slice.
+		out = append(make([]endpoint, 0, need), out...)
+	}
 	for _, ep := range s.Endpoints {
 		if len(ep.Addresses) == 0 {
 			c.sliceProblem(s, "endpoints[].addresses", "", "endpoint without address; skipped")
@@ -251,7 +252,7 @@ func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContex
 		ready := cond.Ready == nil || *cond.Ready
 		serving := cond.Serving == nil || *cond.Serving
 		terminating := cond.Terminating != nil && *cond.Terminating
-		out = append(out, endpoint{
+		e := endpoint{
 			backend: model.ServiceBackend{
 				IP:          ip,
 				Local:       ep.NodeName != nil && node.Name != "" && *ep.NodeName == node.Name,
@@ -260,7 +261,11 @@ func (c *converter) sliceEndpoints(s *discoveryv1.EndpointSlice, node NodeContex
 			},
 			ready:              ready,
 			servingTerminating: serving && terminating,
-		})
+		}
+		for _, p := range ports {
+			e.backend.Port, e.svcPort = p.port, p.svcPort
+			out = append(out, e)
+		}
 	}
 	return out
 }

@@ -10,6 +10,21 @@ import (
 	"github.com/vppsvc/vppsvc/model"
 )
 
+// filterByZoneHints is zoneFilter over one list of ready endpoints.
+func filterByZoneHints(ready []model.ServiceBackend, zone string, keepLocal bool) []model.ServiceBackend {
+	f := zoneFilter{zone: zone, keepLocal: keepLocal}
+	for _, b := range ready {
+		f.see(b)
+	}
+	var out []model.ServiceBackend
+	for _, b := range ready {
+		if f.keeps(b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 func TestFilterByZoneHints(t *testing.T) {
 	a1 := be("10.244.1.1:80", "zones=zone-a")
 	b1 := be("10.244.2.1:80", "zones=zone-b")
