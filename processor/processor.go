@@ -484,7 +484,7 @@ func (p *Processor) renderedServices() []*model.ContivService {
 			out = append(out, e.value)
 		}
 	}
-	slices.SortFunc(out, func(a, b *model.ContivService) int { return compareIDs(a.ID, b.ID) })
+	sortByID(out)
 	return out
 }
 
