@@ -42,8 +42,10 @@ type CoreConfig[N NodeContext[N]] struct {
 
 	// NodeOf extracts the renderer's node context from a Resync event.
 	NodeOf func(ev *model.ResyncEventData) N
-	// RenderService translates one service for the node.
-	RenderService func(svc *model.ContivService, node N) Rendering
+	// RenderService translates one service for the node, appending its
+	// items to items[:0], room the core reuses from one service to the
+	// next: the core keeps the items, never the list.
+	RenderService func(svc *model.ContivService, node N, items []vppcfg.Item) Rendering
 	// RenderNode returns the renderer's own node-wide items; the core adds
 	// the filter ACLs and their bindings.
 	RenderNode func(node N) []vppcfg.Item
@@ -87,6 +89,8 @@ type Core[N NodeContext[N]] struct {
 	node    N
 	started bool // the node items were rendered at least once
 	ix      *index
+	// items is the room RenderService appends a service's items to.
+	items []vppcfg.Item
 }
 
 // NewCore returns a core for the given renderer configuration. Nothing is
@@ -196,7 +200,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	entries := make([]*serviceEntry, len(ev.Services))
 	claims := 0
 	for i, svc := range ev.Services {
-		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node), needs[i])
+		entries[i] = ix.newEntry(svc, c.render(svc, node), needs[i])
 		claims += len(entries[i].items)
 	}
 	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
@@ -207,7 +211,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	for i := range c.cfg.Shards.Count {
 		ix.composeShard(i)
 	}
-	items := ix.all()
+	items := ix.allOf(entries, claims)
 	if err := c.cfg.Client.ResyncTxn().Put(items...).Commit(context.Background()); err != nil {
 		return fmt.Errorf("%s renderer: resync (%d services, %d items): %w", c.cfg.Name, len(ev.Services), len(items), err)
 	}
@@ -260,7 +264,7 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 			mark(old)
 		}
 		if ch.Service != nil {
-			entries[i] = ix.newEntry(ch.Service, c.cfg.RenderService(ch.Service, node), c.needs(ch.Service))
+			entries[i] = ix.newEntry(ch.Service, c.render(ch.Service, node), c.needs(ch.Service))
 			mark(entries[i])
 		}
 	}
@@ -361,6 +365,14 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 		}
 	}
 	return nil
+}
+
+// render is the renderer's RenderService into the core's room for items;
+// the rendering's Items are valid until the next call.
+func (c *Core[N]) render(svc *model.ContivService, node N) Rendering {
+	r := c.cfg.RenderService(svc, node, c.items[:0])
+	c.items = r.Items[:0]
+	return r
 }
 
 // renderNode returns every node-wide item: the renderer's and, while some

@@ -34,8 +34,8 @@ func toyCore(t *testing.T, shards int) (*renderer.Core[toyNode], *renderertest.C
 		Log:    quiet(),
 		Shards: renderer.ACLShards{Renderer: "toy", Count: shards, Family: renderer.IPv4},
 		NodeOf: func(ev *model.ResyncEventData) toyNode { return toyNode{ev.FrontendIfs} },
-		RenderService: func(svc *model.ContivService, _ toyNode) renderer.Rendering {
-			var r renderer.Rendering
+		RenderService: func(svc *model.ContivService, _ toyNode, items []vppcfg.Item) renderer.Rendering {
+			r := renderer.Rendering{Items: items[:0]} // the core's room, reused for every service
 			for _, fe := range renderer.Frontends(svc, nil, renderer.IPv4) {
 				bs := svc.ClusterBackends(fe.PortName)
 				switch len(bs) {

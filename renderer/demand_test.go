@@ -36,7 +36,7 @@ func TestCoreDemandFollowsServices(t *testing.T) {
 		Log:    quiet(),
 		Shards: renderer.ACLShards{Renderer: "toy", Count: 1, Family: renderer.IPv4},
 		NodeOf: func(ev *model.ResyncEventData) switchNode { return switchNode{ifs: ev.FrontendIfs} },
-		RenderService: func(svc *model.ContivService, _ switchNode) renderer.Rendering {
+		RenderService: func(svc *model.ContivService, _ switchNode, _ []vppcfg.Item) renderer.Rendering {
 			var r renderer.Rendering
 			for _, fe := range renderer.Frontends(svc, nil, renderer.IPv4) {
 				if bs := svc.ClusterBackends(fe.PortName); len(bs) > 0 {

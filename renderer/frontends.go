@@ -73,20 +73,26 @@ func (fe Frontend) String() string {
 // a LoadBalancer IP, say) only the first in that order is kept: VPP has a
 // single NAT mapping or cnat translation per address, port and protocol.
 func Frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
-	return frontends(svc, nodeIPs, f, false)
+	return frontends(nil, svc, nodeIPs, f, false)
+}
+
+// AppendFrontends is Frontends appended to dst[:0]: a renderer that uses
+// the list only while it renders the service passes room on its stack,
+// which spares an allocation a service when the frontends fit.
+func AppendFrontends(dst []Frontend, svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
+	return frontends(dst[:0], svc, nodeIPs, f, false)
 }
 
 // FrontendsWithSCTP is Frontends with the SCTP ports too, for a renderer
 // whose data plane translates SCTP (cnat over IPv4).
 func FrontendsWithSCTP(svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
-	return frontends(svc, nodeIPs, f, true)
+	return frontends(nil, svc, nodeIPs, f, true)
 }
 
-func frontends(svc *model.ContivService, nodeIPs model.IPAddresses, f Family, sctp bool) []Frontend {
+func frontends(out []Frontend, svc *model.ContivService, nodeIPs model.IPAddresses, f Family, sctp bool) []Frontend {
 	if !Serves(svc, f) {
-		return nil
+		return out
 	}
-	var out []Frontend
 	add := func(kind FrontendKind, portName string, ips model.IPAddresses, port uint16, proto vppcfg.Protocol) {
 		for _, ip := range ips {
 			if ip = ip.Unmap(); f.Has(ip) && !ip.IsUnspecified() {

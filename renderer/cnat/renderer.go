@@ -49,8 +49,8 @@ func New(f Family, client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*R
 		Log:    r.log,
 		Shards: cfg.Shards(f),
 		NodeOf: nodeOf(f),
-		RenderService: func(svc *model.ContivService, node Node) renderer.Rendering {
-			return RenderService(f, svc, node, &r.cfg)
+		RenderService: func(svc *model.ContivService, node Node, items []vppcfg.Item) renderer.Rendering {
+			return renderService(items, f, svc, node, &r.cfg)
 		},
 		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(f, node, &r.cfg) },
 		Warn: func(log logrus.FieldLogger, old, svc *model.ContivService) {

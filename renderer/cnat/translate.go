@@ -34,7 +34,13 @@ import (
 // A service without a ClusterIP of the family, SCTP ports and addresses of
 // the other family yield nothing. The node-wide items the service relies on come from RenderNode.
 func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
-	var r renderer.Rendering
+	return renderService(nil, f, svc, node, cfg)
+}
+
+// renderService is RenderService with the items appended to items[:0]
+// (renderer.CoreConfig.RenderService).
+func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
+	r := renderer.Rendering{Items: items[:0]}
 	var served, unserved, ownOnly []Frontend
 	translated := map[netip.Addr]bool{} // addresses that stay cnat VIPs
 	for _, fe := range Frontends(f, svc, node.IPs) {

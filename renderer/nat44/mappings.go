@@ -30,6 +30,13 @@ func twiceNATMode(svc *model.ContivService, kind renderer.FrontendKind) vppcfg.T
 	return vppcfg.TwiceNATAlways
 }
 
+// mappingAndTwoLocals is a mapping with room for its locals, for a
+// service of one or two backends (one and the placeholder, or two).
+type mappingAndTwoLocals struct {
+	mapping vppcfg.NAT44LBMapping
+	locals  [2]vppcfg.NAT44LBLocal
+}
+
 // mappingFor returns the NAT mapping of one frontend served by backends, or
 // nil when there is no backend (the frontend is then dropped by a filter
 // rule).
@@ -49,14 +56,10 @@ func twiceNATMode(svc *model.ContivService, kind renderer.FrontendKind) vppcfg.T
 // frontend out of the outside interfaces' FIBs, where a static mapping
 // registers it as a local address (a frontend's unknown port then reaches
 // its drop route instead of VPP's host stack), and adds at a flat cost.
-// mappingAndTwoLocals is a mapping with room for its locals, for a
-// service of one or two backends (one and the placeholder, or two).
-type mappingAndTwoLocals struct {
-	mapping vppcfg.NAT44LBMapping
-	locals  [2]vppcfg.NAT44LBLocal
-}
-
-func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model.ServiceBackend, cfg *Config) vppcfg.Item {
+//
+// label is the service's (renderer.ServiceLabel), made once for all its
+// mappings.
+func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model.ServiceBackend, label string, cfg *Config) vppcfg.Item {
 	if len(backends) == 0 {
 		return nil
 	}
@@ -79,7 +82,7 @@ func mappingFor(svc *model.ContivService, fe renderer.Frontend, backends []model
 		Affinity:   svc.SessionAffinityTimeout,
 		Out2InOnly: true,
 		TwiceNAT:   twiceNATMode(svc, fe.Kind),
-		Label:      renderer.ServiceLabel(svc.ID),
+		Label:      label,
 	}
 	if len(locals) == 1 {
 		// The layer pads a single local with the placeholder and would

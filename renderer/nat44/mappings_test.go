@@ -35,15 +35,15 @@ func TestMappingKindByBackendCount(t *testing.T) {
 	cfg := testConfig()
 	svc := service("m", "10.96.0.1")
 	fe := renderer.Frontend{Kind: renderer.ClusterIPFrontend, Addr: ap("10.96.0.1:80"), Protocol: vppcfg.ProtoTCP}
-	if m := mappingFor(svc, fe, nil, &cfg); m != nil {
+	if m := mappingFor(svc, fe, nil, renderer.ServiceLabel(svc.ID), &cfg); m != nil {
 		t.Fatalf("no backend: %s, want none", m)
 	}
 	// One backend is an LB mapping too: scaling to two and back then
 	// changes locals in place instead of swapping mappings.
-	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly || len(m.Locals) != 2 || m.Locals[0] != vppcfg.LBPlaceholder(m) {
+	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80")}, renderer.ServiceLabel(svc.ID), &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly || len(m.Locals) != 2 || m.Locals[0] != vppcfg.LBPlaceholder(m) {
 		t.Fatalf("one backend: %v, want an out2in-only LB mapping of one local and the placeholder", m)
 	}
-	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80"), be("10.1.2.3:80")}, &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly {
+	if m, ok := mappingFor(svc, fe, []model.ServiceBackend{be("10.1.2.2:80"), be("10.1.2.3:80")}, renderer.ServiceLabel(svc.ID), &cfg).(*vppcfg.NAT44LBMapping); !ok || !m.Out2InOnly {
 		t.Fatalf("two backends: %v, want an out2in-only LB mapping", m)
 	}
 }

@@ -47,8 +47,8 @@ func New(client vppcfg.Client, cfg Config, log logrus.FieldLogger) (*Renderer, e
 		Log:    log.WithField("renderer", Name),
 		Shards: cfg.shards(),
 		NodeOf: nodeOf,
-		RenderService: func(svc *model.ContivService, node Node) renderer.Rendering {
-			return RenderService(svc, node, &r.cfg)
+		RenderService: func(svc *model.ContivService, node Node, items []vppcfg.Item) renderer.Rendering {
+			return renderService(items, svc, node, &r.cfg)
 		},
 		RenderNode: func(node Node) []vppcfg.Item { return RenderNode(node, &r.cfg) },
 		Claim:      claimOf,

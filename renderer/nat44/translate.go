@@ -3,6 +3,7 @@ package nat44
 import (
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/renderer"
+	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
 // RenderService translates one service into what implements its IPv4
@@ -29,11 +30,23 @@ import (
 // nothing (renderer.Frontends). The node-wide items the service relies on
 // come from RenderNode.
 func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
-	var r renderer.Rendering
+	return renderService(nil, svc, node, cfg)
+}
+
+// renderService is RenderService with the items appended to items[:0]
+// (renderer.CoreConfig.RenderService).
+func renderService(items []vppcfg.Item, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
+	r := renderer.Rendering{Items: items[:0]}
 	var denied, served []renderer.Frontend
-	frontends := renderer.Frontends(svc, node.IPs, renderer.IPv4)
+	var room [4]renderer.Frontend // most services have one or two
+	frontends := renderer.AppendFrontends(room[:0], svc, node.IPs, renderer.IPv4)
+	var label string // of every mapping of the service, made once
 	for _, fe := range frontends {
-		if m := mappingFor(svc, fe, renderer.Backends(svc, fe, renderer.IPv4), cfg); m != nil {
+		backends := renderer.Backends(svc, fe, renderer.IPv4)
+		if len(backends) > 0 && label == "" {
+			label = renderer.ServiceLabel(svc.ID)
+		}
+		if m := mappingFor(svc, fe, backends, label, cfg); m != nil {
 			r.Items = append(r.Items, m)
 			if fe.Kind == renderer.LoadBalancerFrontend {
 				served = append(served, fe) // FilterRules reads only these
