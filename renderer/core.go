@@ -44,7 +44,9 @@ type CoreConfig[N NodeContext[N]] struct {
 	NodeOf func(ev *model.ResyncEventData) N
 	// RenderService translates one service for the node, appending its
 	// items to items[:0], room the core reuses from one service to the
-	// next: the core keeps the items, never the list.
+	// next: the core keeps the items, never the list. Their order does
+	// not matter: the core orders them by claim, and by key among items of
+	// one claim, of which it keeps the first.
 	RenderService func(svc *model.ContivService, node N, items []vppcfg.Item) Rendering
 	// RenderNode returns the renderer's own node-wide items; the core adds
 	// the filter ACLs and their bindings.

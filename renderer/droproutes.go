@@ -95,7 +95,13 @@ func ServiceCIDRDropRoutes(cidrs []netip.Prefix, f Family, vrfs ...uint32) []vpp
 // of a ClusterIP outside every service CIDR (a range being removed). One
 // item per ClusterIP and VRF: a service change costs O(1) routes.
 func ClusterIPDropRoutes(svc *model.ContivService, cidrs []netip.Prefix, f Family, vrfs ...uint32) []vppcfg.Item {
-	var out []vppcfg.Item
+	return AppendClusterIPDropRoutes(nil, svc, cidrs, f, vrfs...)
+}
+
+// AppendClusterIPDropRoutes is ClusterIPDropRoutes appended to out: a
+// renderer appends them to its service's other items without a list of
+// their own.
+func AppendClusterIPDropRoutes(out []vppcfg.Item, svc *model.ContivService, cidrs []netip.Prefix, f Family, vrfs ...uint32) []vppcfg.Item {
 	for _, ip := range svc.ClusterIPs {
 		ip = ip.Unmap()
 		if !f.Has(ip) || ip.IsUnspecified() || covered(cidrs, ip) {

@@ -45,6 +45,12 @@ type entryAndOneItem struct {
 	one   [1]claimed
 }
 
+// entryAndTwoItems is an entry with room for its two items.
+type entryAndTwoItems struct {
+	entry serviceEntry
+	two   [2]claimed
+}
+
 // claimed is an item under the claim it competes for.
 type claimed struct {
 	claim vppcfg.Key
@@ -114,26 +120,43 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 }
 
 // newEntry indexes a service's rendering by claim; of two items with one
-// claim the first is kept. needs tells whether the service needs the core's
-// NodeDemand.
+// claim the one with the smaller key is kept (the first of the rendering's
+// if their keys are equal too). needs tells whether the service needs the
+// core's NodeDemand.
 func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *serviceEntry {
-	shard := int32(ix.shards.Of(svc.ID))
-	if len(r.Items) == 1 {
-		// The entry and its one item in one allocation (112 bytes, as
-		// apart): most services render one item.
-		both := &entryAndOneItem{}
-		both.one[0] = claimed{ix.claim(r.Items[0]), r.Items[0]}
-		both.entry = serviceEntry{svc: svc, items: both.one[:], rules: r.Rules, shard: shard, needs: needs}
-		return &both.entry
+	entry := serviceEntry{svc: svc, rules: r.Rules, shard: int32(ix.shards.Of(svc.ID)), needs: needs}
+	// The entry and one or two items (a mapping, and a drop route when no
+	// service CIDR covers the ClusterIP) in one allocation of the bytes
+	// they took apart: 112 and 144 bytes, both size classes.
+	var e *serviceEntry
+	switch len(r.Items) {
+	case 1:
+		both := &entryAndOneItem{entry: entry}
+		e = &both.entry
+		e.items = both.one[:0]
+	case 2:
+		both := &entryAndTwoItems{entry: entry}
+		e = &both.entry
+		e.items = both.two[:0]
+	default:
+		e = new(serviceEntry)
+		*e = entry
+		e.items = make([]claimed, 0, len(r.Items))
 	}
-	items := make([]claimed, len(r.Items))
-	for i, it := range r.Items {
-		items[i] = claimed{ix.claim(it), it}
+	for _, it := range r.Items {
+		e.items = append(e.items, claimed{ix.claim(it), it})
 	}
-	// Stable: among items of one claim the first stays first and is kept.
-	slices.SortStableFunc(items, func(a, b claimed) int { return a.claim.Compare(b.claim) })
-	items = slices.CompactFunc(items, func(a, b claimed) bool { return a.claim == b.claim })
-	return &serviceEntry{svc: svc, items: slices.Clip(items), rules: r.Rules, shard: shard, needs: needs}
+	if len(e.items) > 1 {
+		// Stable: among items of one claim and key the first stays first.
+		slices.SortStableFunc(e.items, func(a, b claimed) int {
+			if c := a.claim.Compare(b.claim); c != 0 {
+				return c
+			}
+			return a.item.Key().Compare(b.item.Key()) // rare: keys made only here
+		})
+		e.items = slices.Clip(slices.CompactFunc(e.items, func(a, b claimed) bool { return a.claim == b.claim }))
+	}
+	return e
 }
 
 // claimMap indexes node items by claim.

@@ -34,11 +34,14 @@ import (
 // A service without a ClusterIP of the family, SCTP ports and addresses of
 // the other family yield nothing. The node-wide items the service relies on come from RenderNode.
 func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
-	return renderService(nil, f, svc, node, cfg)
+	r := renderService(nil, f, svc, node, cfg)
+	r.Items = renderer.SortItems(r.Items)
+	return r
 }
 
 // renderService is RenderService with the items appended to items[:0]
-// (renderer.CoreConfig.RenderService).
+// (renderer.CoreConfig.RenderService) in no particular order: the core
+// orders them by claim itself.
 func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	r := renderer.Rendering{Items: items[:0]}
 	var served, unserved, ownOnly []Frontend
@@ -76,7 +79,6 @@ func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node
 	if k := flowKeeper(f, svc, r.Items); k != nil {
 		r.Items = append(r.Items, k)
 	}
-	r.Items = renderer.SortItems(r.Items)
 	filterRules := renderer.FilterRules
 	if f.SCTP {
 		filterRules = renderer.FilterRulesWithSCTP

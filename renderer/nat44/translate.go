@@ -30,11 +30,15 @@ import (
 // nothing (renderer.Frontends). The node-wide items the service relies on
 // come from RenderNode.
 func RenderService(svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
-	return renderService(nil, svc, node, cfg)
+	r := renderService(nil, svc, node, cfg)
+	r.Items = renderer.SortItems(r.Items)
+	return r
 }
 
 // renderService is RenderService with the items appended to items[:0]
-// (renderer.CoreConfig.RenderService).
+// (renderer.CoreConfig.RenderService) in no particular order: the core
+// orders them by claim itself, and the keys sorting by key would make are
+// thrown away (three allocations a service with a drop route).
 func renderService(items []vppcfg.Item, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	r := renderer.Rendering{Items: items[:0]}
 	var denied, served []renderer.Frontend
@@ -57,9 +61,8 @@ func renderService(items []vppcfg.Item, svc *model.ContivService, node Node, cfg
 	}
 	r.Items = append(r.Items, shortCircuits(svc, frontends, cfg)...)
 	if renderer.Serves(svc, renderer.IPv4) {
-		r.Items = append(r.Items, renderer.ClusterIPDropRoutes(svc, serviceCIDRs(node, cfg), renderer.IPv4, cfg.PodVRF, cfg.HostVRF)...)
+		r.Items = renderer.AppendClusterIPDropRoutes(r.Items, svc, serviceCIDRs(node, cfg), renderer.IPv4, cfg.PodVRF, cfg.HostVRF)
 	}
-	r.Items = renderer.SortItems(r.Items)
 	r.Rules = renderer.FilterRules(svc, denied, served, renderer.IPv4, node.IPs, cfg.NodeSources)
 	return r
 }
