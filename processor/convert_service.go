@@ -54,10 +54,19 @@ func ServiceIDOf(svc *corev1.Service) model.ServiceID {
 // Problems lists every element skipped because it was invalid; they never
 // stop the conversion of the rest.
 func ConvertService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, node NodeContext) (*model.ContivService, []Problem) {
+	return convertService(svc, slices, node, false)
+}
+
+// convertService is ConvertService; slicesOwned says that the caller has
+// taken the slices by their namespace and service-name label, so that
+// they are not checked again (the processor's cache holds a service's
+// slices so; reading every slice's labels again was a tenth of a cold
+// sync's conversion).
+func convertService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, node NodeContext, slicesOwned bool) (*model.ContivService, []Problem) {
 	if svc == nil {
 		return nil, nil
 	}
-	c := &converter{svc: svc}
+	c := &converter{svc: svc, slicesOwned: slicesOwned}
 	// The value is drafted on the stack, its ports and the endpoints on
 	// offer in rooms of the common sizes; once the number of endpoints is
 	// known, it gets its memory in as few allocations as its shape allows
@@ -77,8 +86,9 @@ func ConvertService(svc *corev1.Service, slices []*discoveryv1.EndpointSlice, no
 
 // converter collects the problems of one conversion.
 type converter struct {
-	svc      *corev1.Service
-	problems []Problem
+	svc         *corev1.Service
+	problems    []Problem
+	slicesOwned bool // see convertService
 }
 
 // object names the service; built only when a problem needs it.

@@ -173,7 +173,7 @@ func (c *converter) sliceUsable(svc *corev1.Service, s *discoveryv1.EndpointSlic
 		c.problems = append(c.problems, Problem{Kind: KindEndpointSlice, Object: c.object(), Reason: "nil EndpointSlice passed for service"})
 		return false
 	}
-	if s.Namespace != svc.Namespace || s.Labels[discoveryv1.LabelServiceName] != svc.Name {
+	if !c.slicesOwned && (s.Namespace != svc.Namespace || s.Labels[discoveryv1.LabelServiceName] != svc.Name) {
 		c.sliceProblem(s, "metadata.labels["+discoveryv1.LabelServiceName+"]", s.Labels[discoveryv1.LabelServiceName], "slice does not belong to service "+c.object())
 		return false
 	}

@@ -393,7 +393,7 @@ func (p *Processor) refreshEntry(id model.ServiceID, e *serviceEntry) {
 	if e != nil && e.svc != nil {
 		var probs []Problem
 		var buf [1]*discoveryv1.EndpointSlice
-		v, probs = ConvertService(e.svc, e.slices.list(&buf), p.nodeContext())
+		v, probs = convertService(e.svc, e.slices.list(&buf), p.nodeContext(), true)
 		p.report(owner, probs)
 	} else {
 		p.problems.forget(owner)

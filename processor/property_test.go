@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/vppsvc/vppsvc/model"
 )
 
 // TestIncrementalEqualsResync is the central property: for any sequence of
@@ -95,6 +97,20 @@ func runSequence(t *testing.T, seed int, rng *rand.Rand) bool {
 	check(inc.state() == want, "incremental state differs from resync\n--- incremental\n%s--- resync\n%s", inc.state(), want)
 	check(flaky.state() == want, "retried renderer differs from resync\n--- retried\n%s--- resync\n%s", flaky.state(), want)
 	check(servicesString(p) == servicesString(fresh), "Services() differ")
+	// The values are ConvertService's of the final objects, given every
+	// slice: the processor's own conversion does not check again that a
+	// slice is its service's, as it holds each service's slices by that.
+	snap := w.snapshot()
+	fresh.mu.Lock()
+	for _, svc := range snap.Services {
+		want, _ := ConvertService(svc, snap.EndpointSlices, fresh.nodeContext())
+		var got *model.ContivService
+		if e := fresh.services.entries.Get(ServiceIDOf(svc)); e != nil {
+			got = e.value
+		}
+		check(got.Equal(want), "the processor's value of %s differs from ConvertService's\n%s\n%s", ServiceIDOf(svc), got, want)
+	}
+	fresh.mu.Unlock()
 	check(p.NodeIPs().Equal(fresh.NodeIPs()), "NodeIPs() differ")
 
 	p.Resync(w.snapshot())

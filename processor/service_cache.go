@@ -115,16 +115,22 @@ func (c *serviceCache) deleteService(id model.ServiceID) {
 // setSlice stores a slice under its service and returns the service it
 // belonged to before, if that was another one (the label changed).
 func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discoveryv1.EndpointSlice) (previous model.ServiceID, moved bool) {
-	if old, had := c.ownerOf(key); had && old != owner {
-		c.detachSlice(key, old)
-		previous, moved = old, true
+	e := c.entries.Get(owner)
+	// A slice is held by one entry at most: if owner's holds it, no other
+	// does, and its owner need not be looked for (nor owner's entry
+	// looked up again, which was a tenth of a cold sync's slice pass).
+	if e == nil || !e.slices.has(key.Name) {
+		if old, had := c.ownerOf(key, owner); had && old != owner {
+			c.detachSlice(key, old) // never owner's entry
+			previous, moved = old, true
+		}
 	}
 	if namedAfter(key, owner) {
 		delete(c.unnamedOwners, key)
 	} else {
 		c.unnamedOwners[key] = owner
 	}
-	if e := c.entries.Get(owner); e != nil {
+	if e != nil {
 		e.slices.set(s)
 	} else {
 		c.entries.Set(&serviceEntry{slices: sliceSet{one: s}})
@@ -134,7 +140,7 @@ func (c *serviceCache) setSlice(key sliceKey, owner model.ServiceID, s *discover
 
 // deleteSlice forgets a slice and returns the service it belonged to.
 func (c *serviceCache) deleteSlice(key sliceKey) (model.ServiceID, bool) {
-	owner, had := c.ownerOf(key)
+	owner, had := c.ownerOf(key, model.ServiceID{})
 	if had {
 		c.detachSlice(key, owner)
 	}
@@ -145,8 +151,9 @@ func (c *serviceCache) deleteSlice(key sliceKey) (model.ServiceID, bool) {
 // unnamedOwners, or else the service among those the slice is named after
 // (every prefix of its name that ends before a '-') whose entry holds a
 // slice of that name. A slice is held by one entry at most, so the first
-// found is the owner.
-func (c *serviceCache) ownerOf(key sliceKey) (model.ServiceID, bool) {
+// found is the owner. notOwner is a service known not to hold the slice,
+// whose entry need not be looked at (the zero ID for none).
+func (c *serviceCache) ownerOf(key sliceKey, notOwner model.ServiceID) (model.ServiceID, bool) {
 	if id, ok := c.unnamedOwners[key]; ok {
 		return id, true
 	}
@@ -155,6 +162,9 @@ func (c *serviceCache) ownerOf(key sliceKey) (model.ServiceID, bool) {
 			continue
 		}
 		id := model.ServiceID{Namespace: key.Namespace, Name: key.Name[:i]}
+		if id == notOwner {
+			continue
+		}
 		if e := c.entries.Get(id); e != nil && e.slices.has(key.Name) {
 			return id, true
 		}

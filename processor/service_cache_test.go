@@ -48,7 +48,7 @@ func TestServiceCacheNamedSliceOwners(t *testing.T) {
 	}
 	owner := func(ns, name string) model.ServiceID {
 		t.Helper()
-		o, ok := c.ownerOf(sliceKey{ns, name})
+		o, ok := c.ownerOf(sliceKey{ns, name}, model.ServiceID{})
 		if !ok {
 			return model.ServiceID{}
 		}

@@ -183,7 +183,12 @@ func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
 // the previous one, which setService(id, previous) restores. The shard ACLs
 // are recomposed separately (composeShard).
 func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
-	old := ix.services.Get(id)
+	var old *serviceEntry
+	if e != nil {
+		old = ix.services.Put(e) // e is the entry of id
+	} else if old = ix.services.Get(id); old != nil {
+		ix.services.Delete(id)
+	}
 	if old != nil {
 		for _, it := range old.items {
 			ix.removeClaimant(it.claim, id)
@@ -195,10 +200,8 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 		if old.needs {
 			ix.demanding--
 		}
-		ix.services.Delete(id)
 	}
 	if e != nil {
-		ix.services.Set(e)
 		for _, it := range e.items {
 			ix.addClaimant(it.claim, e)
 		}

@@ -35,6 +35,9 @@ func New[T any](size int, idOf func(*T) model.ServiceID) Map[T] {
 
 // Get returns the entry of id, or nil.
 func (m *Map[T]) Get(id model.ServiceID) *T {
+	if m.Len() == 0 {
+		return nil // without hashing the ID: the old index of a cold sync
+	}
 	if e := m.byHash[m.hash(id)]; e != nil && m.idOf(e) == id {
 		return e
 	}
@@ -53,6 +56,27 @@ func (m *Map[T]) Set(e *T) {
 		return
 	}
 	m.byHash[h] = e
+}
+
+// Put is Set returning the entry it replaced (nil when there was none),
+// with the ID hashed once where Get then Set hash it twice.
+func (m *Map[T]) Put(e *T) (old *T) {
+	id := m.idOf(e)
+	h := m.hash(id)
+	switch cur := m.byHash[h]; {
+	case cur == nil:
+		m.byHash[h] = e
+		return nil
+	case m.idOf(cur) == id:
+		m.byHash[h] = e
+		return cur
+	}
+	if m.collided == nil {
+		m.collided = map[model.ServiceID]*T{}
+	}
+	old = m.collided[id]
+	m.collided[id] = e
+	return old
 }
 
 // Delete forgets the entry of id; a collided entry of the same hash takes

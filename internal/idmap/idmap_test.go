@@ -64,6 +64,19 @@ func TestMap(t *testing.T) {
 			want[replaced.id] = replaced
 			check()
 
+			// Put returns what it replaces, whether the entry holds the
+			// hash's slot or sits among the collided.
+			for _, n := range []string{"bb", "e", "new"} {
+				e := newEntry("default", n)
+				assert.Same(t, want[e.id], m.Put(e), n)
+				want[e.id] = e
+				check()
+			}
+			fresh := newEntry("other", "new")
+			assert.Nil(t, m.Put(fresh))
+			want[fresh.id] = fresh
+			check()
+
 			for _, id := range []model.ServiceID{{Namespace: "default", Name: "a"}, {Namespace: "default", Name: "dddd"}, {Namespace: "default", Name: "nope"}} {
 				m.Delete(id)
 				delete(want, id)
