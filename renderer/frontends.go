@@ -89,6 +89,12 @@ func FrontendsWithSCTP(svc *model.ContivService, nodeIPs model.IPAddresses, f Fa
 	return frontends(nil, svc, nodeIPs, f, true)
 }
 
+// AppendFrontendsWithSCTP is FrontendsWithSCTP appended to dst[:0], as
+// AppendFrontends.
+func AppendFrontendsWithSCTP(dst []Frontend, svc *model.ContivService, nodeIPs model.IPAddresses, f Family) []Frontend {
+	return frontends(dst[:0], svc, nodeIPs, f, true)
+}
+
 func frontends(out []Frontend, svc *model.ContivService, nodeIPs model.IPAddresses, f Family, sctp bool) []Frontend {
 	if !Serves(svc, f) {
 		return out

@@ -22,13 +22,26 @@ type Frontend struct {
 // ClusterIP of the family (single-stack in the other) has none, not even
 // node ports (renderer.Serves).
 func Frontends(f Family, svc *model.ContivService, nodeIPs model.IPAddresses) []Frontend {
-	shared := renderer.Frontends(svc, nodeIPs, f.IP)
+	return appendFrontends(nil, f, svc, nodeIPs)
+}
+
+// appendFrontends is Frontends appended to dst[:0]: renderService passes
+// room on its stack, which spares two allocations a service (the shared
+// frontends are listed on this function's stack) when they fit.
+func appendFrontends(dst []Frontend, f Family, svc *model.ContivService, nodeIPs model.IPAddresses) []Frontend {
+	var room [4]renderer.Frontend
+	var shared []renderer.Frontend
 	if f.SCTP {
-		shared = renderer.FrontendsWithSCTP(svc, nodeIPs, f.IP)
+		shared = renderer.AppendFrontendsWithSCTP(room[:0], svc, nodeIPs, f.IP)
+	} else {
+		shared = renderer.AppendFrontends(room[:0], svc, nodeIPs, f.IP)
 	}
-	out := make([]Frontend, len(shared))
-	for i, fe := range shared {
-		out[i] = Frontend{Frontend: fe, RealIP: fe.Kind == renderer.NodePortFrontend || nodeIPs.Has(fe.Addr.Addr())}
+	out := dst[:0]
+	if out == nil {
+		out = make([]Frontend, 0, len(shared))
+	}
+	for _, fe := range shared {
+		out = append(out, Frontend{Frontend: fe, RealIP: fe.Kind == renderer.NodePortFrontend || nodeIPs.Has(fe.Addr.Addr())})
 	}
 	return out
 }

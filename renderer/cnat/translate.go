@@ -44,9 +44,13 @@ func RenderService(f Family, svc *model.ContivService, node Node, cfg *Config) r
 // orders them by claim itself.
 func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node Node, cfg *Config) renderer.Rendering {
 	r := renderer.Rendering{Items: items[:0]}
-	var served, unserved, ownOnly []Frontend
+	// The frontends and their sorts are listed on the stack while they
+	// fit (most services have one or two): renderService is called for
+	// every service of a resync, and they are not kept.
+	var room, servedRoom [4]Frontend
+	served, unserved, ownOnly := servedRoom[:0], []Frontend(nil), []Frontend(nil)
 	translated := map[netip.Addr]bool{} // addresses that stay cnat VIPs
-	for _, fe := range Frontends(f, svc, node.IPs) {
+	for _, fe := range appendFrontends(room[:0], f, svc, node.IPs) {
 		backends := renderer.Backends(svc, fe.Frontend, f.IP)
 		own := ownClientsOnly(f, svc, fe, backends, cfg)
 		if own {
@@ -79,12 +83,15 @@ func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node
 	if k := flowKeeper(f, svc, r.Items); k != nil {
 		r.Items = append(r.Items, k)
 	}
-	filterRules := renderer.FilterRules
+	var plainRoom [4]renderer.Frontend
+	plain := appendPlain(plainRoom[:0], served)
+	var filter []vppcfg.ACLRule
 	if f.SCTP {
-		filterRules = renderer.FilterRulesWithSCTP
+		filter = renderer.FilterRulesWithSCTP(svc, denied, plain, f.IP, node.IPs, cfg.NodeSources)
+	} else {
+		filter = renderer.FilterRules(svc, denied, plain, f.IP, node.IPs, cfg.NodeSources)
 	}
-	r.Rules = append(ownClientsRules(f, svc, ownOnly, node.IPs, cfg),
-		filterRules(svc, denied, Plain(served), f.IP, node.IPs, cfg.NodeSources)...)
+	r.Rules = append(ownClientsRules(f, svc, ownOnly, node.IPs, cfg), filter...)
 	if len(r.Rules) == 0 {
 		r.Rules = nil
 	}
@@ -93,11 +100,15 @@ func renderService(items []vppcfg.Item, f Family, svc *model.ContivService, node
 
 // Plain returns the frontends without their cnat address kind.
 func Plain(fes []Frontend) []renderer.Frontend {
-	out := make([]renderer.Frontend, len(fes))
-	for i, fe := range fes {
-		out[i] = fe.Frontend
+	return appendPlain(make([]renderer.Frontend, 0, len(fes)), fes)
+}
+
+// appendPlain is Plain appended to dst.
+func appendPlain(dst []renderer.Frontend, fes []Frontend) []renderer.Frontend {
+	for _, fe := range fes {
+		dst = append(dst, fe.Frontend)
 	}
-	return out
+	return dst
 }
 
 // RenderNode returns the node-wide items of the renderer of family f: a

@@ -59,7 +59,8 @@ func translationFor(svc *model.ContivService, fe Frontend, backends []model.Serv
 		return nil
 	}
 	lb, _ := cfg.LoadBalancing.lbType()
-	t := &vppcfg.CNATTranslation{
+	t, paths := newTranslation(len(backends))
+	*t = vppcfg.CNATTranslation{
 		VIP:      fe.Addr,
 		Protocol: fe.Protocol,
 		IsRealIP: fe.RealIP,
@@ -68,7 +69,6 @@ func translationFor(svc *model.ContivService, fe Frontend, backends []model.Serv
 	if svc.SessionAffinityTimeout > 0 {
 		t.LBType, t.FlowHash = vppcfg.CNATLBMaglev, vppcfg.CNATHashSrcIP
 	}
-	paths := make([]vppcfg.CNATPath, 0, len(backends))
 	for _, b := range backends {
 		p := vppcfg.CNATPath{Dst: b.AddrPort()}
 		if snatPath(svc, fe.Kind, b, cfg) {
@@ -84,6 +84,23 @@ func translationFor(svc *model.ContivService, fe Frontend, backends []model.Serv
 	}
 	t.Paths = uniquePaths(paths)
 	return t
+}
+
+// translationAndOnePath is a translation with room for its one path.
+type translationAndOnePath struct {
+	t    vppcfg.CNATTranslation
+	path [1]vppcfg.CNATPath
+}
+
+// newTranslation returns a translation to fill and room for its n paths:
+// for one path (a one-endpoint service, and its flow keeper), both in one
+// allocation of the bytes they took apart (128).
+func newTranslation(n int) (*vppcfg.CNATTranslation, []vppcfg.CNATPath) {
+	if n == 1 {
+		both := &translationAndOnePath{}
+		return &both.t, both.path[:0]
+	}
+	return &vppcfg.CNATTranslation{}, make([]vppcfg.CNATPath, 0, n)
 }
 
 // uniquePaths puts paths in canonical order and keeps one path per backend
@@ -119,6 +136,33 @@ const KeeperProtocol = vppcfg.ProtoExperiment
 // ClusterIP of family f with port 0 under KeeperProtocol, which no packet
 // matches.
 func flowKeeper(f Family, svc *model.ContivService, translations []vppcfg.Item) *vppcfg.CNATTranslation {
+	vip, ok := clusterIP(f, svc)
+	if !ok {
+		return nil
+	}
+	if len(translations) == 1 {
+		// Every backend address is the one translation's alone: the keeper
+		// holds the first path of each (its paths are sorted by
+		// destination), without counting them in maps.
+		tp := translations[0].(*vppcfg.CNATTranslation).Paths
+		n := 0
+		for i, p := range tp {
+			if i == 0 || p.Dst.Addr() != tp[i-1].Dst.Addr() {
+				n++
+			}
+		}
+		if n == 0 {
+			return nil
+		}
+		k, paths := newTranslation(n)
+		for i, p := range tp {
+			if i == 0 || p.Dst.Addr() != tp[i-1].Dst.Addr() {
+				paths = append(paths, vppcfg.CNATPath{Dst: p.Dst})
+			}
+		}
+		*k = vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: KeeperProtocol, Paths: uniquePaths(paths)}
+		return k
+	}
 	held := map[netip.Addr]int{}
 	first := map[netip.Addr]netip.AddrPort{}
 	for _, it := range translations {
@@ -140,11 +184,12 @@ func flowKeeper(f Family, svc *model.ContivService, translations []vppcfg.Item) 
 			paths = append(paths, vppcfg.CNATPath{Dst: first[a]})
 		}
 	}
-	vip, ok := clusterIP(f, svc)
-	if len(paths) == 0 || !ok {
+	if len(paths) == 0 {
 		return nil
 	}
-	return &vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: KeeperProtocol, Paths: uniquePaths(paths)}
+	k, room := newTranslation(len(paths))
+	*k = vppcfg.CNATTranslation{VIP: netip.AddrPortFrom(vip, 0), Protocol: KeeperProtocol, Paths: uniquePaths(append(room, paths...))}
+	return k
 }
 
 // clusterIP is the service's ClusterIP of family f: the address every

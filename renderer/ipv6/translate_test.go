@@ -281,6 +281,11 @@ func TestFlowKeeper(t *testing.T) {
 			want: keeper("fd00:96::10", local1, remote1),
 		},
 		{
+			name: "one pod on two target ports: its address held once, at its first port",
+			svc:  service("web", "fd00:96::10", withBackends("", be("[fd00:1:2::2]:8081"), be(remote1), be(remote2))),
+			want: keeper("fd00:96::10", remote1, remote2),
+		},
+		{
 			name: "NodePort, policy Cluster: the node-port translations track every backend too",
 			svc:  service("np", "fd00:96::10", withNodePort, withBackends("", be(local1, "local"), be(remote1))),
 		},

@@ -1,7 +1,6 @@
 package nat44
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"testing"
@@ -9,35 +8,8 @@ import (
 	logtest "github.com/sirupsen/logrus/hooks/test"
 
 	"github.com/vppsvc/vppsvc/model"
-	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/renderer/renderertest"
 )
-
-// nullClient accepts every transaction and keeps nothing, so that the
-// benchmarks measure the renderer alone (renderertest.Client checks
-// invariants over the whole state at every commit). It counts the items
-// put and deleted, and the ACL rules put.
-type nullClient struct{ puts, deletes, aclRules int }
-
-func (c *nullClient) Owner() string         { return "nat44" }
-func (c *nullClient) Txn() vppcfg.Txn       { return &nullTxn{c: c} }
-func (c *nullClient) ResyncTxn() vppcfg.Txn { return &nullTxn{c: c} }
-
-type nullTxn struct{ c *nullClient }
-
-func (t *nullTxn) Put(items ...vppcfg.Item) vppcfg.Txn {
-	t.c.puts += len(items)
-	for _, it := range items {
-		if acl, ok := it.(*vppcfg.ACL); ok {
-			t.c.aclRules += len(acl.Rules)
-		}
-	}
-	return t
-}
-func (t *nullTxn) Delete(keys ...vppcfg.Key) vppcfg.Txn {
-	t.c.deletes += len(keys)
-	return t
-}
-func (t *nullTxn) Commit(context.Context) error { return nil }
 
 // benchServices returns n ClusterIP services with eps remote endpoints each.
 func benchServices(n, eps int) []*model.ContivService {
@@ -60,7 +32,7 @@ func BenchmarkRendererResync(b *testing.B) {
 	ev := resyncEvent(testNode(), benchServices(5000, 10)...)
 	log, _ := logtest.NewNullLogger()
 	for b.Loop() {
-		r, err := New(&nullClient{}, testConfig(), log)
+		r, err := New(&renderertest.NullClient{Name: Name}, testConfig(), log)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,9 +56,9 @@ func BenchmarkRendererResyncOneEndpoint(b *testing.B) {
 			}
 			log, _ := logtest.NewNullLogger()
 			b.ReportAllocs()
-			var client *nullClient
+			var client *renderertest.NullClient
 			for b.Loop() {
-				client = &nullClient{}
+				client = &renderertest.NullClient{Name: Name}
 				r, err := New(client, testConfig(), log)
 				if err != nil {
 					b.Fatal(err)
@@ -95,7 +67,7 @@ func BenchmarkRendererResyncOneEndpoint(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(client.puts), "items/op")
+			b.ReportMetric(float64(client.Puts), "items/op")
 		})
 	}
 }
@@ -105,7 +77,7 @@ func BenchmarkRendererResyncOneEndpoint(b *testing.B) {
 func BenchmarkRendererUpdateService(b *testing.B) {
 	svcs := benchServices(10000, 10)
 	log, _ := logtest.NewNullLogger()
-	r, err := New(&nullClient{}, testConfig(), log)
+	r, err := New(&renderertest.NullClient{Name: Name}, testConfig(), log)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -139,7 +111,7 @@ func BenchmarkRendererFilteredChange(b *testing.B) {
 			log, _ := logtest.NewNullLogger()
 			cfg := testConfig()
 			cfg.ACLShards = shards
-			c := &nullClient{}
+			c := &renderertest.NullClient{Name: Name}
 			r, err := New(c, cfg, log)
 			if err != nil {
 				b.Fatal(err)
@@ -147,7 +119,7 @@ func BenchmarkRendererFilteredChange(b *testing.B) {
 			if err := r.Resync(resyncEvent(testNode(), svcs...)); err != nil {
 				b.Fatal(err)
 			}
-			c.aclRules = 0
+			c.ACLRules = 0
 			i := 0
 			for b.Loop() {
 				old := svcs[(i/2*7919)%len(svcs)]
@@ -160,7 +132,7 @@ func BenchmarkRendererFilteredChange(b *testing.B) {
 				}
 				i++
 			}
-			b.ReportMetric(float64(c.aclRules)/float64(b.N), "acl-rules/op")
+			b.ReportMetric(float64(c.ACLRules)/float64(b.N), "acl-rules/op")
 		})
 	}
 }
