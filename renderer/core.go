@@ -213,6 +213,10 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	for i := range c.cfg.Shards.Count {
 		ix.composeShard(i)
 	}
+	if ix.services.Len() != len(entries) {
+		// A service listed twice: its last entry is the one indexed.
+		entries = slices.DeleteFunc(entries, func(e *serviceEntry) bool { return ix.services.Get(e.svc.ID) != e })
+	}
 	items := ix.allOf(entries, claims)
 	if err := c.cfg.Client.ResyncTxn().Put(items...).Commit(context.Background()); err != nil {
 		return fmt.Errorf("%s renderer: resync (%d services, %d items): %w", c.cfg.Name, len(ev.Services), len(items), err)

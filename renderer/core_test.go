@@ -146,6 +146,15 @@ func TestCoreWritesOnlyWhatChanged(t *testing.T) {
 	renderertest.RequireCommits(t, c)
 }
 
+// TestCoreResyncOfAServiceListedTwice: of two values of one service in a
+// Resync, the later is rendered, and nothing of the earlier.
+func TestCoreResyncOfAServiceListedTwice(t *testing.T) {
+	core, c := toyCore(t, 1)
+	first, last := toySvc("a", "10.96.0.1", "10.1.2.2:80"), toySvc("a", "10.96.0.2", "10.1.2.3:80")
+	must(t, core.Resync(&model.ResyncEventData{FrontendIfs: model.NewInterfaces("tap0"), Services: []*model.ContivService{first, last}}))
+	renderertest.RequireCommits(t, c, "resync put=[nat44-global/global nat44-static-mapping/10.96.0.2:80/tcp] del=[]")
+}
+
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
