@@ -80,8 +80,9 @@ func BenchmarkProcessorColdSync(b *testing.B) {
 }
 
 // BenchmarkProcessorColdSyncOneEndpoint is the first Resync of 50,000
-// ClusterIP services with one endpoint each, the shape of issue 40's cold
-// sync: the processor's cost per service, with few endpoints to spread it.
+// ClusterIP services with one endpoint each, the shape of the scale
+// benchmarks' largest cold sync (internal/benchmarks): the processor's
+// cost per service, with few endpoints to spread it.
 func BenchmarkProcessorColdSyncOneEndpoint(b *testing.B) {
 	const n = 50000
 	var snap Snapshot

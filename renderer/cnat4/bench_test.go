@@ -13,8 +13,8 @@ import (
 )
 
 // BenchmarkRendererResyncOneEndpoint is the renderer's own share of a cold
-// sync of 50,000 ClusterIP services with one endpoint each (issue 40's
-// shape): rendering, indexing and one ResyncTxn into a client that
+// sync of 50,000 ClusterIP services with one endpoint each (the shape of
+// the scale benchmarks' largest cold sync, internal/benchmarks): rendering, indexing and one ResyncTxn into a client that
 // discards it (no VPP layer), with a service CIDR that covers the
 // ClusterIPs.
 func BenchmarkRendererResyncOneEndpoint(b *testing.B) {

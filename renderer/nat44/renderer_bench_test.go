@@ -43,10 +43,10 @@ func BenchmarkRendererResync(b *testing.B) {
 }
 
 // BenchmarkRendererResyncOneEndpoint is BenchmarkRendererResync for
-// 50,000 services with one endpoint each, the shape of issue 40's cold
-// sync: the renderer's cost per service, with a service CIDR that covers
-// the ClusterIPs (one item a service) and without (a mapping and two drop
-// routes a service).
+// 50,000 services with one endpoint each, the shape of the scale
+// benchmarks' largest cold sync (internal/benchmarks): the renderer's cost
+// per service, with a service CIDR that covers the ClusterIPs (one item a
+// service) and without (a mapping and a drop route a service).
 func BenchmarkRendererResyncOneEndpoint(b *testing.B) {
 	for _, cidr := range []string{"none", "10.96.0.0/16"} {
 		b.Run("service-cidr="+cidr, func(b *testing.B) {
