@@ -3,13 +3,14 @@ package renderer
 import (
 	"context"
 	"fmt"
-	"github.com/vppsvc/vppsvc/internal/logx"
 	"iter"
 	"slices"
 	"sync"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/vppsvc/vppsvc/internal/logx"
+	"github.com/vppsvc/vppsvc/internal/parallel"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
@@ -42,7 +43,9 @@ type CoreConfig[N NodeContext[N]] struct {
 
 	// NodeOf extracts the renderer's node context from a Resync event.
 	NodeOf func(ev *model.ResyncEventData) N
-	// RenderService translates one service for the node.
+	// RenderService translates one service for the node. It must be pure
+	// (read only its arguments, change nothing): Resync calls it for many
+	// services at once, on several goroutines.
 	RenderService func(svc *model.ContivService, node N) Rendering
 	// RenderNode returns the renderer's own node-wide items; the core adds
 	// the filter ACLs and their bindings.
@@ -193,10 +196,19 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		node = c.cfg.Demand.Set(node, slices.Contains(needs, true))
 	}
 	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services), 0)
+	// Rendering is pure (RenderService's contract) and the bulk of the
+	// work: it runs on every core, the index is built in this goroutine.
+	renderings := make([]Rendering, len(ev.Services))
+	parallel.For(len(ev.Services), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			renderings[i] = c.cfg.RenderService(ev.Services[i], node)
+		}
+	})
 	entries := make([]*serviceEntry, len(ev.Services))
 	claims := 0
 	for i, svc := range ev.Services {
-		entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node), needs[i])
+		entries[i] = ix.newEntry(svc, renderings[i], needs[i])
+		renderings[i] = Rendering{}
 		claims += len(entries[i].items)
 	}
 	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
