@@ -196,20 +196,19 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		node = c.cfg.Demand.Set(node, slices.Contains(needs, true))
 	}
 	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services), 0)
-	// Rendering is pure (RenderService's contract) and the bulk of the
-	// work: it runs on every core, the index is built in this goroutine.
-	renderings := make([]Rendering, len(ev.Services))
+	// Rendering a service and making its entry are pure (RenderService's
+	// and ClaimFunc's contracts) and the bulk of the work: they run on
+	// every core; the index takes the entries in this goroutine.
+	entries := make([]*serviceEntry, len(ev.Services))
 	parallel.For(len(ev.Services), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			renderings[i] = c.cfg.RenderService(ev.Services[i], node)
+			svc := ev.Services[i]
+			entries[i] = ix.newEntry(svc, c.cfg.RenderService(svc, node), needs[i])
 		}
 	})
-	entries := make([]*serviceEntry, len(ev.Services))
 	claims := 0
-	for i, svc := range ev.Services {
-		entries[i] = ix.newEntry(svc, renderings[i], needs[i])
-		renderings[i] = Rendering{}
-		claims += len(entries[i].items)
+	for _, e := range entries {
+		claims += len(e.items)
 	}
 	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
 	for _, e := range entries {

@@ -21,6 +21,7 @@ type Rendering struct {
 // items of other services and of the node. It is usually the item's key; a
 // renderer whose VPP objects collide under different keys (NAT44 static and
 // load-balancing mappings share VPP's external key) maps them to one claim.
+// It must be pure: a resync calls it from several goroutines at once.
 type ClaimFunc func(vppcfg.Item) vppcfg.Key
 
 // serviceEntry is what the index remembers of one service: the value last
@@ -115,7 +116,8 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 
 // newEntry indexes a service's rendering by claim; of two items with one
 // claim the first is kept. needs tells whether the service needs the core's
-// NodeDemand.
+// NodeDemand. It only reads the index's claim and shard functions, so a
+// resync makes entries on several goroutines.
 func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *serviceEntry {
 	shard := int32(ix.shards.Of(svc.ID))
 	if len(r.Items) == 1 {
