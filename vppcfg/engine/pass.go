@@ -58,8 +58,10 @@ func (r *Reconciler) pass(ctx context.Context) {
 		if !r.opReady(&op, now) {
 			continue
 		}
-		if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
-			op.owner = owners[0]
+		if op.owner == "" { // planOps names the owner of what it creates or updates
+			if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
+				op.owner = owners[0]
+			}
 		}
 		ops = append(ops, op)
 	}
@@ -113,17 +115,7 @@ func isMerged(op *task) bool { return core.Merged(op.Key.Kind) && op.Type == dri
 // keeps the LB type of the first create), and the layer would record a
 // value VPP does not hold. The key then fails as a whole and is retried.
 func (r *Reconciler) execute(ctx context.Context, ops []task) {
-	created, recreated := map[vppcfg.Key]bool{}, map[vppcfg.Key]bool{}
-	for _, op := range ops {
-		if op.Type == driverapi.OpCreate {
-			created[op.Key] = true
-		}
-	}
-	for _, op := range ops {
-		if op.Type == driverapi.OpDelete && created[op.Key] {
-			recreated[op.Key] = true
-		}
-	}
+	recreated := recreates(ops)
 	for len(ops) > 0 {
 		n := 1
 		for n < len(ops) && !(isMerged(&ops[n]) && !isMerged(&ops[n-1])) &&
@@ -138,6 +130,30 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 			ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
 		}
 	}
+}
+
+// recreates are the keys ops delete and create again; nil when ops
+// delete nothing (a cold sync's creates are not indexed for nothing).
+func recreates(ops []task) map[vppcfg.Key]bool {
+	var deleted map[vppcfg.Key]bool
+	for _, op := range ops {
+		if op.Type == driverapi.OpDelete {
+			if deleted == nil {
+				deleted = map[vppcfg.Key]bool{}
+			}
+			deleted[op.Key] = true
+		}
+	}
+	if deleted == nil {
+		return nil
+	}
+	recreated := map[vppcfg.Key]bool{}
+	for _, op := range ops {
+		if op.Type == driverapi.OpCreate && deleted[op.Key] {
+			recreated[op.Key] = true
+		}
+	}
+	return recreated
 }
 
 // prepare fills in what only the current applied view knows: interface
@@ -155,10 +171,12 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
 			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
 		}
-		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
-			op.Handle = a.Handle
-			if writesTag(op.Type) {
-				op.Tag = r.tags.of(op.Key, a)
+		if op.Type != driverapi.OpCreate {
+			if a, ok := r.applied[op.Key]; ok {
+				op.Handle = a.Handle
+				if writesTag(op.Type) {
+					op.Tag = r.tags.of(op.Key, a)
+				}
 			}
 		}
 		if isMerged(op) {

@@ -107,7 +107,8 @@ type task struct {
 	// Op.Key alone (a merged op decides those of the items it merges).
 	covers []vppcfg.Key
 	// owner is the owner that desired the item when the op was planned
-	// (the first, for shared items). The desired state may change while
+	// (the first, for shared items): set by planOps for the creates and
+	// updates of desired items, by the pass for the others. The desired state may change while
 	// the op is in flight, so the owner is not looked up when it returns.
 	owner string
 }
@@ -153,8 +154,8 @@ func planOps(in diffInput) opPlan {
 	sc := newScope(in)
 	ready := p.readiness(in, sc)
 
-	changes := map[vppcfg.Key]change{}
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
+	var changes changeSet
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		if !ready[k] || core.Merged(k.Kind) {
 			return
 		}
@@ -162,15 +163,15 @@ func planOps(in diffInput) opPlan {
 		kd := core.Describe(k.Kind)
 		switch {
 		case !ok:
-			changes[k] = changeCreate
-		case kd.EqualApplied(d, a.Item):
-		case kd.NeedsRecreate(a.Item, d):
-			changes[k] = changeRecreate
+			changes.add(k, e, nil, changeCreate)
+		case kd.EqualApplied(e.Item, a.Item):
+		case kd.NeedsRecreate(a.Item, e.Item):
+			changes.add(k, e, a.Item, changeRecreate)
 		default:
-			changes[k] = changeUpdate
+			changes.add(k, e, a.Item, changeUpdate)
 		}
 	})
-	p.gateReset(in, ready, changes)
+	p.gateReset(in, ready, &changes)
 
 	var deletes []driverapi.Op
 	sc.eachApplied(func(k vppcfg.Key, a appliedEntry) {
@@ -183,7 +184,7 @@ func planOps(in diffInput) opPlan {
 			return
 		}
 		if in.Desired.Has(k) {
-			if changes[k] == changeRecreate {
+			if changes.recreates(k) {
 				deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 			}
 			return
@@ -196,21 +197,24 @@ func planOps(in diffInput) opPlan {
 	})
 	slices.SortFunc(deletes, func(a, b driverapi.Op) int { return a.Key.Compare(b.Key) })
 	if sc.gates {
-		deletes = append(deletes, p.gateDeletes(in, deletes, changes)...)
+		deletes = append(deletes, p.gateDeletes(in, deletes, &changes)...)
 	}
 	dels := make([]task, 0, len(deletes))
 	for _, op := range deletes {
 		dels = append(dels, task{Op: op})
 	}
-	creates := make([]task, 0, len(changes)) // one op a change but for in-place updates
-	for _, k := range core.SortedKeys(changes) {
-		d, a := in.Desired[k].Item, in.Applied[k]
-		switch changes[k] {
+	creates := make([]task, 0, len(changes.list)) // one op a change but for in-place updates
+	for _, c := range changes.sorted() {
+		var owner string
+		if len(c.desired.Owners) > 0 {
+			owner = c.desired.Owners[0]
+		}
+		switch c.change {
 		case changeCreate, changeRecreate:
-			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: k, Item: d}})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired.Item}, owner: owner})
 		case changeUpdate:
-			for _, op := range core.Describe(k.Kind).UpdateOps(k, a.Item, d) {
-				creates = append(creates, task{Op: op})
+			for _, op := range core.Describe(c.key.Kind).UpdateOps(c.key, c.applied, c.desired.Item) {
+				creates = append(creates, task{Op: op, owner: owner})
 			}
 		}
 	}
@@ -259,22 +263,22 @@ func newScope(in diffInput) *scope {
 
 // eachDesired visits the desired keys in scope, plus every desired binding
 // when bindings are merged in this diff.
-func (sc *scope) eachDesired(fn func(vppcfg.Key, vppcfg.Item)) {
+func (sc *scope) eachDesired(fn func(vppcfg.Key, core.DesiredEntry)) {
 	if sc.in.Scope == nil {
-		for k, d := range sc.in.Desired {
-			fn(k, d.Item)
+		for k, e := range sc.in.Desired {
+			fn(k, e)
 		}
 		return
 	}
 	for k := range sc.in.Scope {
-		if d, ok := sc.in.Desired.Get(k); ok && !(sc.merges && core.Merged(k.Kind)) {
-			fn(k, d)
+		if e, ok := sc.in.Desired[k]; ok && !(sc.merges && core.Merged(k.Kind)) {
+			fn(k, e)
 		}
 	}
 	if sc.merges {
 		sc.in.eachBinding(func(k vppcfg.Key) {
-			if d, ok := sc.in.Desired.Get(k); ok {
-				fn(k, d)
+			if e, ok := sc.in.Desired[k]; ok {
+				fn(k, e)
 			}
 		})
 	}
@@ -331,7 +335,8 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 		size = len(in.Desired)
 	}
 	ready := make(map[vppcfg.Key]bool, size)
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
+		d := e.Item
 		if f, ok := in.Foreign[k]; ok {
 			p.Blocked[k] = fmt.Errorf("%s: VPP holds a foreign object at this key (%s); not touching it", k, f)
 			return
@@ -361,11 +366,11 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 // waitForDependencies holds back ready items whose kind names a key they
 // wait for (vppcfg's kindSpec.WaitsFor) that is neither applied nor ready itself.
 func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[vppcfg.Key]bool) {
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		if !ready[k] {
 			return
 		}
-		dep, why, ok := core.Describe(k.Kind).WaitsFor(d)
+		dep, why, ok := core.Describe(k.Kind).WaitsFor(e.Item)
 		if !ok {
 			return
 		}
