@@ -154,7 +154,7 @@ func planOps(in diffInput) opPlan {
 	sc := newScope(in)
 	ready := p.readiness(in, sc)
 
-	var changes changeSet
+	changes := changeSet{list: make([]keyChange, 0, len(ready))}
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		if !ready[k] || core.Merged(k.Kind) {
 			return
@@ -205,16 +205,12 @@ func planOps(in diffInput) opPlan {
 	}
 	creates := make([]task, 0, len(changes.list)) // one op a change but for in-place updates
 	for _, c := range changes.sorted() {
-		var owner string
-		if len(c.desired.Owners) > 0 {
-			owner = c.desired.Owners[0]
-		}
 		switch c.change {
 		case changeCreate, changeRecreate:
-			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired.Item}, owner: owner})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired}, owner: c.owner})
 		case changeUpdate:
-			for _, op := range core.Describe(c.key.Kind).UpdateOps(c.key, c.applied, c.desired.Item) {
-				creates = append(creates, task{Op: op, owner: owner})
+			for _, op := range core.Describe(c.key.Kind).UpdateOps(c.key, c.applied, c.desired) {
+				creates = append(creates, task{Op: op, owner: c.owner})
 			}
 		}
 	}
@@ -228,15 +224,24 @@ func planOps(in diffInput) opPlan {
 		}
 	}
 
-	// Stable sorts keep the per-key sequences (one LB local after another) intact.
-	slices.SortStableFunc(dels, func(a, b task) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
-	slices.SortStableFunc(creates, func(a, b task) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
+	// Stable sorts keep the per-key sequences (one LB local after another)
+	// intact; ops already in kind order (a cold sync's creates, but for
+	// merged ones) are left as they are.
+	sortKinds(dels, func(a, b task) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
+	sortKinds(creates, func(a, b task) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
 	if len(dels) == 0 && len(creates) > 0 {
 		p.Ops = creates // a cold sync's 100,000 creates are not copied again
 	} else {
 		p.Ops = append(dels, creates...)
 	}
 	return p
+}
+
+// sortKinds sorts ops stably by kind with byKind, unless they are in order.
+func sortKinds(ops []task, byKind func(a, b task) int) {
+	if !slices.IsSortedFunc(ops, byKind) {
+		slices.SortStableFunc(ops, byKind)
+	}
 }
 
 // scope is the part of the configuration a diff looks at. A full diff

@@ -13,7 +13,9 @@ import (
 // after the sort.
 type keyChange struct {
 	key     vppcfg.Key
-	desired core.DesiredEntry
+	desired vppcfg.Item
+	// owner is the first owner of the desired item.
+	owner string
 	// applied is VPP's value of an update or a recreate.
 	applied vppcfg.Item
 	change  change
@@ -32,7 +34,11 @@ func (cs *changeSet) add(k vppcfg.Key, e core.DesiredEntry, applied vppcfg.Item,
 	if cs.at != nil {
 		cs.at[k] = len(cs.list)
 	}
-	cs.list = append(cs.list, keyChange{key: k, desired: e, applied: applied, change: c})
+	var owner string
+	if len(e.Owners) > 0 {
+		owner = e.Owners[0]
+	}
+	cs.list = append(cs.list, keyChange{key: k, desired: e.Item, owner: owner, applied: applied, change: c})
 	if c == changeRecreate {
 		if cs.recreate == nil {
 			cs.recreate = map[vppcfg.Key]bool{}
