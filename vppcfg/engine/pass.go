@@ -67,6 +67,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 	}
 	r.storeMu.RUnlock()
 	if len(ops) > 0 {
+		r.applied = core.Reserve(r.applied, countCreates(ops))
 		r.execute(ctx, ops)
 	}
 	if sc != nil {
@@ -85,6 +86,17 @@ func (r *Reconciler) pass(ctx context.Context) {
 		}
 	}
 	r.refreshStatuses(&plan, sc)
+}
+
+// countCreates is how many of ops create an object.
+func countCreates(ops []task) int {
+	n := 0
+	for i := range ops {
+		if ops[i].Type == driverapi.OpCreate {
+			n++
+		}
+	}
+	return n
 }
 
 // opReady reports whether any key of op is out of backoff.

@@ -113,6 +113,9 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 	// neither: looked up in the two maps rather than collected in a third
 	// (a cold sync has 100,000 keys).
 	live := len(r.store.Items)
+	if plan != nil { // most desired items are applied after a pass
+		r.appliedStatuses = core.Reserve(r.appliedStatuses, live-len(r.appliedStatuses))
+	}
 	for k, e := range r.store.Items {
 		r.refreshDesired(plan, k, e, now)
 	}
