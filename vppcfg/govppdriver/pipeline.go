@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/core"
@@ -43,14 +44,56 @@ type pipe struct {
 	ctx    context.Context
 	stream api.Stream
 	broken error
+	// streamCtx is the stream's context, which the watchdog ends when a
+	// reply takes longer than Options.ReplyTimeout (see replyWatchdog).
+	streamCtx    context.Context
+	cancelStream context.CancelCauseFunc
+	watchdog     replyWatchdog
 }
 
 func (d *Driver) newPipe(ctx context.Context) *pipe { return &pipe{d: d, ctx: ctx} }
 
 func (p *pipe) close() {
 	if p.stream != nil {
+		p.watchdog.stop()
 		_ = p.stream.Close()
+		p.cancelStream(nil)
 	}
+}
+
+// replyWatchdog bounds the wait for each reply of a pipe's stream with one
+// timer, re-armed for each reply, that ends the stream's context with
+// govpp's ErrReplyTimeout. govpp's own reply timeout made a timer per reply
+// (three allocations and a timer heap insert and delete a call).
+type replyWatchdog struct {
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// start makes the watchdog of a stream whose context cancel ends.
+func (w *replyWatchdog) start(timeout time.Duration, cancel context.CancelCauseFunc) {
+	w.timeout = timeout
+	w.timer = time.AfterFunc(timeout, func() { cancel(fmt.Errorf("%w %s", core.ErrReplyTimeout, timeout)) })
+	w.timer.Stop()
+}
+
+// arm starts the wait for one reply.
+func (w *replyWatchdog) arm() { w.timer.Reset(w.timeout) }
+
+// stop ends the wait: no reply is awaited.
+func (w *replyWatchdog) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// recvErr is the error of a failed receive: the watchdog's, when it ended
+// the stream.
+func (p *pipe) recvErr(err error) error {
+	if cause := context.Cause(p.streamCtx); errors.Is(cause, core.ErrReplyTimeout) {
+		return cause
+	}
+	return err
 }
 
 // run sends independent requests on the pipe's stream without waiting for
@@ -73,13 +116,16 @@ func (p *pipe) run(calls []*call) {
 	d, ctx := p.d, p.ctx
 	depth := d.opts.PipelineDepth
 	if p.stream == nil {
-		stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
+		sctx, cancel := context.WithCancelCause(ctx)
+		stream, err := d.conn.NewStream(sctx, d.streamOptions(depth)...)
 		if err != nil {
+			cancel(nil)
 			p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
 			failAll(calls, p.broken)
 			return
 		}
-		p.stream = stream
+		p.stream, p.streamCtx, p.cancelStream = stream, sctx, cancel
+		p.watchdog.start(d.opts.ReplyTimeout, cancel)
 	}
 	stream := p.stream
 	for start := 0; start < len(calls); start += depth {
@@ -116,7 +162,11 @@ func (p *pipe) run(calls []*call) {
 			sent = append(sent, c)
 		}
 		for i, c := range sent {
+			p.watchdog.arm()
 			msg, err := stream.RecvMsg()
+			if err != nil {
+				err = p.recvErr(err)
+			}
 			if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
 				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
 			}
@@ -128,6 +178,7 @@ func (p *pipe) run(calls []*call) {
 				}
 				failAll(calls[start+len(chunk):], err)
 				p.broken = err
+				p.watchdog.stop()
 				return
 			}
 			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
@@ -136,6 +187,7 @@ func (p *pipe) run(calls []*call) {
 				c.done(msg)
 			}
 		}
+		p.watchdog.stop()
 		if p.broken != nil {
 			return
 		}
@@ -159,8 +211,9 @@ func failAll(calls []*call, err error) {
 	}
 }
 
-// streamOptions sizes govpp's request and reply buffers to the window; the
-// options exist only on govpp's own connection type.
+// streamOptions sizes govpp's request and reply buffers to the window and
+// turns govpp's reply timeout off (the pipe's watchdog bounds each reply);
+// the options exist only on govpp's own connection type.
 func (d *Driver) streamOptions(depth int) []api.StreamOption {
 	if _, ok := d.conn.(*core.Connection); !ok {
 		return nil
@@ -168,7 +221,7 @@ func (d *Driver) streamOptions(depth int) []api.StreamOption {
 	return []api.StreamOption{
 		core.WithRequestSize(depth),
 		core.WithReplySize(depth + 1),
-		core.WithReplyTimeout(d.opts.ReplyTimeout),
+		core.WithReplyTimeout(0),
 	}
 }
 
