@@ -22,17 +22,45 @@ import (
 type call struct {
 	req api.Message
 	// reply is a prototype of the expected reply type; a reply of any other
-	// type means the stream lost its order.
+	// type means the stream lost its order. It is only read, and may be
+	// shared by every call of its message.
 	reply api.Message
 	// check turns the reply's retval into the call's error: nil for
 	// success, and for the VPP errors that mean the desired state holds
-	// (NO_SUCH_ENTRY on a delete). vppErr is nil for retval 0.
+	// (NO_SUCH_ENTRY on a delete). vppErr is nil for retval 0. A call of a
+	// cold sync's kinds has lazy instead (see verdict).
 	check func(vppErr error) error
+	lazy  lazyCheck
 	// done receives the reply of a successful call (to read a handle).
 	done func(reply api.Message)
 	// op is the index of the op this call belongs to.
 	op  int
 	err error
+}
+
+// verdict is the call's error for the reply's VPP error: check's, or the
+// lazy check's, made only when VPP reports an error.
+func (c *call) verdict(vppErr error) error {
+	if c.check != nil {
+		return c.check(vppErr)
+	}
+	if vppErr == nil {
+		return nil
+	}
+	l := c.lazy
+	return l.build(l.isAdd, l.describe(l.isAdd, l.subject))(vppErr)
+}
+
+// lazyCheck is the check of a per-item call of a cold sync, made only when
+// the call fails: the call holds its ingredients, not a closure over them
+// (an allocation a call) nor the description they format (five).
+type lazyCheck struct {
+	isAdd bool
+	// subject is the op's item, which describe names.
+	subject  any
+	describe func(isAdd bool, subject any) string
+	// build makes the check from the description.
+	build func(isAdd bool, what string) func(error) error
 }
 
 // pipe is the API stream of one Apply or ApplyStream call: opened by the
@@ -181,7 +209,7 @@ func (p *pipe) run(calls []*call) {
 				p.watchdog.stop()
 				return
 			}
-			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
+			c.err = c.verdict(api.RetvalToVPPApiError(retval(msg)))
 			d.count(c.req.GetMessageName(), c.err != nil)
 			if c.err == nil && c.done != nil {
 				c.done(msg)
@@ -315,25 +343,22 @@ func deleteTolerant(isAdd bool, what string) func(error) error {
 // sync: describe formats the call's description only when the call fails.
 // Formatting it up front for every call cost five allocations a call, a
 // third of the driver's own.
-func deleteTolerantOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
-	return checkOf(isAdd, it, describe, deleteTolerant)
+func deleteTolerantOf(isAdd bool, it any, describe func(isAdd bool, it any) string) lazyCheck {
+	return lazyCheck{isAdd: isAdd, subject: it, describe: describe, build: deleteTolerant}
 }
 
 // acceptOf is accept for the per-item calls of a cold sync, formatting the
 // description only when the call fails.
-func acceptOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
-	return checkOf(isAdd, it, describe, func(_ bool, what string) func(error) error { return accept(what) })
+func acceptOf(isAdd bool, it any, describe func(isAdd bool, it any) string) lazyCheck {
+	return lazyCheck{isAdd: isAdd, subject: it, describe: describe, build: acceptWhat}
 }
 
-// checkOf builds the check of one call only when the call fails: describe
-// names the call, build makes the check from that name.
-func checkOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string, build func(isAdd bool, what string) func(error) error) func(error) error {
-	return func(err error) error {
-		if err == nil {
-			return nil
-		}
-		return build(isAdd, describe(isAdd, it))(err)
-	}
+func acceptWhat(_ bool, what string) func(error) error { return accept(what) }
+
+// describeAs makes a lazyCheck's describe of a function that names items
+// of type T.
+func describeAs[T any](describe func(isAdd bool, it T) string) func(bool, any) string {
+	return func(isAdd bool, it any) string { return describe(isAdd, it.(T)) }
 }
 
 // verb names an add or a delete in errors.
