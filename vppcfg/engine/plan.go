@@ -154,7 +154,9 @@ func planOps(in diffInput) opPlan {
 	sc := newScope(in)
 	ready := p.readiness(in, sc)
 
-	changes := changeSet{list: make([]keyChange, 0, len(ready))}
+	// Each ready key VPP does not hold is a create: at least this many
+	// changes (a cold sync's all), and none made room for in a steady state.
+	changes := changeSet{list: make([]keyChange, 0, max(len(ready)-len(in.Applied), 0))}
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		if !ready[k] || core.Merged(k.Kind) {
 			return
