@@ -53,17 +53,13 @@ func (r *Reconciler) pass(ctx context.Context) {
 		DesiredBindings: r.store.Bindings,
 		AppliedBindings: r.appliedBindings,
 	})
-	ops := make([]task, 0, len(plan.Ops))
-	for _, op := range plan.Ops {
-		if !r.opReady(&op, now) {
-			continue
-		}
-		if op.owner == "" { // planOps names the owner of what it creates or updates
+	ops := r.readyTasks(plan.Ops, now)
+	for i := range ops {
+		if op := &ops[i]; op.owner == "" { // planOps names the owner of what it creates or updates
 			if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
 				op.owner = owners[0]
 			}
 		}
-		ops = append(ops, op)
 	}
 	r.storeMu.RUnlock()
 	if len(ops) > 0 {
@@ -86,6 +82,25 @@ func (r *Reconciler) pass(ctx context.Context) {
 		}
 	}
 	r.refreshStatuses(&plan, sc)
+}
+
+// readyTasks returns the tasks out of backoff: all itself when every
+// one is (a cold sync's 100,000 tasks are not copied), a new list
+// otherwise.
+func (r *Reconciler) readyTasks(all []task, now time.Time) []task {
+	for i := range all {
+		if r.opReady(&all[i], now) {
+			continue
+		}
+		ready := slices.Clone(all[:i])
+		for j := i + 1; j < len(all); j++ {
+			if r.opReady(&all[j], now) {
+				ready = append(ready, all[j])
+			}
+		}
+		return ready
+	}
+	return all
 }
 
 // countCreates is how many of ops create an object.
@@ -139,7 +154,8 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 		// Only a batch's last op can be the delete of a recreate.
 		last := batch[len(batch)-1]
 		if err := r.applyBatch(ctx, batch); err != nil && last.Type == driverapi.OpDelete && recreated[last.Key] {
-			ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
+			// On a copy: ops may be the plan's own list, which the pass reads after.
+			ops = slices.DeleteFunc(slices.Clone(ops), func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
 		}
 	}
 }
