@@ -156,9 +156,9 @@ func planOps(in diffInput) opPlan {
 
 	// Each ready key VPP does not hold is a create: at least this many
 	// changes (a cold sync's all), and none made room for in a steady state.
-	changes := changeSet{list: make([]keyChange, 0, max(len(ready)-len(in.Applied), 0))}
+	changes := changeSet{list: make([]keyChange, 0, max(ready.count-len(in.Applied), 0))}
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
-		if !ready[k] || core.Merged(k.Kind) {
+		if ready.held(k) || core.Merged(k.Kind) {
 			return
 		}
 		a, ok := in.Applied[k]
@@ -307,7 +307,7 @@ func (sc *scope) eachApplied(fn func(vppcfg.Key, appliedEntry)) {
 }
 
 // readiness decides which desired keys can be applied now, recording why the others cannot.
-func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
+func (p *opPlan) readiness(in diffInput, sc *scope) *readySet {
 	var enabled [core.KindLimit]bool // by gate kind
 	for g := range core.Gates {
 		enabled[g.Kind] = gateEnabled(in, g.GateKey)
@@ -337,34 +337,33 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner.String())}
 		}
 	}
-	size := len(in.Scope)
-	if in.Scope == nil {
-		size = len(in.Desired)
-	}
-	ready := make(map[vppcfg.Key]bool, size)
+	ready := &readySet{sc: sc}
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		d := e.Item
+		ready.count++ // hold takes it back
 		if f, ok := in.Foreign[k]; ok {
 			p.Blocked[k] = fmt.Errorf("%s: VPP holds a foreign object at this key (%s); not touching it", k, f)
+			ready.hold(k)
 			return
 		}
 		if len(held) > 0 {
 			if ext, ok := core.ExternalKeyOf(k, d); ok {
 				if h, taken := held[ext]; taken && core.ExternalConflict(h.key, k) {
 					p.Blocked[k] = fmt.Errorf("%s: external %s is held by %s", k, ext, h.why)
+					ready.hold(k)
 					return
 				}
 			}
 		}
 		if missing := missingInterface(d, in.Interfaces); missing != "" {
 			p.Pending[k] = fmt.Sprintf(reasonInterfacePrefix+"%q not found", missing)
+			ready.hold(k)
 			return
 		}
 		if g := gatedBy(k.Kind); g != 0 && !enabled[g] {
 			p.Pending[k] = fmt.Sprintf("%s is not enabled (no %s item)", core.Describe(g).GatePlugin, g)
-			return
+			ready.hold(k)
 		}
-		ready[k] = true
 	})
 	p.waitForDependencies(sc, in, ready)
 	return ready
@@ -372,17 +371,17 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 
 // waitForDependencies holds back ready items whose kind names a key they
 // wait for (vppcfg's kindSpec.WaitsFor) that is neither applied nor ready itself.
-func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[vppcfg.Key]bool) {
+func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready *readySet) {
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
-		if !ready[k] {
+		if ready.held(k) {
 			return
 		}
 		dep, why, ok := core.Describe(k.Kind).WaitsFor(e.Item)
 		if !ok {
 			return
 		}
-		if _, applied := in.Applied[dep]; !ready[dep] && !applied {
-			delete(ready, k)
+		if _, applied := in.Applied[dep]; !ready.has(dep) && !applied {
+			ready.hold(k)
 			p.Pending[k] = why
 		}
 	})

@@ -26,7 +26,7 @@ func gateEnabled(in diffInput, gk vppcfg.Key) bool {
 // gateReset re-creates every ready item of a plugin when the plan
 // re-enables it (changes holds a recreate of its gate), which wipes them
 // all in VPP.
-func (p *opPlan) gateReset(in diffInput, ready map[vppcfg.Key]bool, changes *changeSet) {
+func (p *opPlan) gateReset(in diffInput, ready *readySet, changes *changeSet) {
 	for g := range core.Gates {
 		if !changes.recreates(g.GateKey) {
 			continue
@@ -39,10 +39,11 @@ func (p *opPlan) gateReset(in diffInput, ready map[vppcfg.Key]bool, changes *cha
 			if gatedBy(k.Kind) != g.Kind {
 				continue
 			}
-			if _, evaluated := ready[k]; !evaluated && p.Pending[k] == "" && p.Blocked[k] == nil {
-				ready[k] = missingInterface(e.Item, in.Interfaces) == ""
+			if !ready.has(k) && p.Pending[k] == "" && p.Blocked[k] == nil {
+				// Out of the diff's scope: decided here.
+				ready.decide(k, missingInterface(e.Item, in.Interfaces) == "")
 			}
-			if ready[k] {
+			if ready.has(k) {
 				changes.create(k, e)
 			}
 		}
