@@ -154,6 +154,7 @@ func registerPlugin(p *plugin) {
 type graph struct {
 	input, lookup, output []node
 	handlers              map[string]handlerFunc
+	byID                  []handlerFunc // handlers by message ID (msgTable)
 	features              map[featureKey]arcFeature
 	plugins               []*plugin
 }
@@ -171,6 +172,13 @@ func buildPipeline() *graph {
 		g.output = append(g.output, p.output...)
 		for name, h := range p.handlers {
 			g.handlers[name] = h
+		}
+	}
+	t := messages()
+	g.byID = make([]handlerFunc, len(t.byID))
+	for name, h := range g.handlers {
+		if id, ok := t.byName[name]; ok {
+			g.byID[id] = h
 		}
 	}
 	for _, l := range []*[]node{&g.input, &g.lookup, &g.output} {

@@ -35,7 +35,7 @@ type VPP struct {
 	state map[string]any // plugin name → plugin state
 
 	faults     faults
-	calls      map[string]int
+	calls      []int // requests received by message ID (Calls)
 	violations []Violation
 	seenViol   map[Violation]bool
 }
@@ -59,7 +59,7 @@ func WithPID(pid uint32) Option {
 // New returns a VPP that has just booted: only local0 exists and no plugin is
 // configured.
 func New(opts ...Option) *VPP {
-	v := &VPP{pid: 4242, calls: map[string]int{}, seenViol: map[Violation]bool{}}
+	v := &VPP{pid: 4242, calls: make([]int, len(messages().byID)), seenViol: map[Violation]bool{}}
 	for _, o := range opts {
 		o(v)
 	}
@@ -124,9 +124,12 @@ func (v *VPP) Advance(d time.Duration) {
 func (v *VPP) Calls() map[string]int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	m := make(map[string]int, len(v.calls))
-	for k, n := range v.calls {
-		m[k] = n
+	m := map[string]int{}
+	t := messages()
+	for id, n := range v.calls {
+		if n > 0 {
+			m[t.byID[id].name] = n
+		}
 	}
 	return m
 }
@@ -135,7 +138,7 @@ func (v *VPP) Calls() map[string]int {
 func (v *VPP) ResetCalls() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.calls = map[string]int{}
+	clear(v.calls)
 }
 
 // lcg is vppinfra's random_u32 (random.h): seed = 1664525·seed +
@@ -168,26 +171,28 @@ func (v *VPP) randomPort() uint16 {
 	return uint16(1024 + w%edPortsPerThread)
 }
 
-// dispatch serves one decoded request and returns what VPP sends back.
-func (v *VPP) dispatch(c *client, req api.Message) []api.Message {
-	name := req.GetMessageName()
+// dispatch serves one decoded request (id is its message ID) and returns
+// what VPP sends back.
+func (v *VPP) dispatch(c *client, id uint16, req api.Message) []api.Message {
+	t := messages()
+	info := &t.byID[id]
+	name := info.name
 	if name == (*memclnt.ControlPing)(nil).GetMessageName() {
 		return reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
 	}
-	v.calls[name]++
-	t := messages()
-	if !isDump(name) {
+	v.calls[id]++
+	if !info.dump {
 		if retval, ok := v.faults.take(name); ok {
-			if r := t.replyFor(name); r != nil {
+			if r := t.newReply(info); r != nil {
 				setRetval(r, retval)
 				return reply(r)
 			}
 		}
 	}
-	h := pipeline().handlers[name]
+	h := pipeline().byID[id]
 	if h == nil {
 		v.violate("unmodelled message", fmt.Sprintf("%s is a VPP 25.10 message the fake does not serve; answered with retval %d (UNIMPLEMENTED)", name, int32(api.UNIMPLEMENTED)))
-		if r := t.replyFor(name); r != nil && !isDump(name) {
+		if r := t.newReply(info); r != nil && !info.dump {
 			setRetval(r, int32(api.UNIMPLEMENTED))
 			return reply(r)
 		}
@@ -316,12 +321,12 @@ func (c *client) SendMsg(context uint32, data []byte) error {
 		return errors.New("fakevpp: not connected")
 	}
 	t := messages()
-	req, err := t.decodeRequest(data)
+	info, req, err := t.decodeRequest(data)
 	if err != nil {
 		v.violate("undecodable request", err.Error())
 		return err
 	}
-	replies := v.dispatch(c, req)
+	replies := v.dispatch(c, info.id, req)
 	if v.faults.lost {
 		v.faults.lost = false
 		c.breakConnection()
