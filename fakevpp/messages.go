@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -164,30 +165,55 @@ func (t *msgTable) decodeRequest(data []byte) (*msgInfo, api.Message, error) {
 	return info, msg, nil
 }
 
-// encode encodes a message VPP sends: replies and details carry the request's
-// context right after the ID (govpp routes them by it, including the
-// multipart bit it set), or after the client index for the odd reply the API
-// declares with one; events carry the client index right after the ID and no
-// context, so govpp treats them as notifications.
-func (t *msgTable) encode(m api.Message, context, clientIndex uint32) (uint16, []byte, error) {
+// appendFrame encodes a message VPP sends onto buf and returns its ID and
+// the longer buf: replies and details carry the request's context right after
+// the ID (govpp routes them by it, including the multipart bit it set), or
+// after the client index for the odd reply the API declares with one; events
+// carry the client index right after the ID and no context, so govpp treats
+// them as notifications. The frame is what govpp's codec.EncodeMsg makes,
+// written in place.
+func (t *msgTable) appendFrame(buf []byte, m api.Message, context, clientIndex uint32) (id uint16, out []byte, err error) {
 	id, ok := t.id(m)
 	if !ok {
-		return 0, nil, fmt.Errorf("fakevpp: no ID for %s", m.GetMessageName())
+		return 0, buf, fmt.Errorf("fakevpp: no ID for %s", m.GetMessageName())
 	}
-	data, err := codec.DefaultCodec.EncodeMsg(m, id)
-	if err != nil {
-		return 0, nil, err
+	marshaler, ok := m.(codec.Marshaler)
+	if !ok {
+		marshaler = codec.Wrapper{Message: m}
+	}
+	offset := 2 // the ID
+	switch m.GetMessageType() {
+	case api.ReplyMessage, api.EventMessage:
+		offset = 6
+	case api.RequestMessage:
+		offset = 10
+	}
+	start := len(buf)
+	end := start + offset + marshaler.Size()
+	buf = slices.Grow(buf, end-start)[:end]
+	frame := buf[start:end]
+	clear(frame) // fixed-length strings are copied, not padded
+	defer func() {
+		// The generated marshalers index the buffer and panic when a
+		// message disagrees with its own size, as EncodeMsg recovers.
+		if r := recover(); r != nil {
+			id, out, err = 0, buf[:start], fmt.Errorf("fakevpp: encoding %s: %v", m.GetMessageName(), r)
+		}
+	}()
+	binary.BigEndian.PutUint16(frame[0:2], id)
+	if _, err := marshaler.Marshal(frame[offset:]); err != nil {
+		return 0, buf[:start], fmt.Errorf("fakevpp: encoding %s: %w", m.GetMessageName(), err)
 	}
 	switch m.GetMessageType() {
 	case api.ReplyMessage:
-		binary.BigEndian.PutUint32(data[2:6], context)
+		binary.BigEndian.PutUint32(frame[2:6], context)
 	case api.RequestMessage:
 		// A reply declared with client_index before context, as
 		// feature_is_enabled_reply is in VPP 25.10: VPP fills the context
 		// at its offset, and govpp reads it there.
-		binary.BigEndian.PutUint32(data[6:10], context)
+		binary.BigEndian.PutUint32(frame[6:10], context)
 	case api.EventMessage:
-		binary.BigEndian.PutUint32(data[2:6], clientIndex)
+		binary.BigEndian.PutUint32(frame[2:6], clientIndex)
 	}
-	return id, data, nil
+	return id, buf, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.fd.io/govpp/adapter"
@@ -333,12 +334,9 @@ func (c *client) SendMsg(context uint32, data []byte) error {
 		return nil
 	}
 	for _, m := range replies {
-		id, frame, err := t.encode(m, context, c.index)
-		if err != nil {
+		if err := c.out.push(t, m, context, c.index); err != nil {
 			v.violate("unencodable reply", err.Error())
-			continue
 		}
-		c.out.push(id, frame)
 	}
 	return nil
 }
@@ -355,27 +353,43 @@ func (v *VPP) sendEvent(sel func(c *client) api.Message) {
 		if m == nil {
 			continue
 		}
-		id, frame, err := t.encode(m, 0, c.index)
-		if err != nil {
+		if err := c.out.push(t, m, 0, c.index); err != nil {
 			v.violate("unencodable event", err.Error())
-			continue
 		}
-		c.out.push(id, frame)
 	}
 }
 
 // outbox delivers frames to govpp's callback in order from its own goroutine.
+// Frames are encoded one after the other into the queue's buffer; the reader
+// takes the whole queue at once, delivers it, and hands its buffers back for
+// the next frames, so a steady flow of answers allocates nothing. A callback
+// must not keep the data it is given once it returns: govpp's socket adapter
+// reads every message into one buffer too, and govpp's core copies it.
 type outbox struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	frames []frame
-	closed bool
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue frames // encoded, not yet taken by the reader
+	spare frames // delivered, for the next queue
+	// closed is set under mu; the reader also reads it between the frames
+	// it took, as a closed connection delivers nothing more.
+	closed atomic.Bool
 }
 
-type frame struct {
-	id   uint16
-	data []byte
+// frames are encoded messages back to back in buf.
+type frames struct {
+	buf  []byte
+	list []frame
 }
+
+// frame is one message of frames: its ID and where its bytes end in buf.
+type frame struct {
+	id  uint16
+	end int
+}
+
+// maxSpareFrames bounds the buffer the reader keeps for reuse: one long
+// dump does not pin its size for the connection's life.
+const maxSpareFrames = 1 << 20
 
 func newOutbox(cb adapter.MsgCallback) *outbox {
 	o := &outbox{}
@@ -384,17 +398,25 @@ func newOutbox(cb adapter.MsgCallback) *outbox {
 	return o
 }
 
-func (o *outbox) push(id uint16, data []byte) {
+// push encodes m onto the queue (see msgTable.appendFrame).
+func (o *outbox) push(t *msgTable, m api.Message, context, clientIndex uint32) error {
 	o.mu.Lock()
-	o.frames = append(o.frames, frame{id, data})
+	id, buf, err := t.appendFrame(o.queue.buf, m, context, clientIndex)
+	o.queue.buf = buf
+	if err == nil {
+		o.queue.list = append(o.queue.list, frame{id, len(buf)})
+	}
 	o.mu.Unlock()
-	o.cond.Signal()
+	if err == nil {
+		o.cond.Signal()
+	}
+	return err
 }
 
 func (o *outbox) close() {
 	o.mu.Lock()
-	o.closed = true
-	o.frames = nil
+	o.closed.Store(true)
+	o.queue, o.spare = frames{}, frames{}
 	o.mu.Unlock()
 	o.cond.Signal()
 }
@@ -402,16 +424,31 @@ func (o *outbox) close() {
 func (o *outbox) run(cb adapter.MsgCallback) {
 	for {
 		o.mu.Lock()
-		for len(o.frames) == 0 && !o.closed {
+		for len(o.queue.list) == 0 && !o.closed.Load() {
 			o.cond.Wait()
 		}
-		if o.closed {
+		if o.closed.Load() {
 			o.mu.Unlock()
 			return
 		}
-		f := o.frames[0]
-		o.frames = o.frames[1:]
+		batch := o.queue
+		o.queue, o.spare = o.spare, frames{}
 		o.mu.Unlock()
-		cb(f.id, f.data)
+		start := 0
+		for _, f := range batch.list {
+			if o.closed.Load() {
+				return
+			}
+			cb(f.id, batch.buf[start:f.end:f.end])
+			start = f.end
+		}
+		if cap(batch.buf) > maxSpareFrames {
+			continue
+		}
+		o.mu.Lock()
+		if !o.closed.Load() {
+			o.spare = frames{buf: batch.buf[:0], list: batch.list[:0]}
+		}
+		o.mu.Unlock()
 	}
 }
