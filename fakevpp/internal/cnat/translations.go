@@ -134,11 +134,11 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 	}
 	paths := make([]path, len(in.Paths))
 	for i, ap := range in.Paths {
-		src, rv := p.decodeEndpoint(ap.SrcEp, fmt.Sprintf("path[%d].SrcEp", i))
+		src, rv := p.decodeField(ap.SrcEp, endpointField{name: "SrcEp", path: i})
 		if rv != rvOK {
 			return fail(rv)
 		}
-		dst, rv := p.decodeEndpoint(ap.DstEp, fmt.Sprintf("path[%d].DstEp", i))
+		dst, rv := p.decodeField(ap.DstEp, endpointField{name: "DstEp", path: i})
 		if rv != rvOK {
 			return fail(rv)
 		}
