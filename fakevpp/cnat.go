@@ -82,7 +82,7 @@ func init() {
 func cnatRequest[Req, Rep api.Message](method func(*cnat.Plugin, Req) Rep) func(*call, Req) []api.Message {
 	return func(c *call, req Req) []api.Message {
 		defer c.v.cnatViolations()
-		return reply(method(c.v.cnat(), req))
+		return c.reply(method(c.v.cnat(), req))
 	}
 }
 

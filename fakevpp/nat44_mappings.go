@@ -144,13 +144,13 @@ func natStaticMappingV2(c *call, req *nat44_ed.Nat44AddDelStaticMappingV2) []api
 	}
 	a := staticRequest(req.Flags, ip4(req.LocalIPAddress), ip4(req.ExternalIPAddress), req.Protocol,
 		req.LocalPort, req.ExternalPort, req.ExternalSwIfIndex, req.VrfID, pool, req.Tag)
-	return reply(&nat44_ed.Nat44AddDelStaticMappingV2Reply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelStaticMappingV2Reply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 func natStaticMappingLegacy(c *call, req *nat44_ed.Nat44AddDelStaticMapping) []api.Message {
 	a := staticRequest(req.Flags, ip4(req.LocalIPAddress), ip4(req.ExternalIPAddress), req.Protocol,
 		req.LocalPort, req.ExternalPort, req.ExternalSwIfIndex, req.VrfID, netip.Addr{}, req.Tag)
-	return reply(&nat44_ed.Nat44AddDelStaticMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelStaticMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 func natIdentityMapping(c *call, req *nat44_ed.Nat44AddDelIdentityMapping) []api.Message {
@@ -163,7 +163,7 @@ func natIdentityMapping(c *call, req *nat44_ed.Nat44AddDelIdentityMapping) []api
 	} else {
 		a.local, a.ext = netip.IPv4Unspecified(), netip.IPv4Unspecified()
 	}
-	return reply(&nat44_ed.Nat44AddDelIdentityMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelIdentityMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 // staticMapping is nat44_ed_add/del_static_mapping: flag validation, then the
@@ -535,14 +535,14 @@ func natLbStaticMapping(c *call, req *nat44_ed.Nat44AddDelLbStaticMapping) []api
 	r := &nat44_ed.Nat44AddDelLbStaticMappingReply{}
 	if !n.enabled {
 		r.Retval = int32(api.UNSUPPORTED)
-		return reply(r)
+		return c.reply(r)
 	}
 	if req.IsAdd {
 		r.Retval = n.addLB(v, key, flags, req)
 	} else {
 		r.Retval = n.delLB(v, key, flags)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req *nat44_ed.Nat44AddDelLbStaticMapping) int32 {
@@ -687,7 +687,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 		}
 		return 0
 	}()
-	return reply(r)
+	return c.reply(r)
 }
 
 // natLbStaticMappingDump lists LB mappings. VPP 25.10 never fills Affinity in

@@ -72,10 +72,19 @@ const (
 	orderCnatOutput = 30
 )
 
-// call is the context of one API request.
+// call is the context of one API request. VPP serves one request at a
+// time, so one call per VPP serves them all.
 type call struct {
 	v      *VPP
 	client *client
+	one    [1]api.Message // reply's slice
+}
+
+// reply is a shorthand for handlers that answer with one message. The slice
+// is the call's own: the answers are encoded before the next request.
+func (c *call) reply(m api.Message) []api.Message {
+	c.one[0] = m
+	return c.one[:1]
 }
 
 // handlerFunc serves one request. It returns the messages VPP sends back in
@@ -110,9 +119,6 @@ func handlers(entries ...handlerEntry) map[string]handlerFunc {
 	}
 	return m
 }
-
-// reply is a shorthand for handlers that answer with one message.
-func reply(m api.Message) []api.Message { return []api.Message{m} }
 
 var (
 	pluginsMu sync.Mutex

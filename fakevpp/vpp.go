@@ -35,6 +35,7 @@ type VPP struct {
 
 	state map[string]any // plugin name → plugin state
 
+	call       call // the request being served (dispatch)
 	faults     faults
 	calls      []int // requests received by message ID (Calls)
 	violations []Violation
@@ -177,16 +178,18 @@ func (v *VPP) randomPort() uint16 {
 func (v *VPP) dispatch(c *client, id uint16, req api.Message) []api.Message {
 	t := messages()
 	info := &t.byID[id]
+	cl := &v.call
+	*cl = call{v: v, client: c}
 	name := info.name
 	if name == (*memclnt.ControlPing)(nil).GetMessageName() {
-		return reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
+		return cl.reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
 	}
 	v.calls[id]++
 	if !info.dump {
 		if retval, ok := v.faults.take(name); ok {
 			if r := t.newReply(info); r != nil {
 				setRetval(r, retval)
-				return reply(r)
+				return cl.reply(r)
 			}
 		}
 	}
@@ -195,11 +198,11 @@ func (v *VPP) dispatch(c *client, id uint16, req api.Message) []api.Message {
 		v.violate("unmodelled message", fmt.Sprintf("%s is a VPP 25.10 message the fake does not serve; answered with retval %d (UNIMPLEMENTED)", name, int32(api.UNIMPLEMENTED)))
 		if r := t.newReply(info); r != nil && !info.dump {
 			setRetval(r, int32(api.UNIMPLEMENTED))
-			return reply(r)
+			return cl.reply(r)
 		}
 		return nil
 	}
-	return h(&call{v: v, client: c}, req)
+	return h(cl, req)
 }
 
 // client is one API connection. VPP answers it in order through an outbox
