@@ -63,18 +63,24 @@ type lbLocal struct {
 
 func (l *lbLocal) ep() netip.AddrPort { return netip.AddrPortFrom(l.addr, l.port) }
 
-// extKey is the external key: one namespace for all mappings, no VRF.
+// extKey is the external key: one namespace for all mappings, no VRF. zero
+// spells out the padding the compiler would insert: a key without padding
+// is hashed and compared by a map as one block of memory instead of field by
+// field, and every request and every packet looks mappings up by it.
 type extKey struct {
 	addr  netip.Addr
 	port  uint16
 	proto uint8
+	zero  [5]uint8
 }
 
-// localKey indexes mappings by local side (not for out2in-only ones).
+// localKey indexes mappings by local side (not for out2in-only ones). zero
+// is padding spelled out, as in extKey.
 type localKey struct {
 	addr  netip.Addr
 	port  uint16
 	proto uint8
+	zero  uint8
 	fib   uint32
 }
 
@@ -290,7 +296,7 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 	if a.identity {
 		a.lport, a.local = a.eport, a.ext
 	}
-	if m := n.byExt[extKey{a.ext, a.eport, a.proto}]; m != nil {
+	if m := n.byExt[extKey{addr: a.ext, port: a.eport, proto: a.proto}]; m != nil {
 		// Only an identity mapping accepts the same key again, as another VRF.
 		if m.kind != smIdentity {
 			return int32(api.VALUE_EXIST)
@@ -306,13 +312,13 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 		vv := vrf
 		m.identVrfs.add(&vv)
 		n.lockTable(v, vrf)
-		n.byLocal[localKey{m.local, m.localPort, m.proto, vrf}] = m
+		n.byLocal[localKey{addr: m.local, port: m.localPort, proto: m.proto, fib: vrf}] = m
 		return 0
 	}
 	vrf := n.resolveVRF(a.vrf)
 	n.lockTable(v, vrf)
 	if !a.out2inOnly() && !a.identity {
-		if n.byLocal[localKey{a.local, a.lport, a.proto, vrf}] != nil {
+		if n.byLocal[localKey{addr: a.local, port: a.lport, proto: a.proto, fib: vrf}] != nil {
 			n.unlockTable(v, vrf)
 			return int32(api.VALUE_EXIST)
 		}
@@ -328,9 +334,9 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 	}
 	m.index = n.mappings.add(m)
 	if !a.out2inOnly() {
-		n.byLocal[localKey{m.local, m.localPort, m.proto, vrf}] = m
+		n.byLocal[localKey{addr: m.local, port: m.localPort, proto: m.proto, fib: vrf}] = m
 	}
-	n.byExt[extKey{m.ext, m.extPort, m.proto}] = m
+	n.byExt[extKey{addr: m.ext, port: m.extPort, proto: m.proto}] = m
 	n.registerAddr(v, m.ext, true)
 	return 0
 }
@@ -345,7 +351,7 @@ func (n *natState) delStaticInternal(v *VPP, a smArgs) int32 {
 	if a.identity {
 		a.lport, a.local = a.eport, a.ext
 	}
-	m := n.byExt[extKey{a.ext, a.eport, a.proto}]
+	m := n.byExt[extKey{addr: a.ext, port: a.eport, proto: a.proto}]
 	if m == nil {
 		return int32(api.NO_SUCH_ENTRY)
 	}
@@ -376,13 +382,13 @@ func (n *natState) delStaticInternal(v *VPP, a smArgs) int32 {
 		fib = m.vrf
 	}
 	if !a.out2inOnly() {
-		delete(n.byLocal, localKey{a.local, a.lport, a.proto, fib})
+		delete(n.byLocal, localKey{addr: a.local, port: a.lport, proto: a.proto, fib: fib})
 	}
 	n.deleteStaticSessions(v, m.local, m.localPort, m.proto, fib, a.addrOnly(), a.ext, a.eport)
 	n.unlockTable(v, fib)
 	remove := m.kind == smStatic || (m.kind == smIdentity && m.identVrfs.len() == 0)
 	if remove {
-		delete(n.byExt, extKey{a.ext, a.eport, a.proto})
+		delete(n.byExt, extKey{addr: a.ext, port: a.eport, proto: a.proto})
 		n.mappings.del(m.index)
 		n.registerAddr(v, a.ext, false)
 	}
@@ -531,7 +537,7 @@ func natLbStaticMapping(c *call, req *nat44_ed.Nat44AddDelLbStaticMapping) []api
 		flags |= nat_types.NAT_IS_SELF_TWICE_NAT
 	}
 	flags |= req.Flags & nat_types.NAT_IS_OUT2IN_ONLY
-	key := extKey{ip4(req.ExternalAddr), req.ExternalPort, req.Protocol}
+	key := extKey{addr: ip4(req.ExternalAddr), port: req.ExternalPort, proto: req.Protocol}
 	r := &nat44_ed.Nat44AddDelLbStaticMappingReply{}
 	if !n.enabled {
 		r.Retval = int32(api.UNSUPPORTED)
@@ -571,7 +577,7 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		n.lockTable(v, loc.vrf)
 		if !m.out2inOnly() {
 			// VPP registers LB locals in FIB 0 at add time, whatever VrfID says.
-			n.byLocal[localKey{loc.addr, loc.port, m.proto, 0}] = m
+			n.byLocal[localKey{addr: loc.addr, port: loc.port, proto: m.proto, fib: 0}] = m
 			if loc.vrf != 0 {
 				v.violate("LB local in a non-zero VRF",
 					fmt.Sprintf("LB %s:%d local %s VRF %d: VPP indexes it in FIB 0 at add time and removes it from FIB %d at delete", key.addr, key.port, loc.ep(), loc.vrf, loc.vrf))
@@ -620,7 +626,7 @@ func (n *natState) delLB(v *VPP, key extKey, flags nat_types.NatConfigFlags) int
 	m.locals.each(func(_ uint32, l *lbLocal) bool {
 		n.unlockTable(v, l.vrf)
 		if flags&nat_types.NAT_IS_OUT2IN_ONLY == 0 {
-			delete(n.byLocal, localKey{l.addr, l.port, m.proto, l.vrf})
+			delete(n.byLocal, localKey{addr: l.addr, port: l.port, proto: m.proto, fib: l.vrf})
 		}
 		n.deleteLBSessions(v, l.addr, l.port)
 		return true
@@ -649,7 +655,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 		if !n.enabled {
 			return int32(api.UNSUPPORTED)
 		}
-		m := n.byExt[extKey{ip4(req.ExternalAddr), req.ExternalPort, req.Protocol}]
+		m := n.byExt[extKey{addr: ip4(req.ExternalAddr), port: req.ExternalPort, proto: req.Protocol}]
 		if m == nil {
 			return int32(api.NO_SUCH_ENTRY)
 		}
@@ -664,7 +670,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 			}
 			n.lockTable(v, vrf)
 			if !m.out2inOnly() {
-				n.byLocal[localKey{addr, port, m.proto, vrf}] = m
+				n.byLocal[localKey{addr: addr, port: port, proto: m.proto, fib: vrf}] = m
 			}
 			m.locals.add(&lbLocal{addr: addr, port: port, prob: req.Local.Probability, vrf: vrf})
 		} else {
@@ -676,7 +682,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 			}
 			n.unlockTable(v, vrf)
 			if !m.out2inOnly() {
-				delete(n.byLocal, localKey{addr, port, m.proto, vrf})
+				delete(n.byLocal, localKey{addr: addr, port: port, proto: m.proto, fib: vrf})
 			}
 			n.deleteLBSessions(v, addr, port)
 			m.locals.del(idx)
