@@ -148,8 +148,13 @@ func setRetval(m api.Message, retval int32) {
 }
 
 // decodeRequest decodes a request frame as sent by govpp's core: a 10-byte
-// header (msg ID, client index, context) followed by the message.
-func (t *msgTable) decodeRequest(data []byte) (*msgInfo, api.Message, error) {
+// header (msg ID, client index, context) followed by the message. The message
+// is decoded into reqs[ID], the one request message of its type, created the
+// first time: as VPP handles a request in its receive buffer, a handler sees
+// it only during the call (see handlerFunc). The generated decoders make
+// every slice anew, so whatever a handler copied out of an earlier request
+// stays its own.
+func (t *msgTable) decodeRequest(data []byte, reqs []api.Message) (*msgInfo, api.Message, error) {
 	if len(data) < 10 {
 		return nil, nil, fmt.Errorf("fakevpp: short message (%d bytes)", len(data))
 	}
@@ -158,11 +163,26 @@ func (t *msgTable) decodeRequest(data []byte) (*msgInfo, api.Message, error) {
 	if info == nil {
 		return nil, nil, fmt.Errorf("fakevpp: unknown message ID %d", id)
 	}
-	msg := info.newMsg()
+	msg := reqs[id]
+	if r, ok := msg.(resetter); ok {
+		r.Reset()
+	} else {
+		msg = info.newMsg()
+		if _, ok := msg.(resetter); ok {
+			reqs[id] = msg
+		}
+	}
 	if err := codec.DefaultCodec.DecodeMsg(data, msg); err != nil {
 		return nil, nil, fmt.Errorf("fakevpp: decoding %s: %w", info.name, err)
 	}
 	return info, msg, nil
+}
+
+// resetter is a message that can be zeroed for reuse (every generated
+// message can).
+type resetter interface {
+	api.Message
+	Reset()
 }
 
 // appendFrame encodes a message VPP sends onto buf and returns its ID and

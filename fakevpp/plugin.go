@@ -90,7 +90,9 @@ func (c *call) reply(m api.Message) []api.Message {
 // handlerFunc serves one request. It returns the messages VPP sends back in
 // order: one reply, or the details of a dump (the control-ping reply that ends
 // a dump is a separate request), or details followed by a reply for the
-// cursor-style "_get" messages.
+// cursor-style "_get" messages. req is the handler's for the duration of the
+// call only (decodeRequest decodes the next request of its type into it): a
+// handler keeps copies of its fields, never req or a pointer into it.
 type handlerFunc func(c *call, req api.Message) []api.Message
 
 // handlerEntry pairs a message name with its handler.

@@ -35,7 +35,8 @@ type VPP struct {
 
 	state map[string]any // plugin name → plugin state
 
-	call       call // the request being served (dispatch)
+	call       call          // the request being served (dispatch)
+	reqs       []api.Message // one request message per ID (decodeRequest)
 	faults     faults
 	calls      []int // requests received by message ID (Calls)
 	violations []Violation
@@ -61,7 +62,7 @@ func WithPID(pid uint32) Option {
 // New returns a VPP that has just booted: only local0 exists and no plugin is
 // configured.
 func New(opts ...Option) *VPP {
-	v := &VPP{pid: 4242, calls: make([]int, len(messages().byID)), seenViol: map[Violation]bool{}}
+	v := &VPP{pid: 4242, calls: make([]int, len(messages().byID)), reqs: make([]api.Message, len(messages().byID)), seenViol: map[Violation]bool{}}
 	for _, o := range opts {
 		o(v)
 	}
@@ -325,7 +326,7 @@ func (c *client) SendMsg(context uint32, data []byte) error {
 		return errors.New("fakevpp: not connected")
 	}
 	t := messages()
-	info, req, err := t.decodeRequest(data)
+	info, req, err := t.decodeRequest(data, v.reqs)
 	if err != nil {
 		v.violate("undecodable request", err.Error())
 		return err
