@@ -565,12 +565,11 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		v.violate("LB mapping with more than 255 locals",
 			fmt.Sprintf("%s:%d has %d locals; VPP's decoder loops on a u8 index and never returns", key.addr, key.port, len(req.Locals)))
 	}
-	m := &mapping{kind: smLB, flags: flags, local: netip.IPv4Unspecified(), ext: key.addr, extPort: key.port,
-		proto: key.proto, affinity: req.Affinity, tag: req.Tag}
+	m, block := newLBMapping(len(req.Locals))
+	*m = mapping{kind: smLB, flags: flags, local: netip.IPv4Unspecified(), ext: key.addr, extPort: key.port,
+		proto: key.proto, affinity: req.Affinity, tag: req.Tag, locals: m.locals}
 	m.index = n.mappings.add(m)
 	n.byExt[key] = m
-	m.locals.items = make([]*lbLocal, 0, len(req.Locals))
-	block := make([]lbLocal, len(req.Locals)) // one allocation for all locals
 	for i, l := range req.Locals {
 		loc := &block[i]
 		*loc = lbLocal{addr: ip4(l.Addr), port: l.Port, prob: l.Probability, vrf: l.VrfID}
@@ -590,6 +589,28 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		v.violate("LB probabilities all 0", fmt.Sprintf("%s:%d: VPP divides by zero on the first packet; the fake drops it", key.addr, key.port))
 	}
 	return 0
+}
+
+// lbMapping is an LB mapping allocated together with its first locals: the
+// usual one (two locals: two backends, or one and the renderers'
+// placeholder) is one allocation instead of three.
+type lbMapping struct {
+	mapping
+	block [2]lbLocal
+	items [2]*lbLocal
+}
+
+// newLBMapping returns an empty LB mapping whose locals pool has room for n
+// locals, and n zero locals to fill (all in as few allocations as it can).
+func newLBMapping(n int) (*mapping, []lbLocal) {
+	if n > len(lbMapping{}.block) {
+		m := &mapping{}
+		m.locals.items = make([]*lbLocal, 0, n)
+		return m, make([]lbLocal, n)
+	}
+	lm := &lbMapping{}
+	lm.locals.items = lm.items[:0]
+	return &lm.mapping, lm.block[:n]
 }
 
 func (m *mapping) recomputeWeights() {
