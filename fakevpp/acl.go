@@ -163,10 +163,11 @@ func aclAddReplace(c *call, req *acl.ACLAddReplace) []api.Message {
 				return int32(api.NO_SUCH_ENTRY)
 			}
 			// Replacing rules keeps the reflect sessions (no reclassification).
-			a.tag, a.raw, a.rules = req.Tag, slices.Clone(req.R), rules
+			// req.R is the decoder's own slice (see handlerFunc).
+			a.tag, a.raw, a.rules = req.Tag, req.R, rules
 			return 0
 		}
-		a := &aclList{tag: req.Tag, raw: slices.Clone(req.R), rules: rules}
+		a := &aclList{tag: req.Tag, raw: req.R, rules: rules}
 		a.index = s.acls.add(a)
 		r.ACLIndex = a.index
 		return 0

@@ -92,7 +92,9 @@ func (c *call) reply(m api.Message) []api.Message {
 // a dump is a separate request), or details followed by a reply for the
 // cursor-style "_get" messages. req is the handler's for the duration of the
 // call only (decodeRequest decodes the next request of its type into it): a
-// handler keeps copies of its fields, never req or a pointer into it.
+// handler keeps copies of its fields, never req or a pointer into it. The
+// slices and strings in it are made anew by each decoding: a handler may
+// keep those.
 type handlerFunc func(c *call, req api.Message) []api.Message
 
 // handlerEntry pairs a message name with its handler.
