@@ -84,7 +84,9 @@ func (v *VPP) SetACLSessionTimeout(t ACLTimeout, d time.Duration) {
 	}
 }
 
-func (v *VPP) acl() *aclState { return stateOf[aclState](v, aclPlugin) }
+var aclSlot = stateOf[aclState](aclPlugin)
+
+func (v *VPP) acl() *aclState { return aclSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{

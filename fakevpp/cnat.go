@@ -24,7 +24,9 @@ type cnatState struct{ eng *cnat.Plugin }
 
 func newCnatState(v *VPP) any { return &cnatState{eng: cnat.New(cnatInterfaces{v})} }
 
-func (v *VPP) cnat() *cnat.Plugin { return stateOf[cnatState](v, cnatPlugin).eng }
+var cnatSlot = stateOf[cnatState](cnatPlugin)
+
+func (v *VPP) cnat() *cnat.Plugin { return cnatSlot.of(v).eng }
 
 // cnatInterfaces answers the engine's questions about interfaces from the
 // core's table. The engine only asks while the core is calling it, that is

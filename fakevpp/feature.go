@@ -55,7 +55,9 @@ func init() {
 	})
 }
 
-func (v *VPP) features() *featureState { return stateOf[featureState](v, featurePlugin) }
+var featuresSlot = stateOf[featureState](featurePlugin)
+
+func (v *VPP) features() *featureState { return featuresSlot.of(v) }
 
 // lookupFeature finds a modelled feature; for any other arc/feature pair it
 // records a violation, since the fake cannot tell a feature VPP has but the

@@ -31,7 +31,9 @@ type loopbackDev struct {
 	mac      ethernet_types.MacAddress
 }
 
-func (v *VPP) ifs() *ifState { return stateOf[ifState](v, ifPlugin) }
+var ifsSlot = stateOf[ifState](ifPlugin)
+
+func (v *VPP) ifs() *ifState { return ifsSlot.of(v) }
 
 // allocInstance is loopback_instance_alloc: the lowest free instance, or
 // the one asked for when it is in range and free; false otherwise.

@@ -98,7 +98,9 @@ func (n *natState) reset(v *VPP) {
 	n.lru = newSessionLRU()
 }
 
-func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }
+var natSlot = stateOf[natState](natPlugin)
+
+func (v *VPP) nat() *natState { return natSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{

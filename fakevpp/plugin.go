@@ -164,7 +164,8 @@ func registerPlugin(p *plugin) {
 type graph struct {
 	input, lookup, output []node
 	handlers              map[string]handlerFunc
-	byID                  []handlerFunc // handlers by message ID (msgTable)
+	byID                  []handlerFunc  // handlers by message ID (msgTable)
+	slot                  map[string]int // plugin name → index in plugins (VPP.state)
 	features              map[featureKey]arcFeature
 	plugins               []*plugin
 }
@@ -172,8 +173,10 @@ type graph struct {
 func buildPipeline() *graph {
 	pluginsMu.Lock()
 	defer pluginsMu.Unlock()
-	g := &graph{handlers: map[string]handlerFunc{}, features: map[featureKey]arcFeature{}, plugins: append([]*plugin(nil), plugins...)}
-	for _, p := range plugins {
+	g := &graph{handlers: map[string]handlerFunc{}, features: map[featureKey]arcFeature{}, plugins: append([]*plugin(nil), plugins...),
+		slot: map[string]int{}}
+	for i, p := range plugins {
+		g.slot[p.name] = i
 		for _, f := range p.features {
 			g.features[f.key] = f
 		}
@@ -197,10 +200,24 @@ func buildPipeline() *graph {
 	return g
 }
 
-// stateOf returns a plugin's state with its concrete type.
-func stateOf[T any](v *VPP, name string) *T {
-	return v.state[name].(*T)
+// stateKey finds a plugin's state, with its concrete type, in any VPP: by
+// the plugin's index in the pipeline, looked up by name once, as every
+// request reads some plugin's state.
+type stateKey[T any] struct{ slot func() int }
+
+// stateOf is the stateKey of the plugin name.
+func stateOf[T any](name string) stateKey[T] {
+	return stateKey[T]{slot: sync.OnceValue(func() int {
+		i, ok := pipeline().slot[name]
+		if !ok {
+			panic(fmt.Sprintf("fakevpp: no plugin %q", name))
+		}
+		return i
+	})}
 }
+
+// of returns the plugin's state in v.
+func (k stateKey[T]) of(v *VPP) *T { return v.state[k.slot()].(*T) }
 
 // Served returns the VPP names of the requests the fake serves with a
 // model, sorted (control_ping, which every connection uses, excluded; any

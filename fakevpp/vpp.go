@@ -33,7 +33,7 @@ type VPP struct {
 	ifaceByName map[string]uint32
 	routes      map[netip.Prefix]*route
 
-	state map[string]any // plugin name → plugin state
+	state []any // plugin state by index in pipeline().plugins (stateKey)
 
 	call       call          // the request being served (dispatch)
 	reqs       []api.Message // one request message per ID (decodeRequest)
@@ -78,10 +78,10 @@ func (v *VPP) resetTables() {
 	v.routes = map[netip.Prefix]*route{}
 	v.uptime = 0
 	v.natRNG = lcg(v.seed)
-	v.state = map[string]any{}
-	for _, p := range pipeline().plugins {
+	v.state = make([]any, len(pipeline().plugins))
+	for i, p := range pipeline().plugins {
 		if p.newState != nil {
-			v.state[p.name] = p.newState(v)
+			v.state[i] = p.newState(v)
 		}
 	}
 	v.createInterface(localIfName, nil, false)

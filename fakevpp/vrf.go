@@ -85,7 +85,9 @@ func famIdx(ip6 bool) int {
 	return 0
 }
 
-func (v *VPP) fibs() *fibState { return stateOf[fibState](v, fibPlugin) }
+var fibsSlot = stateOf[fibState](fibPlugin)
+
+func (v *VPP) fibs() *fibState { return fibsSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{
