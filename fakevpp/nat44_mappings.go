@@ -573,7 +573,6 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 	for i, l := range req.Locals {
 		loc := &block[i]
 		*loc = lbLocal{addr: ip4(l.Addr), port: l.Port, prob: l.Probability, vrf: l.VrfID}
-		n.lockTable(v, loc.vrf)
 		if !m.out2inOnly() {
 			// VPP registers LB locals in FIB 0 at add time, whatever VrfID says.
 			n.byLocal[localKey{addr: loc.addr, port: loc.port, proto: m.proto, fib: 0}] = m
@@ -584,11 +583,25 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		}
 		m.locals.add(loc)
 	}
+	n.lockLocalTables(v, block)
 	m.recomputeWeights()
 	if m.totalWeight() == 0 {
 		v.violate("LB probabilities all 0", fmt.Sprintf("%s:%d: VPP divides by zero on the first packet; the fake drops it", key.addr, key.port))
 	}
 	return 0
+}
+
+// lockLocalTables takes a lock on the table of each local's VRF, as VPP does
+// for each local it adds, with one update for each run of locals in one VRF.
+func (n *natState) lockLocalTables(v *VPP, locals []lbLocal) {
+	for i := 0; i < len(locals); {
+		j := i + 1
+		for j < len(locals) && locals[j].vrf == locals[i].vrf {
+			j++
+		}
+		n.lockTableN(v, locals[i].vrf, j-i)
+		i = j
+	}
 }
 
 // lbMapping is an LB mapping allocated together with its first locals: the
