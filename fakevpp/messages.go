@@ -83,11 +83,12 @@ func (t *msgTable) info(id uint16) *msgInfo {
 
 // id returns the message ID of m (by name and CRC).
 func (t *msgTable) id(m api.Message) (uint16, bool) {
-	id, ok := t.byName[m.GetMessageName()]
-	if !ok || t.byID[id].crc != m.GetCrcString() {
-		return 0, false
+	name, crc := m.GetMessageName(), m.GetCrcString()
+	if id, ok := t.byName[name]; ok && t.byID[id].crc == crc {
+		return id, true
 	}
-	return id, true
+	id, ok := t.byKey[name+"_"+crc] // another message of the same name
+	return id, ok
 }
 
 // lookup implements adapter.VppAPI.GetMsgID.
