@@ -13,7 +13,12 @@ demo:
 ## It ends with test-e2e.
 test: fmt-check vet
 	$(GO) test -short -count=1 ./...
+	$(GO) test -race -short -count=1 -run 'TestFor|Parallel|Conformance/.*/a_large' $(RACE_PACKAGES)
 	$(MAKE) test-e2e
+
+## The race detector on what runs on several goroutines at once: a cold
+## sync's conversion and rendering (internal/parallel).
+RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):
 ## the bare data plane's parity tests, the VPP driver's round trips, every

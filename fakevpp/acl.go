@@ -84,7 +84,9 @@ func (v *VPP) SetACLSessionTimeout(t ACLTimeout, d time.Duration) {
 	}
 }
 
-func (v *VPP) acl() *aclState { return stateOf[aclState](v, aclPlugin) }
+var aclSlot = stateOf[aclState](aclPlugin)
+
+func (v *VPP) acl() *aclState { return aclSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{
@@ -163,15 +165,16 @@ func aclAddReplace(c *call, req *acl.ACLAddReplace) []api.Message {
 				return int32(api.NO_SUCH_ENTRY)
 			}
 			// Replacing rules keeps the reflect sessions (no reclassification).
-			a.tag, a.raw, a.rules = req.Tag, slices.Clone(req.R), rules
+			// req.R is the decoder's own slice (see handlerFunc).
+			a.tag, a.raw, a.rules = req.Tag, req.R, rules
 			return 0
 		}
-		a := &aclList{tag: req.Tag, raw: slices.Clone(req.R), rules: rules}
+		a := &aclList{tag: req.Tag, raw: req.R, rules: rules}
 		a.index = s.acls.add(a)
 		r.ACLIndex = a.index
 		return 0
 	}()
-	return reply(r)
+	return c.reply(r)
 }
 
 // aclDel refuses ACLs still applied: input first (-142), then output (-143).
@@ -188,7 +191,7 @@ func aclDel(c *call, req *acl.ACLDel) []api.Message {
 	default:
 		s.acls.del(req.ACLIndex)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func (s *aclState) usedBy(idx uint32, input bool) bool {
@@ -255,12 +258,12 @@ func aclInterfaceSetACLList(c *call, req *acl.ACLInterfaceSetACLList) []api.Mess
 	sw := uint32(req.SwIfIndex)
 	if v.iface(sw) == nil {
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
-		return reply(r)
+		return c.reply(r)
 	}
 	for _, a := range req.Acls {
 		if s.acls.get(a) == nil {
 			r.Retval = int32(api.NO_SUCH_ENTRY)
-			return reply(r)
+			return c.reply(r)
 		}
 	}
 	nIn := min(int(req.NInput), len(req.Acls))
@@ -268,12 +271,12 @@ func aclInterfaceSetACLList(c *call, req *acl.ACLInterfaceSetACLList) []api.Mess
 	mayClear := true
 	if rv := s.setList(sw, false, out, &mayClear); rv != 0 {
 		r.Retval = 1
-		return reply(r)
+		return c.reply(r)
 	}
 	if rv := s.setList(sw, true, in, &mayClear); rv != 0 {
 		r.Retval = 1
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // aclInterfaceAddDel is the legacy per-ACL message: adding an ACL already
@@ -284,7 +287,7 @@ func aclInterfaceAddDel(c *call, req *acl.ACLInterfaceAddDel) []api.Message {
 	sw := uint32(req.SwIfIndex)
 	if v.iface(sw) == nil {
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
-		return reply(r)
+		return c.reply(r)
 	}
 	b := s.binding(sw)
 	cur := b.out
@@ -298,20 +301,20 @@ func aclInterfaceAddDel(c *call, req *acl.ACLInterfaceAddDel) []api.Message {
 			if req.IsInput {
 				r.Retval = int32(api.ACL_IN_USE_INBOUND)
 			}
-			return reply(r)
+			return c.reply(r)
 		}
 		next = append(slices.Clone(cur), req.ACLIndex)
 	} else {
 		i := slices.Index(cur, req.ACLIndex)
 		if i < 0 {
 			r.Retval = int32(api.NO_SUCH_ENTRY)
-			return reply(r)
+			return c.reply(r)
 		}
 		next = slices.Delete(slices.Clone(cur), i, i+1)
 	}
 	mayClear := true
 	r.Retval = s.setList(sw, req.IsInput, next, &mayClear)
-	return reply(r)
+	return c.reply(r)
 }
 
 // aclDump: ~0 dumps every ACL in index order, any other index that ACL or

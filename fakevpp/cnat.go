@@ -24,7 +24,9 @@ type cnatState struct{ eng *cnat.Plugin }
 
 func newCnatState(v *VPP) any { return &cnatState{eng: cnat.New(cnatInterfaces{v})} }
 
-func (v *VPP) cnat() *cnat.Plugin { return stateOf[cnatState](v, cnatPlugin).eng }
+var cnatSlot = stateOf[cnatState](cnatPlugin)
+
+func (v *VPP) cnat() *cnat.Plugin { return cnatSlot.of(v).eng }
 
 // cnatInterfaces answers the engine's questions about interfaces from the
 // core's table. The engine only asks while the core is calling it, that is
@@ -82,7 +84,7 @@ func init() {
 func cnatRequest[Req, Rep api.Message](method func(*cnat.Plugin, Req) Rep) func(*call, Req) []api.Message {
 	return func(c *call, req Req) []api.Message {
 		defer c.v.cnatViolations()
-		return reply(method(c.v.cnat(), req))
+		return c.reply(method(c.v.cnat(), req))
 	}
 }
 

@@ -55,7 +55,9 @@ func init() {
 	})
 }
 
-func (v *VPP) features() *featureState { return stateOf[featureState](v, featurePlugin) }
+var featuresSlot = stateOf[featureState](featurePlugin)
+
+func (v *VPP) features() *featureState { return featuresSlot.of(v) }
 
 // lookupFeature finds a modelled feature; for any other arc/feature pair it
 // records a violation, since the fake cannot tell a feature VPP has but the
@@ -101,7 +103,7 @@ func featureEnableDisable(c *call, req *feature.FeatureEnableDisable) []api.Mess
 	sw := uint32(req.SwIfIndex)
 	f, rv := v.resolveFeature("FeatureEnableDisable", sw, req.ArcName, req.FeatureName)
 	if rv != 0 {
-		return reply(&feature.FeatureEnableDisableReply{Retval: int32(rv)})
+		return c.reply(&feature.FeatureEnableDisableReply{Retval: int32(rv)})
 	}
 	s := v.features()
 	s.arcLen[f.key.arc] = max(s.arcLen[f.key.arc], sw+1) // vec_validate, even for a disable
@@ -121,7 +123,7 @@ func featureEnableDisable(c *call, req *feature.FeatureEnableDisable) []api.Mess
 		delete(s.count, b)
 		f.set(v, sw, false)
 	}
-	return reply(&feature.FeatureEnableDisableReply{})
+	return c.reply(&feature.FeatureEnableDisableReply{})
 }
 
 // featureIsEnabled is vl_api_feature_is_enabled_t_handler: -2 for an unknown
@@ -145,15 +147,15 @@ func featureIsEnabled(c *call, req *feature.FeatureIsEnabled) []api.Message {
 	f, rv := v.resolveFeature("FeatureIsEnabled", sw, req.ArcName, req.FeatureName)
 	switch rv {
 	case api.INVALID_SW_IF_INDEX:
-		return reply(&feature.FeatureIsEnabledReply{Retval: int32(rv)})
+		return c.reply(&feature.FeatureIsEnabledReply{Retval: int32(rv)})
 	case api.INVALID_VALUE:
-		return reply(&feature.FeatureIsEnabledReply{})
+		return c.reply(&feature.FeatureIsEnabledReply{})
 	}
 	s := v.features()
 	if unicast := f.key.arc == "ip4-unicast" || f.key.arc == "ip6-unicast"; !unicast && sw >= s.arcLen[f.key.arc] {
-		return reply(&feature.FeatureIsEnabledReply{IsEnabled: true})
+		return c.reply(&feature.FeatureIsEnabledReply{IsEnabled: true})
 	}
-	return reply(&feature.FeatureIsEnabledReply{IsEnabled: s.count[featureBinding{f.key, sw}] > 0})
+	return c.reply(&feature.FeatureIsEnabledReply{IsEnabled: s.count[featureBinding{f.key, sw}] > 0})
 }
 
 // featureInterfaceDeleted is vnet_feature_add_del_sw_interface: a deleted

@@ -119,21 +119,21 @@ func swInterfaceAddDelAddress(c *call, req *interfaces.SwInterfaceAddDelAddress)
 	ifc := v.iface(uint32(req.SwIfIndex))
 	if ifc == nil {
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
-		return reply(r)
+		return c.reply(r)
 	}
 	if req.DelAll {
 		for len(ifc.addrs) > 0 {
 			v.addDelAddress(ifc, ifc.addrs[len(ifc.addrs)-1], false)
 		}
-		return reply(r)
+		return c.reply(r)
 	}
 	p, ok := prefixOf(ip_types.Prefix(req.Prefix))
 	if !ok {
 		r.Retval = int32(api.INVALID_VALUE)
-		return reply(r)
+		return c.reply(r)
 	}
 	r.Retval = v.addDelAddress(ifc, p, req.IsAdd)
-	return reply(r)
+	return c.reply(r)
 }
 
 // ipAddressDump lists an interface's addresses of one family, in the order

@@ -296,5 +296,5 @@ func wantInterfaceEvents(c *call, req *interfaces.WantInterfaceEvents) []api.Mes
 		c.client.wantIfEvents = on
 		c.client.eventPID = req.PID
 	}
-	return reply(r)
+	return c.reply(r)
 }

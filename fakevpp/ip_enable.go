@@ -160,7 +160,7 @@ func swInterfaceSetUnnumbered(c *call, req *interfaces.SwInterfaceSetUnnumbered)
 	default:
 		v.setUnnumbered(ifc, uint32(req.SwIfIndex), req.IsAdd)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // swInterfaceIP6EnableDisable (ip_api.c, ip6_link.c): enable creates the
@@ -185,7 +185,7 @@ func swInterfaceIP6EnableDisable(c *call, req *ip.SwInterfaceIP6EnableDisable) [
 	default:
 		ifc.ip6Link--
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // firstAddr is ip4_interface_first_address / ip6_interface_first_address

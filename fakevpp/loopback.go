@@ -31,7 +31,9 @@ type loopbackDev struct {
 	mac      ethernet_types.MacAddress
 }
 
-func (v *VPP) ifs() *ifState { return stateOf[ifState](v, ifPlugin) }
+var ifsSlot = stateOf[ifState](ifPlugin)
+
+func (v *VPP) ifs() *ifState { return ifsSlot.of(v) }
 
 // allocInstance is loopback_instance_alloc: the lowest free instance, or
 // the one asked for when it is in range and free; false otherwise.
@@ -77,12 +79,12 @@ func (v *VPP) createLoopbackIface(mac ethernet_types.MacAddress, specified bool,
 
 func createLoopback(c *call, req *interfaces.CreateLoopback) []api.Message {
 	rv, sw := c.v.createLoopbackIface(req.MacAddress, false, 0)
-	return reply(&interfaces.CreateLoopbackReply{Retval: rv, SwIfIndex: interface_types.InterfaceIndex(sw)})
+	return c.reply(&interfaces.CreateLoopbackReply{Retval: rv, SwIfIndex: interface_types.InterfaceIndex(sw)})
 }
 
 func createLoopbackInstance(c *call, req *interfaces.CreateLoopbackInstance) []api.Message {
 	rv, sw := c.v.createLoopbackIface(req.MacAddress, req.IsSpecified, req.UserInstance)
-	return reply(&interfaces.CreateLoopbackInstanceReply{Retval: rv, SwIfIndex: interface_types.InterfaceIndex(sw)})
+	return c.reply(&interfaces.CreateLoopbackInstanceReply{Retval: rv, SwIfIndex: interface_types.InterfaceIndex(sw)})
 }
 
 // deleteLoopback is vnet_delete_loopback_interface: -2 for an index that is
@@ -95,11 +97,11 @@ func deleteLoopback(c *call, req *interfaces.DeleteLoopback) []api.Message {
 	ifc := v.iface(uint32(req.SwIfIndex))
 	if ifc == nil || ifc.loopback == nil {
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
-		return reply(r)
+		return c.reply(r)
 	}
 	delete(v.ifs().loopInstances, ifc.loopback.instance)
 	v.deleteInterface(ifc)
-	return reply(r)
+	return c.reply(r)
 }
 
 // swInterfaceSetFlags sets the admin state (only IF_STATUS_API_FLAG_ADMIN_UP
@@ -113,16 +115,16 @@ func swInterfaceSetFlags(c *call, req *interfaces.SwInterfaceSetFlags) []api.Mes
 	ifc := v.iface(uint32(req.SwIfIndex))
 	if ifc == nil {
 		r.Retval = int32(api.INVALID_SW_IF_INDEX)
-		return reply(r)
+		return c.reply(r)
 	}
 	down := req.Flags&interface_types.IF_STATUS_API_FLAG_ADMIN_UP == 0
 	if ifc.index == 0 {
 		// local0 has no device behind it; the fake keeps it down.
-		return reply(r)
+		return c.reply(r)
 	}
 	if down != ifc.adminDown {
 		ifc.adminDown = down
 		v.interfaceEvent(ifc.index, ifc.flags(), false)
 	}
-	return reply(r)
+	return c.reply(r)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -20,12 +21,23 @@ import (
 // registered under govpp's own binapi path; a name with another CRC (bindings
 // of another VPP version) is unknown, as it would be to the real VPP, and
 // govpp's GetMsgID then fails for it. IDs are assigned in sorted name_crc order
-// starting at 1, so they are stable for a given test binary.
+// starting at 1, so they are stable for a given test binary. Every request
+// and reply goes through it, so what they need is indexed by ID in a slice.
 type msgTable struct {
-	byKey  map[string]uint16      // "name_crc" → ID
-	byID   map[uint16]api.Message // ID → prototype
-	byName map[string]api.Message // VPP message name → prototype
-	goName map[string]string      // Go type name (Nat44AddDelAddressRange) → VPP name
+	byKey  map[string]uint16 // "name_crc" → ID (GetMsgID)
+	byName map[string]uint16 // VPP message name → ID
+	goName map[string]string // Go type name (Nat44AddDelAddressRange) → VPP name
+	byID   []msgInfo         // ID → the message; byID[0] is no message
+}
+
+// msgInfo is one message of the table.
+type msgInfo struct {
+	id    uint16       // its own ID
+	typ   reflect.Type // the message struct, for decoding requests into
+	name  string       // VPP name
+	crc   string
+	dump  bool   // a dump, answered with details and the control-ping reply
+	reply uint16 // ID of the reply the API defines for the request, or 0
 }
 
 // binapiPath is the registration path of govpp's generated bindings
@@ -33,32 +45,49 @@ type msgTable struct {
 var binapiPath = path.Dir(reflect.TypeOf(memclnt.ControlPing{}).PkgPath())
 
 var messages = sync.OnceValue(func() *msgTable {
-	t := &msgTable{
-		byKey:  map[string]uint16{},
-		byID:   map[uint16]api.Message{},
-		byName: map[string]api.Message{},
-		goName: map[string]string{},
-	}
 	reg := api.GetRegisteredMessages()[binapiPath]
 	keys := make([]string, 0, len(reg))
 	for k := range reg {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	t := &msgTable{
+		byKey:  make(map[string]uint16, len(keys)),
+		byName: make(map[string]uint16, len(keys)),
+		goName: make(map[string]string, len(keys)),
+		byID:   make([]msgInfo, len(keys)+1),
+	}
 	for i, k := range keys {
 		id := uint16(i + 1)
 		m := reg[k]
+		name := m.GetMessageName()
+		typ := reflect.TypeOf(m).Elem()
 		t.byKey[k] = id
-		t.byID[id] = m
-		t.byName[m.GetMessageName()] = m
-		t.goName[reflect.TypeOf(m).Elem().Name()] = m.GetMessageName()
+		t.byName[name] = id
+		t.byID[id] = msgInfo{id: id, typ: typ, name: name, crc: m.GetCrcString(), dump: isDump(name)}
+		t.goName[typ.Name()] = name
+	}
+	for id := 1; id < len(t.byID); id++ {
+		t.byID[id].reply = t.byName[t.byID[id].name+"_reply"]
 	}
 	return t
 })
 
+// info returns the message of an ID, or nil for an unknown ID.
+func (t *msgTable) info(id uint16) *msgInfo {
+	if id == 0 || int(id) >= len(t.byID) {
+		return nil
+	}
+	return &t.byID[id]
+}
+
 // id returns the message ID of m (by name and CRC).
 func (t *msgTable) id(m api.Message) (uint16, bool) {
-	id, ok := t.byKey[m.GetMessageName()+"_"+m.GetCrcString()]
+	name, crc := m.GetMessageName(), m.GetCrcString()
+	if id, ok := t.byName[name]; ok && t.byID[id].crc == crc {
+		return id, true
+	}
+	id, ok := t.byKey[name+"_"+crc] // another message of the same name
 	return id, ok
 }
 
@@ -68,11 +97,6 @@ func (t *msgTable) lookup(name, crc string) (uint16, error) {
 		return id, nil
 	}
 	return 0, &adapter.UnknownMsgError{MsgName: name, MsgCrc: crc}
-}
-
-// newMsg returns a fresh instance of the message type of proto.
-func newMsg(proto api.Message) api.Message {
-	return reflect.New(reflect.TypeOf(proto).Elem()).Interface().(api.Message)
 }
 
 // canonicalName accepts a VPP message name ("nat44_add_del_address_range") or
@@ -90,10 +114,24 @@ func (t *msgTable) canonicalName(name string) string {
 // replyFor returns a new reply message for the request name, or nil when the
 // API defines none (dumps answer with details only).
 func (t *msgTable) replyFor(name string) api.Message {
-	if p, ok := t.byName[name+"_reply"]; ok {
-		return newMsg(p)
+	if id, ok := t.byName[name]; ok {
+		return t.newReply(&t.byID[id])
 	}
 	return nil
+}
+
+// newReply returns a new reply message for the request, or nil when the API
+// defines none.
+func (t *msgTable) newReply(req *msgInfo) api.Message {
+	if req.reply == 0 {
+		return nil
+	}
+	return t.byID[req.reply].newMsg()
+}
+
+// newMsg returns a fresh message of the type.
+func (m *msgInfo) newMsg() api.Message {
+	return reflect.New(m.typ).Interface().(api.Message)
 }
 
 // isDump tells whether a request is answered by a details stream ended with
@@ -111,47 +149,92 @@ func setRetval(m api.Message, retval int32) {
 }
 
 // decodeRequest decodes a request frame as sent by govpp's core: a 10-byte
-// header (msg ID, client index, context) followed by the message.
-func (t *msgTable) decodeRequest(data []byte) (api.Message, error) {
+// header (msg ID, client index, context) followed by the message. The message
+// is decoded into reqs[ID], the one request message of its type, created the
+// first time: as VPP handles a request in its receive buffer, a handler sees
+// it only during the call (see handlerFunc). The generated decoders make
+// every slice anew, so whatever a handler copied out of an earlier request
+// stays its own.
+func (t *msgTable) decodeRequest(data []byte, reqs []api.Message) (*msgInfo, api.Message, error) {
 	if len(data) < 10 {
-		return nil, fmt.Errorf("fakevpp: short message (%d bytes)", len(data))
+		return nil, nil, fmt.Errorf("fakevpp: short message (%d bytes)", len(data))
 	}
 	id := binary.BigEndian.Uint16(data[0:2])
-	proto, ok := t.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("fakevpp: unknown message ID %d", id)
+	info := t.info(id)
+	if info == nil {
+		return nil, nil, fmt.Errorf("fakevpp: unknown message ID %d", id)
 	}
-	msg := newMsg(proto)
+	msg := reqs[id]
+	if r, ok := msg.(resetter); ok {
+		r.Reset()
+	} else {
+		msg = info.newMsg()
+		if _, ok := msg.(resetter); ok {
+			reqs[id] = msg
+		}
+	}
 	if err := codec.DefaultCodec.DecodeMsg(data, msg); err != nil {
-		return nil, fmt.Errorf("fakevpp: decoding %s: %w", proto.GetMessageName(), err)
+		return nil, nil, fmt.Errorf("fakevpp: decoding %s: %w", info.name, err)
 	}
-	return msg, nil
+	return info, msg, nil
 }
 
-// encode encodes a message VPP sends: replies and details carry the request's
-// context right after the ID (govpp routes them by it, including the
-// multipart bit it set), or after the client index for the odd reply the API
-// declares with one; events carry the client index right after the ID and no
-// context, so govpp treats them as notifications.
-func (t *msgTable) encode(m api.Message, context, clientIndex uint32) (uint16, []byte, error) {
+// resetter is a message that can be zeroed for reuse (every generated
+// message can).
+type resetter interface {
+	api.Message
+	Reset()
+}
+
+// appendFrame encodes a message VPP sends onto buf and returns its ID and
+// the longer buf: replies and details carry the request's context right after
+// the ID (govpp routes them by it, including the multipart bit it set), or
+// after the client index for the odd reply the API declares with one; events
+// carry the client index right after the ID and no context, so govpp treats
+// them as notifications. The frame is what govpp's codec.EncodeMsg makes,
+// written in place.
+func (t *msgTable) appendFrame(buf []byte, m api.Message, context, clientIndex uint32) (id uint16, out []byte, err error) {
 	id, ok := t.id(m)
 	if !ok {
-		return 0, nil, fmt.Errorf("fakevpp: no ID for %s", m.GetMessageName())
+		return 0, buf, fmt.Errorf("fakevpp: no ID for %s", m.GetMessageName())
 	}
-	data, err := codec.DefaultCodec.EncodeMsg(m, id)
-	if err != nil {
-		return 0, nil, err
+	marshaler, ok := m.(codec.Marshaler)
+	if !ok {
+		marshaler = codec.Wrapper{Message: m}
+	}
+	offset := 2 // the ID
+	switch m.GetMessageType() {
+	case api.ReplyMessage, api.EventMessage:
+		offset = 6
+	case api.RequestMessage:
+		offset = 10
+	}
+	start := len(buf)
+	end := start + offset + marshaler.Size()
+	buf = slices.Grow(buf, end-start)[:end]
+	frame := buf[start:end]
+	clear(frame) // fixed-length strings are copied, not padded
+	defer func() {
+		// The generated marshalers index the buffer and panic when a
+		// message disagrees with its own size, as EncodeMsg recovers.
+		if r := recover(); r != nil {
+			id, out, err = 0, buf[:start], fmt.Errorf("fakevpp: encoding %s: %v", m.GetMessageName(), r)
+		}
+	}()
+	binary.BigEndian.PutUint16(frame[0:2], id)
+	if _, err := marshaler.Marshal(frame[offset:]); err != nil {
+		return 0, buf[:start], fmt.Errorf("fakevpp: encoding %s: %w", m.GetMessageName(), err)
 	}
 	switch m.GetMessageType() {
 	case api.ReplyMessage:
-		binary.BigEndian.PutUint32(data[2:6], context)
+		binary.BigEndian.PutUint32(frame[2:6], context)
 	case api.RequestMessage:
 		// A reply declared with client_index before context, as
 		// feature_is_enabled_reply is in VPP 25.10: VPP fills the context
 		// at its offset, and govpp reads it there.
-		binary.BigEndian.PutUint32(data[6:10], context)
+		binary.BigEndian.PutUint32(frame[6:10], context)
 	case api.EventMessage:
-		binary.BigEndian.PutUint32(data[2:6], clientIndex)
+		binary.BigEndian.PutUint32(frame[2:6], clientIndex)
 	}
-	return id, data, nil
+	return id, buf, nil
 }

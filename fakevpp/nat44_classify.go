@@ -66,7 +66,7 @@ func (n *natState) classify(c *pktCtx) {
 		toOut2In("destination is a pool address")
 		return
 	}
-	if m := n.byExt[extKey{p.dst.Addr(), 0, 0}]; m != nil {
+	if m := n.byExt[extKey{addr: p.dst.Addr(), port: 0, proto: 0}]; m != nil {
 		if m.local != m.ext {
 			toOut2In("address-only mapping")
 		} else {
@@ -74,7 +74,7 @@ func (n *natState) classify(c *pktCtx) {
 		}
 		return
 	}
-	if m := n.byExt[extKey{p.dst.Addr(), p.dst.Port(), p.proto}]; m != nil && m.local != m.ext {
+	if m := n.byExt[extKey{addr: p.dst.Addr(), port: p.dst.Port(), proto: p.proto}]; m != nil && m.local != m.ext {
 		toOut2In(kindName(m.kind) + " mapping")
 		return
 	}

@@ -98,7 +98,9 @@ func (n *natState) reset(v *VPP) {
 	n.lru = newSessionLRU()
 }
 
-func (v *VPP) nat() *natState { return stateOf[natState](v, natPlugin) }
+var natSlot = stateOf[natState](natPlugin)
+
+func (v *VPP) nat() *natState { return natSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{
@@ -178,15 +180,15 @@ func natEnableDisable(c *call, req *nat44_ed.Nat44EdPluginEnableDisable) []api.M
 			n.buckets = bihashBuckets(n.sessionLimit)
 			n.timeouts = defaultTimeouts
 		}
-		return reply(r)
+		return c.reply(r)
 	}
 	if !n.enabled {
 		r.Retval = int32(api.FEATURE_ALREADY_DISABLED)
-		return reply(r)
+		return c.reply(r)
 	}
 	n.disableReceiveEntries(v)
 	n.reset(v)
-	return reply(r)
+	return c.reply(r)
 }
 
 // natShowRunningConfig: Sessions is 0 exactly while the plugin is disabled,
@@ -209,7 +211,7 @@ func natShowRunningConfig(c *call, _ *nat44_ed.Nat44ShowRunningConfig) []api.Mes
 	if n.enabled {
 		r.InsideVrf, r.OutsideVrf, r.Sessions = n.insideVrf, n.outsideVrf, n.sessionLimit
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // natSetSessionLimit is nat44_set_session_limit (the API calls it, not
@@ -221,10 +223,10 @@ func natSetSessionLimit(c *call, req *nat44_ed.Nat44SetSessionLimit) []api.Messa
 	r := &nat44_ed.Nat44SetSessionLimitReply{}
 	if !c.v.tableExists(req.VrfID) {
 		r.Retval = int32(api.UNSPECIFIED)
-		return reply(r)
+		return c.reply(r)
 	}
 	c.v.nat().vrfLimits[req.VrfID] = req.SessionLimit
-	return reply(r)
+	return c.reply(r)
 }
 
 // limitFor is the session limit a packet in FIB fib is held to: the
@@ -268,14 +270,14 @@ func natForwarding(c *call, req *nat44_ed.Nat44ForwardingEnableDisable) []api.Me
 			return true
 		})
 	}
-	return reply(&nat44_ed.Nat44ForwardingEnableDisableReply{})
+	return c.reply(&nat44_ed.Nat44ForwardingEnableDisableReply{})
 }
 
 // natSetTimeouts always succeeds and applies at once to existing sessions
 // (expiry is computed from last_heard at each check).
 func natSetTimeouts(c *call, req *nat44_ed.NatSetTimeouts) []api.Message {
 	c.v.nat().timeouts = natTimeouts{udp: req.UDP, tcpEstablished: req.TCPEstablished, tcpTransitory: req.TCPTransitory, icmp: req.ICMP}
-	return reply(&nat44_ed.NatSetTimeoutsReply{})
+	return c.reply(&nat44_ed.NatSetTimeoutsReply{})
 }
 
 func (n *natState) role(sw uint32) *natIface {
@@ -323,7 +325,7 @@ func natInterfaceAddDel(c *call, req *nat44_ed.Nat44InterfaceAddDelFeature) []ap
 	default:
 		r.Retval = n.delRole(v, sw, inside)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func (n *natState) addRole(v *VPP, sw uint32, inside bool) int32 {
@@ -435,7 +437,7 @@ func natOutputInterfaceAddDel(c *call, req *nat44_ed.Nat44EdAddDelOutputInterfac
 		n.outputs.del(idx)
 		n.fibRef(0, false)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // natOutputInterfaceGet is a cursor-style "get": details from the cursor on,
@@ -445,7 +447,7 @@ func natOutputInterfaceGet(c *call, req *nat44_ed.Nat44EdOutputInterfaceGet) []a
 	n := c.v.nat()
 	r := &nat44_ed.Nat44EdOutputInterfaceGetReply{}
 	if n.outputs.len() == 0 {
-		return reply(r)
+		return c.reply(r)
 	}
 	var out []api.Message
 	n.outputs.each(func(i uint32, o *natIface) bool {
@@ -465,7 +467,7 @@ func natAddressRange(c *call, req *nat44_ed.Nat44AddDelAddressRange) []api.Messa
 	r := &nat44_ed.Nat44AddDelAddressRangeReply{}
 	if req.IsAdd && !n.enabled {
 		r.Retval = int32(api.UNSUPPORTED)
-		return reply(r)
+		return c.reply(r)
 	}
 	twice := req.Flags&nat_types.NAT_IS_TWICE_NAT != 0
 	first, last := ip4(req.FirstIPAddress), ip4(req.LastIPAddress)
@@ -479,7 +481,7 @@ func natAddressRange(c *call, req *nat44_ed.Nat44AddDelAddressRange) []api.Messa
 			break
 		}
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // addPoolAddr is nat44_ed_add_address.

@@ -74,7 +74,7 @@ func natInterfaceAddr(c *call, req *nat44_ed.Nat44AddDelInterfaceAddr) []api.Mes
 			r.Retval = n.delPoolAddr(v, a, twice)
 		}
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // dropAddrResolve removes a record as vec_del1 does (the last one takes its

@@ -301,7 +301,7 @@ func (n *natState) allocDynamic(v *VPP, p pkt, dst netip.AddrPort, rxFib, txFib 
 	}
 	for i := 0; i < portAttempts; i++ {
 		out := netip.AddrPortFrom(a.addr, port)
-		if n.flows[o2iKey(p.proto, dst, out, txFib)] == nil && n.byExt[extKey{a.addr, port, p.proto}] == nil {
+		if n.flows[o2iKey(p.proto, dst, out, txFib)] == nil && n.byExt[extKey{addr: a.addr, port: port, proto: p.proto}] == nil {
 			return out, true
 		}
 		port = v.randomPort()

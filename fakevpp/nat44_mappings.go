@@ -63,18 +63,24 @@ type lbLocal struct {
 
 func (l *lbLocal) ep() netip.AddrPort { return netip.AddrPortFrom(l.addr, l.port) }
 
-// extKey is the external key: one namespace for all mappings, no VRF.
+// extKey is the external key: one namespace for all mappings, no VRF. zero
+// spells out the padding the compiler would insert: a key without padding
+// is hashed and compared by a map as one block of memory instead of field by
+// field, and every request and every packet looks mappings up by it.
 type extKey struct {
 	addr  netip.Addr
 	port  uint16
 	proto uint8
+	zero  [5]uint8
 }
 
-// localKey indexes mappings by local side (not for out2in-only ones).
+// localKey indexes mappings by local side (not for out2in-only ones). zero
+// is padding spelled out, as in extKey.
 type localKey struct {
 	addr  netip.Addr
 	port  uint16
 	proto uint8
+	zero  uint8
 	fib   uint32
 }
 
@@ -144,13 +150,13 @@ func natStaticMappingV2(c *call, req *nat44_ed.Nat44AddDelStaticMappingV2) []api
 	}
 	a := staticRequest(req.Flags, ip4(req.LocalIPAddress), ip4(req.ExternalIPAddress), req.Protocol,
 		req.LocalPort, req.ExternalPort, req.ExternalSwIfIndex, req.VrfID, pool, req.Tag)
-	return reply(&nat44_ed.Nat44AddDelStaticMappingV2Reply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelStaticMappingV2Reply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 func natStaticMappingLegacy(c *call, req *nat44_ed.Nat44AddDelStaticMapping) []api.Message {
 	a := staticRequest(req.Flags, ip4(req.LocalIPAddress), ip4(req.ExternalIPAddress), req.Protocol,
 		req.LocalPort, req.ExternalPort, req.ExternalSwIfIndex, req.VrfID, netip.Addr{}, req.Tag)
-	return reply(&nat44_ed.Nat44AddDelStaticMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelStaticMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 func natIdentityMapping(c *call, req *nat44_ed.Nat44AddDelIdentityMapping) []api.Message {
@@ -163,7 +169,7 @@ func natIdentityMapping(c *call, req *nat44_ed.Nat44AddDelIdentityMapping) []api
 	} else {
 		a.local, a.ext = netip.IPv4Unspecified(), netip.IPv4Unspecified()
 	}
-	return reply(&nat44_ed.Nat44AddDelIdentityMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
+	return c.reply(&nat44_ed.Nat44AddDelIdentityMappingReply{Retval: c.v.nat().staticMapping(c.v, a, req.IsAdd)})
 }
 
 // staticMapping is nat44_ed_add/del_static_mapping: flag validation, then the
@@ -290,7 +296,7 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 	if a.identity {
 		a.lport, a.local = a.eport, a.ext
 	}
-	if m := n.byExt[extKey{a.ext, a.eport, a.proto}]; m != nil {
+	if m := n.byExt[extKey{addr: a.ext, port: a.eport, proto: a.proto}]; m != nil {
 		// Only an identity mapping accepts the same key again, as another VRF.
 		if m.kind != smIdentity {
 			return int32(api.VALUE_EXIST)
@@ -306,13 +312,13 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 		vv := vrf
 		m.identVrfs.add(&vv)
 		n.lockTable(v, vrf)
-		n.byLocal[localKey{m.local, m.localPort, m.proto, vrf}] = m
+		n.byLocal[localKey{addr: m.local, port: m.localPort, proto: m.proto, fib: vrf}] = m
 		return 0
 	}
 	vrf := n.resolveVRF(a.vrf)
 	n.lockTable(v, vrf)
 	if !a.out2inOnly() && !a.identity {
-		if n.byLocal[localKey{a.local, a.lport, a.proto, vrf}] != nil {
+		if n.byLocal[localKey{addr: a.local, port: a.lport, proto: a.proto, fib: vrf}] != nil {
 			n.unlockTable(v, vrf)
 			return int32(api.VALUE_EXIST)
 		}
@@ -328,9 +334,9 @@ func (n *natState) addStaticInternal(v *VPP, a smArgs) int32 {
 	}
 	m.index = n.mappings.add(m)
 	if !a.out2inOnly() {
-		n.byLocal[localKey{m.local, m.localPort, m.proto, vrf}] = m
+		n.byLocal[localKey{addr: m.local, port: m.localPort, proto: m.proto, fib: vrf}] = m
 	}
-	n.byExt[extKey{m.ext, m.extPort, m.proto}] = m
+	n.byExt[extKey{addr: m.ext, port: m.extPort, proto: m.proto}] = m
 	n.registerAddr(v, m.ext, true)
 	return 0
 }
@@ -345,7 +351,7 @@ func (n *natState) delStaticInternal(v *VPP, a smArgs) int32 {
 	if a.identity {
 		a.lport, a.local = a.eport, a.ext
 	}
-	m := n.byExt[extKey{a.ext, a.eport, a.proto}]
+	m := n.byExt[extKey{addr: a.ext, port: a.eport, proto: a.proto}]
 	if m == nil {
 		return int32(api.NO_SUCH_ENTRY)
 	}
@@ -376,13 +382,13 @@ func (n *natState) delStaticInternal(v *VPP, a smArgs) int32 {
 		fib = m.vrf
 	}
 	if !a.out2inOnly() {
-		delete(n.byLocal, localKey{a.local, a.lport, a.proto, fib})
+		delete(n.byLocal, localKey{addr: a.local, port: a.lport, proto: a.proto, fib: fib})
 	}
 	n.deleteStaticSessions(v, m.local, m.localPort, m.proto, fib, a.addrOnly(), a.ext, a.eport)
 	n.unlockTable(v, fib)
 	remove := m.kind == smStatic || (m.kind == smIdentity && m.identVrfs.len() == 0)
 	if remove {
-		delete(n.byExt, extKey{a.ext, a.eport, a.proto})
+		delete(n.byExt, extKey{addr: a.ext, port: a.eport, proto: a.proto})
 		n.mappings.del(m.index)
 		n.registerAddr(v, a.ext, false)
 	}
@@ -531,18 +537,18 @@ func natLbStaticMapping(c *call, req *nat44_ed.Nat44AddDelLbStaticMapping) []api
 		flags |= nat_types.NAT_IS_SELF_TWICE_NAT
 	}
 	flags |= req.Flags & nat_types.NAT_IS_OUT2IN_ONLY
-	key := extKey{ip4(req.ExternalAddr), req.ExternalPort, req.Protocol}
+	key := extKey{addr: ip4(req.ExternalAddr), port: req.ExternalPort, proto: req.Protocol}
 	r := &nat44_ed.Nat44AddDelLbStaticMappingReply{}
 	if !n.enabled {
 		r.Retval = int32(api.UNSUPPORTED)
-		return reply(r)
+		return c.reply(r)
 	}
 	if req.IsAdd {
 		r.Retval = n.addLB(v, key, flags, req)
 	} else {
 		r.Retval = n.delLB(v, key, flags)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req *nat44_ed.Nat44AddDelLbStaticMapping) int32 {
@@ -559,19 +565,17 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		v.violate("LB mapping with more than 255 locals",
 			fmt.Sprintf("%s:%d has %d locals; VPP's decoder loops on a u8 index and never returns", key.addr, key.port, len(req.Locals)))
 	}
-	m := &mapping{kind: smLB, flags: flags, local: netip.IPv4Unspecified(), ext: key.addr, extPort: key.port,
-		proto: key.proto, affinity: req.Affinity, tag: req.Tag}
+	m, block := newLBMapping(len(req.Locals))
+	*m = mapping{kind: smLB, flags: flags, local: netip.IPv4Unspecified(), ext: key.addr, extPort: key.port,
+		proto: key.proto, affinity: req.Affinity, tag: req.Tag, locals: m.locals}
 	m.index = n.mappings.add(m)
 	n.byExt[key] = m
-	m.locals.items = make([]*lbLocal, 0, len(req.Locals))
-	block := make([]lbLocal, len(req.Locals)) // one allocation for all locals
 	for i, l := range req.Locals {
 		loc := &block[i]
 		*loc = lbLocal{addr: ip4(l.Addr), port: l.Port, prob: l.Probability, vrf: l.VrfID}
-		n.lockTable(v, loc.vrf)
 		if !m.out2inOnly() {
 			// VPP registers LB locals in FIB 0 at add time, whatever VrfID says.
-			n.byLocal[localKey{loc.addr, loc.port, m.proto, 0}] = m
+			n.byLocal[localKey{addr: loc.addr, port: loc.port, proto: m.proto, fib: 0}] = m
 			if loc.vrf != 0 {
 				v.violate("LB local in a non-zero VRF",
 					fmt.Sprintf("LB %s:%d local %s VRF %d: VPP indexes it in FIB 0 at add time and removes it from FIB %d at delete", key.addr, key.port, loc.ep(), loc.vrf, loc.vrf))
@@ -579,11 +583,47 @@ func (n *natState) addLB(v *VPP, key extKey, flags nat_types.NatConfigFlags, req
 		}
 		m.locals.add(loc)
 	}
+	n.lockLocalTables(v, block)
 	m.recomputeWeights()
 	if m.totalWeight() == 0 {
 		v.violate("LB probabilities all 0", fmt.Sprintf("%s:%d: VPP divides by zero on the first packet; the fake drops it", key.addr, key.port))
 	}
 	return 0
+}
+
+// lockLocalTables takes a lock on the table of each local's VRF, as VPP does
+// for each local it adds, with one update for each run of locals in one VRF.
+func (n *natState) lockLocalTables(v *VPP, locals []lbLocal) {
+	for i := 0; i < len(locals); {
+		j := i + 1
+		for j < len(locals) && locals[j].vrf == locals[i].vrf {
+			j++
+		}
+		n.lockTableN(v, locals[i].vrf, j-i)
+		i = j
+	}
+}
+
+// lbMapping is an LB mapping allocated together with its first locals: the
+// usual one (two locals: two backends, or one and the renderers'
+// placeholder) is one allocation instead of three.
+type lbMapping struct {
+	mapping
+	block [2]lbLocal
+	items [2]*lbLocal
+}
+
+// newLBMapping returns an empty LB mapping whose locals pool has room for n
+// locals, and n zero locals to fill (all in as few allocations as it can).
+func newLBMapping(n int) (*mapping, []lbLocal) {
+	if n > len(lbMapping{}.block) {
+		m := &mapping{}
+		m.locals.items = make([]*lbLocal, 0, n)
+		return m, make([]lbLocal, n)
+	}
+	lm := &lbMapping{}
+	lm.locals.items = lm.items[:0]
+	return &lm.mapping, lm.block[:n]
 }
 
 func (m *mapping) recomputeWeights() {
@@ -620,7 +660,7 @@ func (n *natState) delLB(v *VPP, key extKey, flags nat_types.NatConfigFlags) int
 	m.locals.each(func(_ uint32, l *lbLocal) bool {
 		n.unlockTable(v, l.vrf)
 		if flags&nat_types.NAT_IS_OUT2IN_ONLY == 0 {
-			delete(n.byLocal, localKey{l.addr, l.port, m.proto, l.vrf})
+			delete(n.byLocal, localKey{addr: l.addr, port: l.port, proto: m.proto, fib: l.vrf})
 		}
 		n.deleteLBSessions(v, l.addr, l.port)
 		return true
@@ -649,7 +689,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 		if !n.enabled {
 			return int32(api.UNSUPPORTED)
 		}
-		m := n.byExt[extKey{ip4(req.ExternalAddr), req.ExternalPort, req.Protocol}]
+		m := n.byExt[extKey{addr: ip4(req.ExternalAddr), port: req.ExternalPort, proto: req.Protocol}]
 		if m == nil {
 			return int32(api.NO_SUCH_ENTRY)
 		}
@@ -664,7 +704,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 			}
 			n.lockTable(v, vrf)
 			if !m.out2inOnly() {
-				n.byLocal[localKey{addr, port, m.proto, vrf}] = m
+				n.byLocal[localKey{addr: addr, port: port, proto: m.proto, fib: vrf}] = m
 			}
 			m.locals.add(&lbLocal{addr: addr, port: port, prob: req.Local.Probability, vrf: vrf})
 		} else {
@@ -676,7 +716,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 			}
 			n.unlockTable(v, vrf)
 			if !m.out2inOnly() {
-				delete(n.byLocal, localKey{addr, port, m.proto, vrf})
+				delete(n.byLocal, localKey{addr: addr, port: port, proto: m.proto, fib: vrf})
 			}
 			n.deleteLBSessions(v, addr, port)
 			m.locals.del(idx)
@@ -687,7 +727,7 @@ func natLbLocal(c *call, req *nat44_ed.Nat44LbStaticMappingAddDelLocal) []api.Me
 		}
 		return 0
 	}()
-	return reply(r)
+	return c.reply(r)
 }
 
 // natLbStaticMappingDump lists LB mappings. VPP 25.10 never fills Affinity in

@@ -47,7 +47,7 @@ func (n *natState) in2outOtherProto(c *pktCtx, node string) {
 		return n.flows[flowKey{netip.AddrPortFrom(a, 0), netip.AddrPortFrom(p.dst.Addr(), 0), p.proto, txFib}] == nil
 	}
 	var out netip.Addr
-	m := n.byLocal[localKey{p.src.Addr(), 0, p.proto, rxFib}]
+	m := n.byLocal[localKey{addr: p.src.Addr(), port: 0, proto: p.proto, fib: rxFib}]
 	what := "static mapping source"
 	if m != nil {
 		out = m.ext
@@ -105,7 +105,7 @@ func (n *natState) out2inOtherProto(c *pktCtx) {
 		c.drop(nodeOut2In, "maximum sessions exceeded")
 		return
 	}
-	m := n.byExt[extKey{p.dst.Addr(), 0, p.proto}]
+	m := n.byExt[extKey{addr: p.dst.Addr(), port: 0, proto: p.proto}]
 	if m == nil || m.kind == smLB {
 		if n.forwarding {
 			c.step("%s: %s without mapping, forwarding, not translated", nodeOut2In, protoName(p.proto))

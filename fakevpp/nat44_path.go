@@ -32,10 +32,10 @@ func fibOf(i *iface) uint32 { return i.table[0] }
 
 // matchExternal finds a mapping by external key, then address-only.
 func (n *natState) matchExternal(addr netip.Addr, port uint16, proto uint8) *mapping {
-	if m := n.byExt[extKey{addr, port, proto}]; m != nil {
+	if m := n.byExt[extKey{addr: addr, port: port, proto: proto}]; m != nil {
 		return m
 	}
-	return n.byExt[extKey{addr, 0, 0}]
+	return n.byExt[extKey{addr: addr, port: 0, proto: 0}]
 }
 
 // matchLocal is the by-local lookup of snat_static_mapping_match: the
@@ -50,10 +50,10 @@ func (n *natState) matchLocal(addr netip.Addr, port uint16, proto uint8, fib uin
 		fibs = append(fibs, n.outsideVrf)
 	}
 	for _, f := range fibs {
-		if m := n.byLocal[localKey{addr, port, proto, f}]; m != nil {
+		if m := n.byLocal[localKey{addr: addr, port: port, proto: proto, fib: f}]; m != nil {
 			return m
 		}
-		if m := n.byLocal[localKey{addr, 0, 0, f}]; m != nil {
+		if m := n.byLocal[localKey{addr: addr, port: 0, proto: 0, fib: f}]; m != nil {
 			return m
 		}
 	}

@@ -256,7 +256,7 @@ func natDelSession(c *call, req *nat44_ed.Nat44DelSession) []api.Message {
 		}
 		n.deleteSession(v, s)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // natUserDump groups sessions by (inside address, inside FIB) in order of

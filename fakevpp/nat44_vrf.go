@@ -51,7 +51,7 @@ func natVrfTableAddDel(c *call, req *nat44_ed.Nat44EdAddDelVrfTable) []api.Messa
 		n.lockTable(v, req.TableVrfID)
 		n.vrfTables.add(&natVrfTable{vrf: req.TableVrfID})
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func natVrfRouteAddDel(c *call, req *nat44_ed.Nat44EdAddDelVrfRoute) []api.Message {
@@ -60,7 +60,7 @@ func natVrfRouteAddDel(c *call, req *nat44_ed.Nat44EdAddDelVrfRoute) []api.Messa
 	t := n.vrfTable(req.TableVrfID)
 	if t == nil {
 		r.Retval = int32(api.NO_SUCH_ENTRY)
-		return reply(r)
+		return c.reply(r)
 	}
 	i, route := t.routes.find(func(vrf *uint32) bool { return *vrf == req.VrfID })
 	switch {
@@ -76,7 +76,7 @@ func natVrfRouteAddDel(c *call, req *nat44_ed.Nat44EdAddDelVrfRoute) []api.Messa
 		vrf := req.VrfID
 		t.routes.add(&vrf)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // natVrfTablesDump is the deprecated dump as VPP 25.10 sends it

@@ -72,16 +72,29 @@ const (
 	orderCnatOutput = 30
 )
 
-// call is the context of one API request.
+// call is the context of one API request. VPP serves one request at a
+// time, so one call per VPP serves them all.
 type call struct {
 	v      *VPP
 	client *client
+	one    [1]api.Message // reply's slice
+}
+
+// reply is a shorthand for handlers that answer with one message. The slice
+// is the call's own: the answers are encoded before the next request.
+func (c *call) reply(m api.Message) []api.Message {
+	c.one[0] = m
+	return c.one[:1]
 }
 
 // handlerFunc serves one request. It returns the messages VPP sends back in
 // order: one reply, or the details of a dump (the control-ping reply that ends
 // a dump is a separate request), or details followed by a reply for the
-// cursor-style "_get" messages.
+// cursor-style "_get" messages. req is the handler's for the duration of the
+// call only (decodeRequest decodes the next request of its type into it): a
+// handler keeps copies of its fields, never req or a pointer into it. The
+// slices and strings in it are made anew by each decoding: a handler may
+// keep those.
 type handlerFunc func(c *call, req api.Message) []api.Message
 
 // handlerEntry pairs a message name with its handler.
@@ -110,9 +123,6 @@ func handlers(entries ...handlerEntry) map[string]handlerFunc {
 	}
 	return m
 }
-
-// reply is a shorthand for handlers that answer with one message.
-func reply(m api.Message) []api.Message { return []api.Message{m} }
 
 var (
 	pluginsMu sync.Mutex
@@ -154,6 +164,8 @@ func registerPlugin(p *plugin) {
 type graph struct {
 	input, lookup, output []node
 	handlers              map[string]handlerFunc
+	byID                  []handlerFunc  // handlers by message ID (msgTable)
+	slot                  map[string]int // plugin name → index in plugins (VPP.state)
 	features              map[featureKey]arcFeature
 	plugins               []*plugin
 }
@@ -161,8 +173,10 @@ type graph struct {
 func buildPipeline() *graph {
 	pluginsMu.Lock()
 	defer pluginsMu.Unlock()
-	g := &graph{handlers: map[string]handlerFunc{}, features: map[featureKey]arcFeature{}, plugins: append([]*plugin(nil), plugins...)}
-	for _, p := range plugins {
+	g := &graph{handlers: map[string]handlerFunc{}, features: map[featureKey]arcFeature{}, plugins: append([]*plugin(nil), plugins...),
+		slot: map[string]int{}}
+	for i, p := range plugins {
+		g.slot[p.name] = i
 		for _, f := range p.features {
 			g.features[f.key] = f
 		}
@@ -173,16 +187,37 @@ func buildPipeline() *graph {
 			g.handlers[name] = h
 		}
 	}
+	t := messages()
+	g.byID = make([]handlerFunc, len(t.byID))
+	for name, h := range g.handlers {
+		if id, ok := t.byName[name]; ok {
+			g.byID[id] = h
+		}
+	}
 	for _, l := range []*[]node{&g.input, &g.lookup, &g.output} {
 		sort.SliceStable(*l, func(i, j int) bool { return (*l)[i].order < (*l)[j].order })
 	}
 	return g
 }
 
-// stateOf returns a plugin's state with its concrete type.
-func stateOf[T any](v *VPP, name string) *T {
-	return v.state[name].(*T)
+// stateKey finds a plugin's state, with its concrete type, in any VPP: by
+// the plugin's index in the pipeline, looked up by name once, as every
+// request reads some plugin's state.
+type stateKey[T any] struct{ slot func() int }
+
+// stateOf is the stateKey of the plugin name.
+func stateOf[T any](name string) stateKey[T] {
+	return stateKey[T]{slot: sync.OnceValue(func() int {
+		i, ok := pipeline().slot[name]
+		if !ok {
+			panic(fmt.Sprintf("fakevpp: no plugin %q", name))
+		}
+		return i
+	})}
 }
+
+// of returns the plugin's state in v.
+func (k stateKey[T]) of(v *VPP) *T { return v.state[k.slot()].(*T) }
 
 // Served returns the VPP names of the requests the fake serves with a
 // model, sorted (control_ping, which every connection uses, excluded; any

@@ -63,9 +63,12 @@ func (v *VPP) unlockTable(vrf uint32) { v.dropTableLock(vrf, false) }
 func (v *VPP) tableExists(vrf uint32) bool { return v.tableExistsFam(vrf, false) }
 
 // lockTable creates (if needed) and locks a FIB table on NAT's behalf.
-func (n *natState) lockTable(v *VPP, vrf uint32) {
-	v.lockTable(vrf)
-	n.tableLocks[vrf]++
+func (n *natState) lockTable(v *VPP, vrf uint32) { n.lockTableN(v, vrf, 1) }
+
+// lockTableN is lockTable k times.
+func (n *natState) lockTableN(v *VPP, vrf uint32, k int) {
+	v.tableLocks(false)[vrf] += k
+	n.tableLocks[vrf] += k
 }
 
 func (n *natState) unlockTable(v *VPP, vrf uint32) {

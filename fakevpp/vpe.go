@@ -15,7 +15,7 @@ func init() {
 		order: 0,
 		handlers: handlers(
 			handle(func(c *call, _ *vpe.ShowVersion) []api.Message {
-				return reply(&vpe.ShowVersionReply{Program: "vpe", Version: Version, BuildDate: "fakevpp", BuildDirectory: "/fakevpp"})
+				return c.reply(&vpe.ShowVersionReply{Program: "vpe", Version: Version, BuildDate: "fakevpp", BuildDirectory: "/fakevpp"})
 			}),
 		),
 	})

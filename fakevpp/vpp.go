@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.fd.io/govpp/adapter"
@@ -32,10 +33,12 @@ type VPP struct {
 	ifaceByName map[string]uint32
 	routes      map[netip.Prefix]*route
 
-	state map[string]any // plugin name → plugin state
+	state []any // plugin state by index in pipeline().plugins (stateKey)
 
+	call       call          // the request being served (dispatch)
+	reqs       []api.Message // one request message per ID (decodeRequest)
 	faults     faults
-	calls      map[string]int
+	calls      []int // requests received by message ID (Calls)
 	violations []Violation
 	seenViol   map[Violation]bool
 }
@@ -59,7 +62,7 @@ func WithPID(pid uint32) Option {
 // New returns a VPP that has just booted: only local0 exists and no plugin is
 // configured.
 func New(opts ...Option) *VPP {
-	v := &VPP{pid: 4242, calls: map[string]int{}, seenViol: map[Violation]bool{}}
+	v := &VPP{pid: 4242, calls: make([]int, len(messages().byID)), reqs: make([]api.Message, len(messages().byID)), seenViol: map[Violation]bool{}}
 	for _, o := range opts {
 		o(v)
 	}
@@ -75,10 +78,10 @@ func (v *VPP) resetTables() {
 	v.routes = map[netip.Prefix]*route{}
 	v.uptime = 0
 	v.natRNG = lcg(v.seed)
-	v.state = map[string]any{}
-	for _, p := range pipeline().plugins {
+	v.state = make([]any, len(pipeline().plugins))
+	for i, p := range pipeline().plugins {
 		if p.newState != nil {
-			v.state[p.name] = p.newState(v)
+			v.state[i] = p.newState(v)
 		}
 	}
 	v.createInterface(localIfName, nil, false)
@@ -124,9 +127,12 @@ func (v *VPP) Advance(d time.Duration) {
 func (v *VPP) Calls() map[string]int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	m := make(map[string]int, len(v.calls))
-	for k, n := range v.calls {
-		m[k] = n
+	m := map[string]int{}
+	t := messages()
+	for id, n := range v.calls {
+		if n > 0 {
+			m[t.byID[id].name] = n
+		}
 	}
 	return m
 }
@@ -135,7 +141,7 @@ func (v *VPP) Calls() map[string]int {
 func (v *VPP) ResetCalls() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.calls = map[string]int{}
+	clear(v.calls)
 }
 
 // lcg is vppinfra's random_u32 (random.h): seed = 1664525·seed +
@@ -168,32 +174,36 @@ func (v *VPP) randomPort() uint16 {
 	return uint16(1024 + w%edPortsPerThread)
 }
 
-// dispatch serves one decoded request and returns what VPP sends back.
-func (v *VPP) dispatch(c *client, req api.Message) []api.Message {
-	name := req.GetMessageName()
-	if name == (*memclnt.ControlPing)(nil).GetMessageName() {
-		return reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
-	}
-	v.calls[name]++
+// dispatch serves one decoded request (id is its message ID) and returns
+// what VPP sends back.
+func (v *VPP) dispatch(c *client, id uint16, req api.Message) []api.Message {
 	t := messages()
-	if !isDump(name) {
+	info := &t.byID[id]
+	cl := &v.call
+	*cl = call{v: v, client: c}
+	name := info.name
+	if name == (*memclnt.ControlPing)(nil).GetMessageName() {
+		return cl.reply(&memclnt.ControlPingReply{ClientIndex: c.index, VpePID: v.pid})
+	}
+	v.calls[id]++
+	if !info.dump {
 		if retval, ok := v.faults.take(name); ok {
-			if r := t.replyFor(name); r != nil {
+			if r := t.newReply(info); r != nil {
 				setRetval(r, retval)
-				return reply(r)
+				return cl.reply(r)
 			}
 		}
 	}
-	h := pipeline().handlers[name]
+	h := pipeline().byID[id]
 	if h == nil {
 		v.violate("unmodelled message", fmt.Sprintf("%s is a VPP 25.10 message the fake does not serve; answered with retval %d (UNIMPLEMENTED)", name, int32(api.UNIMPLEMENTED)))
-		if r := t.replyFor(name); r != nil && !isDump(name) {
+		if r := t.newReply(info); r != nil && !info.dump {
 			setRetval(r, int32(api.UNIMPLEMENTED))
-			return reply(r)
+			return cl.reply(r)
 		}
 		return nil
 	}
-	return h(&call{v: v, client: c}, req)
+	return h(cl, req)
 }
 
 // client is one API connection. VPP answers it in order through an outbox
@@ -316,24 +326,21 @@ func (c *client) SendMsg(context uint32, data []byte) error {
 		return errors.New("fakevpp: not connected")
 	}
 	t := messages()
-	req, err := t.decodeRequest(data)
+	info, req, err := t.decodeRequest(data, v.reqs)
 	if err != nil {
 		v.violate("undecodable request", err.Error())
 		return err
 	}
-	replies := v.dispatch(c, req)
+	replies := v.dispatch(c, info.id, req)
 	if v.faults.lost {
 		v.faults.lost = false
 		c.breakConnection()
 		return nil
 	}
 	for _, m := range replies {
-		id, frame, err := t.encode(m, context, c.index)
-		if err != nil {
+		if err := c.out.push(t, m, context, c.index); err != nil {
 			v.violate("unencodable reply", err.Error())
-			continue
 		}
-		c.out.push(id, frame)
 	}
 	return nil
 }
@@ -350,27 +357,43 @@ func (v *VPP) sendEvent(sel func(c *client) api.Message) {
 		if m == nil {
 			continue
 		}
-		id, frame, err := t.encode(m, 0, c.index)
-		if err != nil {
+		if err := c.out.push(t, m, 0, c.index); err != nil {
 			v.violate("unencodable event", err.Error())
-			continue
 		}
-		c.out.push(id, frame)
 	}
 }
 
 // outbox delivers frames to govpp's callback in order from its own goroutine.
+// Frames are encoded one after the other into the queue's buffer; the reader
+// takes the whole queue at once, delivers it, and hands its buffers back for
+// the next frames, so a steady flow of answers allocates nothing. A callback
+// must not keep the data it is given once it returns: govpp's socket adapter
+// reads every message into one buffer too, and govpp's core copies it.
 type outbox struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	frames []frame
-	closed bool
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue frames // encoded, not yet taken by the reader
+	spare frames // delivered, for the next queue
+	// closed is set under mu; the reader also reads it between the frames
+	// it took, as a closed connection delivers nothing more.
+	closed atomic.Bool
 }
 
-type frame struct {
-	id   uint16
-	data []byte
+// frames are encoded messages back to back in buf.
+type frames struct {
+	buf  []byte
+	list []frame
 }
+
+// frame is one message of frames: its ID and where its bytes end in buf.
+type frame struct {
+	id  uint16
+	end int
+}
+
+// maxSpareFrames bounds the buffer the reader keeps for reuse: one long
+// dump does not pin its size for the connection's life.
+const maxSpareFrames = 1 << 20
 
 func newOutbox(cb adapter.MsgCallback) *outbox {
 	o := &outbox{}
@@ -379,17 +402,25 @@ func newOutbox(cb adapter.MsgCallback) *outbox {
 	return o
 }
 
-func (o *outbox) push(id uint16, data []byte) {
+// push encodes m onto the queue (see msgTable.appendFrame).
+func (o *outbox) push(t *msgTable, m api.Message, context, clientIndex uint32) error {
 	o.mu.Lock()
-	o.frames = append(o.frames, frame{id, data})
+	id, buf, err := t.appendFrame(o.queue.buf, m, context, clientIndex)
+	o.queue.buf = buf
+	if err == nil {
+		o.queue.list = append(o.queue.list, frame{id, len(buf)})
+	}
 	o.mu.Unlock()
-	o.cond.Signal()
+	if err == nil {
+		o.cond.Signal()
+	}
+	return err
 }
 
 func (o *outbox) close() {
 	o.mu.Lock()
-	o.closed = true
-	o.frames = nil
+	o.closed.Store(true)
+	o.queue, o.spare = frames{}, frames{}
 	o.mu.Unlock()
 	o.cond.Signal()
 }
@@ -397,16 +428,31 @@ func (o *outbox) close() {
 func (o *outbox) run(cb adapter.MsgCallback) {
 	for {
 		o.mu.Lock()
-		for len(o.frames) == 0 && !o.closed {
+		for len(o.queue.list) == 0 && !o.closed.Load() {
 			o.cond.Wait()
 		}
-		if o.closed {
+		if o.closed.Load() {
 			o.mu.Unlock()
 			return
 		}
-		f := o.frames[0]
-		o.frames = o.frames[1:]
+		batch := o.queue
+		o.queue, o.spare = o.spare, frames{}
 		o.mu.Unlock()
-		cb(f.id, f.data)
+		start := 0
+		for _, f := range batch.list {
+			if o.closed.Load() {
+				return
+			}
+			cb(f.id, batch.buf[start:f.end:f.end])
+			start = f.end
+		}
+		if cap(batch.buf) > maxSpareFrames {
+			continue
+		}
+		o.mu.Lock()
+		if !o.closed.Load() {
+			o.spare = frames{buf: batch.buf[:0], list: batch.list[:0]}
+		}
+		o.mu.Unlock()
 	}
 }

@@ -85,7 +85,9 @@ func famIdx(ip6 bool) int {
 	return 0
 }
 
-func (v *VPP) fibs() *fibState { return stateOf[fibState](v, fibPlugin) }
+var fibsSlot = stateOf[fibState](fibPlugin)
+
+func (v *VPP) fibs() *fibState { return fibsSlot.of(v) }
 
 func init() {
 	registerPlugin(&plugin{
@@ -281,7 +283,7 @@ func ipTableAddDel(c *call, req *ip.IPTableAddDel) []api.Message {
 	} else {
 		c.v.delTable(req.Table.TableID, req.Table.IsIP6)
 	}
-	return reply(&ip.IPTableAddDelReply{})
+	return c.reply(&ip.IPTableAddDelReply{})
 }
 
 func swInterfaceSetTable(c *call, req *interfaces.SwInterfaceSetTable) []api.Message {
@@ -292,7 +294,7 @@ func swInterfaceSetTable(c *call, req *interfaces.SwInterfaceSetTable) []api.Mes
 	} else {
 		r.Retval = c.v.bindTable(ifc, req.VrfID, req.IsIPv6)
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func swInterfaceGetTable(c *call, req *interfaces.SwInterfaceGetTable) []api.Message {
@@ -302,7 +304,7 @@ func swInterfaceGetTable(c *call, req *interfaces.SwInterfaceGetTable) []api.Mes
 	} else {
 		r.VrfID = ifc.table[famIdx(req.IsIPv6)]
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // ipRouteAddDel serves the routes a CNI adds: one path, out of an interface
@@ -315,23 +317,23 @@ func ipRouteAddDel(c *call, req *ip.IPRouteAddDel) []api.Message {
 	dst, ok := prefixOf(req.Route.Prefix)
 	if !ok {
 		r.Retval = int32(api.INVALID_VALUE)
-		return reply(r)
+		return c.reply(r)
 	}
 	ip6 := dst.Addr().Is6()
 	k := routeKey{req.Route.TableID, ip6, dst.Masked()}
 	if !v.tableExistsFam(k.table, ip6) {
 		r.Retval = int32(api.NO_SUCH_FIB)
-		return reply(r)
+		return c.reply(r)
 	}
 	if !req.IsAdd {
 		// Deleting a route that is not there answers 0 (a real VPP 25.10).
 		delete(v.fibs().routes, k)
-		return reply(r)
+		return c.reply(r)
 	}
 	if len(req.Route.Paths) != 1 {
 		v.violate("unmodelled route", fmt.Sprintf("route %s in table %d with %d paths: the fake models one path", dst, k.table, len(req.Route.Paths)))
 		r.Retval = int32(api.UNIMPLEMENTED)
-		return reply(r)
+		return c.reply(r)
 	}
 	p := req.Route.Paths[0]
 	nh := pathNextHop(p, ip6)
@@ -341,7 +343,7 @@ func ipRouteAddDel(c *call, req *ip.IPRouteAddDel) []api.Message {
 	case p.SwIfIndex != ^uint32(0):
 		if v.iface(p.SwIfIndex) == nil {
 			r.Retval = int32(api.NO_MATCHING_INTERFACE)
-			return reply(r)
+			return c.reply(r)
 		}
 		v.fibs().routes[k] = &tableRoute{sw: p.SwIfIndex, nh: nh}
 	case !nh.IsUnspecified():
@@ -352,7 +354,7 @@ func ipRouteAddDel(c *call, req *ip.IPRouteAddDel) []api.Message {
 	default:
 		v.fibs().routes[k] = &tableRoute{viaTable: true, next: p.TableID}
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 func pathNextHop(p fib_types.FibPath, ip6 bool) netip.Addr {
@@ -386,7 +388,7 @@ func ipNeighborAddDel(c *call, req *ip_neighbor.IPNeighborAddDel) []api.Message 
 	default:
 		delete(c.v.fibs().nbrs, nbrKey{sw, a})
 	}
-	return reply(r)
+	return c.reply(r)
 }
 
 // neighbours lists an interface's neighbours, sorted.

@@ -23,6 +23,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/vppsvc/vppsvc/internal/parallel"
 	"github.com/vppsvc/vppsvc/model"
 )
 
@@ -367,8 +368,17 @@ func (p *Processor) Resync(s Snapshot) {
 	for e := range p.services.entries.All() {
 		entries = append(entries, e)
 	}
-	for _, e := range entries {
-		p.refreshEntry(e.id(), e)
+	// Conversion is pure and the bulk of the work: it runs on every core,
+	// and only the caches' updates stay in this goroutine.
+	conversions := make([]conversion, len(entries))
+	node := p.nodeContext()
+	parallel.For(len(entries), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			conversions[i] = convertEntry(entries[i], node)
+		}
+	})
+	for i, e := range entries {
+		p.refreshEntryWith(e.id(), e, conversions[i])
 	}
 
 	p.frontendIfs = p.pods.frontendIfs(p.cfg.FrontendInterfaces)
@@ -388,13 +398,34 @@ func (p *Processor) refresh(id model.ServiceID) { p.refreshEntry(id, p.services.
 
 // refreshEntry is refresh of e, the entry of id (nil when there is none).
 func (p *Processor) refreshEntry(id model.ServiceID, e *serviceEntry) {
+	p.refreshEntryWith(id, e, convertEntry(e, p.nodeContext()))
+}
+
+// conversion is ConvertService's answer for one entry.
+type conversion struct {
+	value    *model.ContivService
+	problems []Problem
+	// converted: the entry has a Service (its problems replace the old).
+	converted bool
+}
+
+// convertEntry converts e's Service with its slices; it only reads e, so
+// entries convert concurrently.
+func convertEntry(e *serviceEntry, node NodeContext) conversion {
+	if e == nil || e.svc == nil {
+		return conversion{}
+	}
+	var buf [1]*discoveryv1.EndpointSlice
+	v, probs := convertService(e.svc, e.slices.list(&buf), node, true)
+	return conversion{value: v, problems: probs, converted: true}
+}
+
+// refreshEntryWith is refreshEntry with e's conversion made already.
+func (p *Processor) refreshEntryWith(id model.ServiceID, e *serviceEntry, c conversion) {
 	owner := problemOwner{KindService, id.Namespace, id.Name}
-	var v *model.ContivService
-	if e != nil && e.svc != nil {
-		var probs []Problem
-		var buf [1]*discoveryv1.EndpointSlice
-		v, probs = convertService(e.svc, e.slices.list(&buf), p.nodeContext(), true)
-		p.report(owner, probs)
+	v := c.value
+	if c.converted {
+		p.report(owner, c.problems)
 	} else {
 		p.problems.forget(owner)
 	}

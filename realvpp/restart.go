@@ -1,11 +1,13 @@
 package realvpp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"go.fd.io/govpp/adapter/socketclient"
@@ -18,6 +20,16 @@ var ErrNoRestart = errors.New("realvpp: no restart command (Options.RestartComma
 
 // restartTimeout bounds the wait for a restarted VPP's API socket.
 const restartTimeout = 30 * time.Second
+
+// restartCommandTimeout bounds the restart command itself: a command that
+// hangs (a stuck systemctl, a script waiting on a VPP that never starts)
+// fails the restart instead of holding a test or benchmark forever.
+const restartCommandTimeout = 2 * time.Minute
+
+// restartOutputGrace is how long a finished restart command's output is
+// still read: a VPP it started in the background may keep the output open
+// for as long as it runs.
+const restartOutputGrace = 5 * time.Second
 
 // step is one topology change the node made, replayed after a restart the
 // way a CNI re-creates its interfaces.
@@ -80,13 +92,8 @@ func (n *Node) restart(env []string) error {
 	steps := n.steps
 	n.mu.Unlock()
 	n.conn.Disconnect()
-	cmd := exec.Command("sh", "-c", n.opts.RestartCommand)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("restart command %q: %v: %s", n.opts.RestartCommand, err, out)
+	if err := runRestartCommand(n.opts.RestartCommand, env, restartCommandTimeout, restartOutputGrace); err != nil {
+		return err
 	}
 	deadline := time.Now().Add(restartTimeout)
 	for {
@@ -107,6 +114,33 @@ func (n *Node) restart(env []string) error {
 		if err := n.replay(s); err != nil {
 			return fmt.Errorf("re-creating the topology after the restart: %w", err)
 		}
+	}
+	return nil
+}
+
+// runRestartCommand runs command with env added to the environment, in its
+// own process group, for at most timeout, and reads its output for at most
+// grace after it exits. On timeout the whole group is killed (with a VPP it
+// may have started half-way) and an error returned.
+func runRestartCommand(command string, env []string, timeout, grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = grace
+	out, err := cmd.CombinedOutput()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("restart command %q did not finish within %s (killed): %s", command, timeout, out)
+	case errors.Is(err, exec.ErrWaitDelay):
+		// It succeeded; what it started still holds the output.
+		return nil
+	case err != nil:
+		return fmt.Errorf("restart command %q: %v: %s", command, err, out)
 	}
 	return nil
 }

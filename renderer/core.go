@@ -3,13 +3,14 @@ package renderer
 import (
 	"context"
 	"fmt"
-	"github.com/vppsvc/vppsvc/internal/logx"
 	"iter"
 	"slices"
 	"sync"
 
 	"github.com/sirupsen/logrus"
 
+	"github.com/vppsvc/vppsvc/internal/logx"
+	"github.com/vppsvc/vppsvc/internal/parallel"
 	"github.com/vppsvc/vppsvc/model"
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
@@ -43,10 +44,12 @@ type CoreConfig[N NodeContext[N]] struct {
 	// NodeOf extracts the renderer's node context from a Resync event.
 	NodeOf func(ev *model.ResyncEventData) N
 	// RenderService translates one service for the node, appending its
-	// items to items[:0], room the core reuses from one service to the
+	// items to items[:0], room the caller reuses from one service to the
 	// next: the core keeps the items, never the list. Their order does
 	// not matter: the core orders them by claim, and by key among items of
-	// one claim, of which it keeps the first.
+	// one claim, of which it keeps the first. It must be pure (read only
+	// its arguments, change nothing but items' room): Resync calls it for
+	// many services at once, on several goroutines, each with its own room.
 	RenderService func(svc *model.ContivService, node N, items []vppcfg.Item) Rendering
 	// RenderNode returns the renderer's own node-wide items; the core adds
 	// the filter ACLs and their bindings.
@@ -199,11 +202,22 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		node = c.cfg.Demand.Set(node, slices.Contains(needs, true))
 	}
 	ix := newIndexSized(c.cfg.Claim, c.cfg.Shards, len(ev.Services), 0)
+	// Rendering a service and making its entry are pure (RenderService's
+	// and ClaimFunc's contracts) and the bulk of the work: they run on
+	// every core; the index takes the entries in this goroutine.
 	entries := make([]*serviceEntry, len(ev.Services))
+	parallel.For(len(ev.Services), func(lo, hi int) {
+		var items []vppcfg.Item // this goroutine's room for a service's items
+		for i := lo; i < hi; i++ {
+			svc := ev.Services[i]
+			r := c.cfg.RenderService(svc, node, items[:0])
+			items = r.Items[:0]
+			entries[i] = ix.newEntry(svc, r, needs[i])
+		}
+	})
 	claims := 0
-	for i, svc := range ev.Services {
-		entries[i] = ix.newEntry(svc, c.render(svc, node), needs[i])
-		claims += len(entries[i].items)
+	for _, e := range entries {
+		claims += len(e.items)
 	}
 	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
 	for _, e := range entries {

@@ -21,6 +21,7 @@ type Rendering struct {
 // items of other services and of the node. It is usually the item's key; a
 // renderer whose VPP objects collide under different keys (NAT44 static and
 // load-balancing mappings share VPP's external key) maps them to one claim.
+// It must be pure: a resync calls it from several goroutines at once.
 type ClaimFunc func(vppcfg.Item) vppcfg.Key
 
 // serviceEntry is what the index remembers of one service: the value last
@@ -122,7 +123,8 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 // newEntry indexes a service's rendering by claim; of two items with one
 // claim the one with the smaller key is kept (the first of the rendering's
 // if their keys are equal too). needs tells whether the service needs the
-// core's NodeDemand.
+// core's NodeDemand. It only reads the index's claim and shard functions,
+// so a resync makes entries on several goroutines.
 func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *serviceEntry {
 	entry := serviceEntry{svc: svc, rules: r.Rules, shard: int32(ix.shards.Of(svc.ID)), needs: needs}
 	// The entry and one or two items (a mapping, and a drop route when no

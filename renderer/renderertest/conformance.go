@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -57,6 +58,7 @@ func Run(t *testing.T, newRenderer Factory, opts ...Option) {
 	t.Run("resync is idempotent", s.testResyncIdempotent)
 	t.Run("delete removes everything", s.testDeleteRemovesEverything)
 	t.Run("incremental equals resync", s.testIncrementalEqualsResync)
+	t.Run("a large resync equals adding one by one", s.testLargeResyncEqualsAdds)
 }
 
 // start returns a renderer over a new client, resynced to ev.
@@ -127,6 +129,60 @@ func (s *suite) testDeleteRemovesEverything(t *testing.T) {
 			fatalSeed(t, seed, "deleting every service left more than a Resync without services puts\n--- after deletes\n%s--- node only\n%s",
 				ItemLines(got), ItemLines(empty))
 		}
+	}
+}
+
+// largeResync is how many services testLargeResyncEqualsAdds syncs: enough
+// for a renderer core to render them on several goroutines; lateAdds of them
+// are added one at a time.
+const (
+	largeResync = 2100
+	lateAdds    = 64
+)
+
+// testLargeResyncEqualsAdds resyncs thousands of services at once (which a
+// renderer may render concurrently) and checks that a renderer resynced
+// without some of them, then told those one AddService at a time, holds the
+// same items. Run it with -race: make test does.
+func (s *suite) testLargeResyncEqualsAdds(t *testing.T) {
+	w := newWorld(rand.New(rand.NewPCG(7, 0xb16)))
+	all := make([]*model.ContivService, largeResync)
+	for k := range largeResync {
+		svc := w.randomService(w.serviceID())
+		svc.ID.Name = fmt.Sprintf("big%d", k)
+		var cluster []netip.Addr
+		for _, a := range svc.ClusterIPs {
+			if a.Is4() {
+				cluster = append(cluster, netip.AddrFrom4([4]byte{10, 100, byte(k >> 8), byte(k)}))
+			} else {
+				cluster = append(cluster, netip.AddrFrom16([16]byte{0xfd, 0, 1, 0, 14: byte(k >> 8), 15: byte(k)}))
+			}
+		}
+		svc.ClusterIPs = model.NewIPAddresses(cluster...)
+		if k >= 16 { // a few contend for the same frontends, the rest do not
+			svc.ExternalIPs, svc.LoadBalancerIPs, svc.LoadBalancerSourceRanges = nil, nil, nil
+			for i := range svc.Ports {
+				svc.Ports[i].NodePort = 0
+			}
+		}
+		w.services[svc.ID] = svc
+		all[k] = svc
+	}
+	want := s.resynced(t, w.event())
+	var late []*model.ContivService
+	for _, k := range w.rng.Perm(largeResync)[:lateAdds] {
+		late = append(late, all[k])
+		delete(w.services, all[k].ID)
+	}
+	r, c := s.start(t, w.event())
+	for _, svc := range late {
+		if err := r.AddService(svc); err != nil {
+			t.Fatalf("AddService(%s): %v", svc.ID, err)
+		}
+	}
+	if got := c.Items(); !EqualItems(got, want) {
+		t.Fatalf("a Resync of %d services and %d AddService calls differ from one Resync of them all: %d items against %d\n--- resync and adds\n%s--- one resync\n%s",
+			largeResync-lateAdds, lateAdds, len(got), len(want), ItemLines(got), ItemLines(want))
 	}
 }
 

@@ -37,7 +37,7 @@ func (m mergedStates) forgetInterface(name string) {
 type mergeInput struct {
 	kind  vppcfg.Kind
 	in    *diffInput
-	ready map[vppcfg.Key]bool
+	ready *readySet
 	p     *opPlan
 	state core.MergedState
 }
@@ -61,7 +61,7 @@ func (m mergeInput) Applied(k vppcfg.Key) (it vppcfg.Item, owner string, prunabl
 	return a.Item, a.Owner.String(), prunable(a, m.in.Resynced), true
 }
 
-func (m mergeInput) Ready(k vppcfg.Key) bool { return m.ready[k] }
+func (m mergeInput) Ready(k vppcfg.Key) bool { return m.ready.has(k) }
 
 func (m mergeInput) Pend(k vppcfg.Key, reason string) { m.p.Pending[k] = reason }
 

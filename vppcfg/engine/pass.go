@@ -53,18 +53,17 @@ func (r *Reconciler) pass(ctx context.Context) {
 		DesiredBindings: r.store.Bindings,
 		AppliedBindings: r.appliedBindings,
 	})
-	ops := make([]task, 0, len(plan.Ops))
-	for _, op := range plan.Ops {
-		if !r.opReady(&op, now) {
-			continue
+	ops := r.readyTasks(plan.Ops, now)
+	for i := range ops {
+		if op := &ops[i]; op.owner == "" { // planOps names the owner of what it creates or updates
+			if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
+				op.owner = owners[0]
+			}
 		}
-		if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
-			op.owner = owners[0]
-		}
-		ops = append(ops, op)
 	}
 	r.storeMu.RUnlock()
 	if len(ops) > 0 {
+		r.applied = core.Reserve(r.applied, countCreates(ops))
 		r.execute(ctx, ops)
 	}
 	if sc != nil {
@@ -83,6 +82,36 @@ func (r *Reconciler) pass(ctx context.Context) {
 		}
 	}
 	r.refreshStatuses(&plan, sc)
+}
+
+// readyTasks returns the tasks out of backoff: all itself when every
+// one is (a cold sync's 100,000 tasks are not copied), a new list
+// otherwise.
+func (r *Reconciler) readyTasks(all []task, now time.Time) []task {
+	for i := range all {
+		if r.opReady(&all[i], now) {
+			continue
+		}
+		ready := slices.Clone(all[:i])
+		for j := i + 1; j < len(all); j++ {
+			if r.opReady(&all[j], now) {
+				ready = append(ready, all[j])
+			}
+		}
+		return ready
+	}
+	return all
+}
+
+// countCreates is how many of ops create an object.
+func countCreates(ops []task) int {
+	n := 0
+	for i := range ops {
+		if ops[i].Type == driverapi.OpCreate {
+			n++
+		}
+	}
+	return n
 }
 
 // opReady reports whether any key of op is out of backoff.
@@ -113,17 +142,7 @@ func isMerged(op *task) bool { return core.Merged(op.Key.Kind) && op.Type == dri
 // keeps the LB type of the first create), and the layer would record a
 // value VPP does not hold. The key then fails as a whole and is retried.
 func (r *Reconciler) execute(ctx context.Context, ops []task) {
-	created, recreated := map[vppcfg.Key]bool{}, map[vppcfg.Key]bool{}
-	for _, op := range ops {
-		if op.Type == driverapi.OpCreate {
-			created[op.Key] = true
-		}
-	}
-	for _, op := range ops {
-		if op.Type == driverapi.OpDelete && created[op.Key] {
-			recreated[op.Key] = true
-		}
-	}
+	recreated := recreates(ops)
 	for len(ops) > 0 {
 		n := 1
 		for n < len(ops) && !(isMerged(&ops[n]) && !isMerged(&ops[n-1])) &&
@@ -135,9 +154,34 @@ func (r *Reconciler) execute(ctx context.Context, ops []task) {
 		// Only a batch's last op can be the delete of a recreate.
 		last := batch[len(batch)-1]
 		if err := r.applyBatch(ctx, batch); err != nil && last.Type == driverapi.OpDelete && recreated[last.Key] {
-			ops = slices.DeleteFunc(ops, func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
+			// On a copy: ops may be the plan's own list, which the pass reads after.
+			ops = slices.DeleteFunc(slices.Clone(ops), func(o task) bool { return o.Type == driverapi.OpCreate && o.Key == last.Key })
 		}
 	}
+}
+
+// recreates are the keys ops delete and create again; nil when ops
+// delete nothing (a cold sync's creates are not indexed for nothing).
+func recreates(ops []task) map[vppcfg.Key]bool {
+	var deleted map[vppcfg.Key]bool
+	for _, op := range ops {
+		if op.Type == driverapi.OpDelete {
+			if deleted == nil {
+				deleted = map[vppcfg.Key]bool{}
+			}
+			deleted[op.Key] = true
+		}
+	}
+	if deleted == nil {
+		return nil
+	}
+	recreated := map[vppcfg.Key]bool{}
+	for _, op := range ops {
+		if op.Type == driverapi.OpCreate && deleted[op.Key] {
+			recreated[op.Key] = true
+		}
+	}
+	return recreated
 }
 
 // prepare fills in what only the current applied view knows: interface
@@ -155,10 +199,12 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
 			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
 		}
-		if a, ok := r.applied[op.Key]; ok && op.Type != driverapi.OpCreate {
-			op.Handle = a.Handle
-			if writesTag(op.Type) {
-				op.Tag = r.tags.of(op.Key, a)
+		if op.Type != driverapi.OpCreate {
+			if a, ok := r.applied[op.Key]; ok {
+				op.Handle = a.Handle
+				if writesTag(op.Type) {
+					op.Tag = r.tags.of(op.Key, a)
+				}
 			}
 		}
 		if isMerged(op) {

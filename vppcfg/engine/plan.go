@@ -107,7 +107,8 @@ type task struct {
 	// Op.Key alone (a merged op decides those of the items it merges).
 	covers []vppcfg.Key
 	// owner is the owner that desired the item when the op was planned
-	// (the first, for shared items). The desired state may change while
+	// (the first, for shared items): set by planOps for the creates and
+	// updates of desired items, by the pass for the others. The desired state may change while
 	// the op is in flight, so the owner is not looked up when it returns.
 	owner string
 }
@@ -153,24 +154,26 @@ func planOps(in diffInput) opPlan {
 	sc := newScope(in)
 	ready := p.readiness(in, sc)
 
-	changes := map[vppcfg.Key]change{}
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
-		if !ready[k] || core.Merged(k.Kind) {
+	// Each ready key VPP does not hold is a create: at least this many
+	// changes (a cold sync's all), and none made room for in a steady state.
+	changes := changeSet{list: make([]keyChange, 0, max(ready.count-len(in.Applied), 0))}
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
+		if ready.held(k) || core.Merged(k.Kind) {
 			return
 		}
 		a, ok := in.Applied[k]
 		kd := core.Describe(k.Kind)
 		switch {
 		case !ok:
-			changes[k] = changeCreate
-		case kd.EqualApplied(d, a.Item):
-		case kd.NeedsRecreate(a.Item, d):
-			changes[k] = changeRecreate
+			changes.add(k, e, nil, changeCreate)
+		case kd.EqualApplied(e.Item, a.Item):
+		case kd.NeedsRecreate(a.Item, e.Item):
+			changes.add(k, e, a.Item, changeRecreate)
 		default:
-			changes[k] = changeUpdate
+			changes.add(k, e, a.Item, changeUpdate)
 		}
 	})
-	p.gateReset(in, ready, changes)
+	p.gateReset(in, ready, &changes)
 
 	var deletes []driverapi.Op
 	sc.eachApplied(func(k vppcfg.Key, a appliedEntry) {
@@ -183,7 +186,7 @@ func planOps(in diffInput) opPlan {
 			return
 		}
 		if in.Desired.Has(k) {
-			if changes[k] == changeRecreate {
+			if changes.recreates(k) {
 				deletes = append(deletes, driverapi.Op{Type: driverapi.OpDelete, Key: k, Item: a.Item})
 			}
 			return
@@ -196,21 +199,20 @@ func planOps(in diffInput) opPlan {
 	})
 	slices.SortFunc(deletes, func(a, b driverapi.Op) int { return a.Key.Compare(b.Key) })
 	if sc.gates {
-		deletes = append(deletes, p.gateDeletes(in, deletes, changes)...)
+		deletes = append(deletes, p.gateDeletes(in, deletes, &changes)...)
 	}
 	dels := make([]task, 0, len(deletes))
 	for _, op := range deletes {
 		dels = append(dels, task{Op: op})
 	}
-	creates := make([]task, 0, len(changes)) // one op a change but for in-place updates
-	for _, k := range core.SortedKeys(changes) {
-		d, a := in.Desired[k].Item, in.Applied[k]
-		switch changes[k] {
+	creates := make([]task, 0, len(changes.list)) // one op a change but for in-place updates
+	for _, c := range changes.sorted() {
+		switch c.change {
 		case changeCreate, changeRecreate:
-			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: k, Item: d}})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired}, owner: c.owner})
 		case changeUpdate:
-			for _, op := range core.Describe(k.Kind).UpdateOps(k, a.Item, d) {
-				creates = append(creates, task{Op: op})
+			for _, op := range core.Describe(c.key.Kind).UpdateOps(c.key, c.applied, c.desired) {
+				creates = append(creates, task{Op: op, owner: c.owner})
 			}
 		}
 	}
@@ -224,15 +226,24 @@ func planOps(in diffInput) opPlan {
 		}
 	}
 
-	// Stable sorts keep the per-key sequences (one LB local after another) intact.
-	slices.SortStableFunc(dels, func(a, b task) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
-	slices.SortStableFunc(creates, func(a, b task) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
+	// Stable sorts keep the per-key sequences (one LB local after another)
+	// intact; ops already in kind order (a cold sync's creates, but for
+	// merged ones) are left as they are.
+	sortKinds(dels, func(a, b task) int { return cmp.Compare(b.Key.Kind, a.Key.Kind) })
+	sortKinds(creates, func(a, b task) int { return cmp.Compare(a.Key.Kind, b.Key.Kind) })
 	if len(dels) == 0 && len(creates) > 0 {
 		p.Ops = creates // a cold sync's 100,000 creates are not copied again
 	} else {
 		p.Ops = append(dels, creates...)
 	}
 	return p
+}
+
+// sortKinds sorts ops stably by kind with byKind, unless they are in order.
+func sortKinds(ops []task, byKind func(a, b task) int) {
+	if !slices.IsSortedFunc(ops, byKind) {
+		slices.SortStableFunc(ops, byKind)
+	}
 }
 
 // scope is the part of the configuration a diff looks at. A full diff
@@ -259,22 +270,22 @@ func newScope(in diffInput) *scope {
 
 // eachDesired visits the desired keys in scope, plus every desired binding
 // when bindings are merged in this diff.
-func (sc *scope) eachDesired(fn func(vppcfg.Key, vppcfg.Item)) {
+func (sc *scope) eachDesired(fn func(vppcfg.Key, core.DesiredEntry)) {
 	if sc.in.Scope == nil {
-		for k, d := range sc.in.Desired {
-			fn(k, d.Item)
+		for k, e := range sc.in.Desired {
+			fn(k, e)
 		}
 		return
 	}
 	for k := range sc.in.Scope {
-		if d, ok := sc.in.Desired.Get(k); ok && !(sc.merges && core.Merged(k.Kind)) {
-			fn(k, d)
+		if e, ok := sc.in.Desired[k]; ok && !(sc.merges && core.Merged(k.Kind)) {
+			fn(k, e)
 		}
 	}
 	if sc.merges {
 		sc.in.eachBinding(func(k vppcfg.Key) {
-			if d, ok := sc.in.Desired.Get(k); ok {
-				fn(k, d)
+			if e, ok := sc.in.Desired[k]; ok {
+				fn(k, e)
 			}
 		})
 	}
@@ -296,7 +307,7 @@ func (sc *scope) eachApplied(fn func(vppcfg.Key, appliedEntry)) {
 }
 
 // readiness decides which desired keys can be applied now, recording why the others cannot.
-func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
+func (p *opPlan) readiness(in diffInput, sc *scope) *readySet {
 	var enabled [core.KindLimit]bool // by gate kind
 	for g := range core.Gates {
 		enabled[g.Kind] = gateEnabled(in, g.GateKey)
@@ -326,33 +337,33 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 			held[ext] = holder{k, fmt.Sprintf("%s kept for owner %q", k, a.Owner.String())}
 		}
 	}
-	size := len(in.Scope)
-	if in.Scope == nil {
-		size = len(in.Desired)
-	}
-	ready := make(map[vppcfg.Key]bool, size)
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
+	ready := &readySet{sc: sc}
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
+		d := e.Item
+		ready.count++ // hold takes it back
 		if f, ok := in.Foreign[k]; ok {
 			p.Blocked[k] = fmt.Errorf("%s: VPP holds a foreign object at this key (%s); not touching it", k, f)
+			ready.hold(k)
 			return
 		}
 		if len(held) > 0 {
 			if ext, ok := core.ExternalKeyOf(k, d); ok {
 				if h, taken := held[ext]; taken && core.ExternalConflict(h.key, k) {
 					p.Blocked[k] = fmt.Errorf("%s: external %s is held by %s", k, ext, h.why)
+					ready.hold(k)
 					return
 				}
 			}
 		}
 		if missing := missingInterface(d, in.Interfaces); missing != "" {
 			p.Pending[k] = fmt.Sprintf(reasonInterfacePrefix+"%q not found", missing)
+			ready.hold(k)
 			return
 		}
 		if g := gatedBy(k.Kind); g != 0 && !enabled[g] {
 			p.Pending[k] = fmt.Sprintf("%s is not enabled (no %s item)", core.Describe(g).GatePlugin, g)
-			return
+			ready.hold(k)
 		}
-		ready[k] = true
 	})
 	p.waitForDependencies(sc, in, ready)
 	return ready
@@ -360,17 +371,17 @@ func (p *opPlan) readiness(in diffInput, sc *scope) map[vppcfg.Key]bool {
 
 // waitForDependencies holds back ready items whose kind names a key they
 // wait for (vppcfg's kindSpec.WaitsFor) that is neither applied nor ready itself.
-func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready map[vppcfg.Key]bool) {
-	sc.eachDesired(func(k vppcfg.Key, d vppcfg.Item) {
-		if !ready[k] {
+func (p *opPlan) waitForDependencies(sc *scope, in diffInput, ready *readySet) {
+	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
+		if ready.held(k) {
 			return
 		}
-		dep, why, ok := core.Describe(k.Kind).WaitsFor(d)
+		dep, why, ok := core.Describe(k.Kind).WaitsFor(e.Item)
 		if !ok {
 			return
 		}
-		if _, applied := in.Applied[dep]; !ready[dep] && !applied {
-			delete(ready, k)
+		if _, applied := in.Applied[dep]; !ready.has(dep) && !applied {
+			ready.hold(k)
 			p.Pending[k] = why
 		}
 	})

@@ -26,24 +26,25 @@ func gateEnabled(in diffInput, gk vppcfg.Key) bool {
 // gateReset re-creates every ready item of a plugin when the plan
 // re-enables it (changes holds a recreate of its gate), which wipes them
 // all in VPP.
-func (p *opPlan) gateReset(in diffInput, ready map[vppcfg.Key]bool, changes map[vppcfg.Key]change) {
+func (p *opPlan) gateReset(in diffInput, ready *readySet, changes *changeSet) {
 	for g := range core.Gates {
-		if changes[g.GateKey] != changeRecreate {
+		if !changes.recreates(g.GateKey) {
 			continue
 		}
 		if p.Reset == nil {
 			p.Reset = map[vppcfg.Kind]bool{}
 		}
 		p.Reset[g.Kind] = true
-		for k := range in.Desired {
+		for k, e := range in.Desired {
 			if gatedBy(k.Kind) != g.Kind {
 				continue
 			}
-			if _, evaluated := ready[k]; !evaluated && p.Pending[k] == "" && p.Blocked[k] == nil {
-				ready[k] = missingInterface(in.Desired[k].Item, in.Interfaces) == ""
+			if !ready.has(k) && p.Pending[k] == "" && p.Blocked[k] == nil {
+				// Out of the diff's scope: decided here.
+				ready.decide(k, missingInterface(e.Item, in.Interfaces) == "")
 			}
-			if ready[k] {
-				changes[k] = changeCreate
+			if ready.has(k) {
+				changes.create(k, e)
 			}
 		}
 	}
@@ -51,7 +52,7 @@ func (p *opPlan) gateReset(in diffInput, ready map[vppcfg.Key]bool, changes map[
 
 // gateDeletes disables a plugin only when no item of it stays desired or
 // applied: disabling deletes all of the plugin's state in VPP.
-func (p *opPlan) gateDeletes(in diffInput, deletes []driverapi.Op, changes map[vppcfg.Key]change) []driverapi.Op {
+func (p *opPlan) gateDeletes(in diffInput, deletes []driverapi.Op, changes *changeSet) []driverapi.Op {
 	var out []driverapi.Op
 	for g := range core.Gates {
 		if op, ok := p.gateDelete(in, g, deletes, changes); ok {
@@ -61,13 +62,13 @@ func (p *opPlan) gateDeletes(in diffInput, deletes []driverapi.Op, changes map[v
 	return out
 }
 
-func (p *opPlan) gateDelete(in diffInput, g *core.Descriptor, deletes []driverapi.Op, changes map[vppcfg.Key]change) (driverapi.Op, bool) {
+func (p *opPlan) gateDelete(in diffInput, g *core.Descriptor, deletes []driverapi.Op, changes *changeSet) (driverapi.Op, bool) {
 	gk := g.GateKey
 	a, applied := in.Applied[gk]
 	if !applied {
 		return driverapi.Op{}, false
 	}
-	if changes[gk] == changeRecreate {
+	if changes.recreates(gk) {
 		return driverapi.Op{Type: driverapi.OpDelete, Key: gk, Item: a.Item}, true
 	}
 	if in.Desired.Has(gk) {

@@ -233,8 +233,10 @@ func (r *Reconciler) commit(ctx context.Context, owner string, ops []core.TxnOp,
 	for _, op := range ops {
 		k := op.KeyOf()
 		r.retry.reset(k)
-		r.dirty[k] = true
-		r.full = r.full || core.Describe(k.Kind).IsGate()
+		if !r.full { // a full pass diffs every key: no need to list them
+			r.dirty[k] = true
+			r.full = core.Describe(k.Kind).IsGate()
+		}
 	}
 	if !r.synced {
 		log().Debug("transaction recorded; applied by the first resync")

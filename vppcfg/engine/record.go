@@ -18,7 +18,6 @@ var errNoResult = errors.New("driver returned no result")
 func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 	now := time.Now()
 	failed := map[vppcfg.Key]error{}
-	succeeded := make(map[vppcfg.Key]bool, len(ops))
 	for i, op := range ops {
 		res := driverapi.OpResult{Err: errNoResult}
 		if i < len(results) {
@@ -50,17 +49,21 @@ func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 			r.opLog(op).Debug("VPP operation done")
 		}
 		r.applyResult(op.Op, op.owner, res)
-		for _, k := range op.keys() {
-			succeeded[k] = true
-		}
 	}
 	for k, err := range failed {
 		r.failKey(k, err, now)
 	}
-	for k := range succeeded {
-		if _, bad := failed[k]; !bad {
-			r.retry.succeeded(k)
-			delete(r.lastErr, k)
+	// The keys of the ops that succeeded, but for those with a failed op
+	// in the batch, are over any failure: walked in the batch rather than
+	// collected in a set (a cold sync's chunk is a thousand keys).
+	for i, op := range ops {
+		if i < len(results) && results[i].Err == nil {
+			for _, k := range op.keys() {
+				if _, bad := failed[k]; !bad {
+					r.retry.succeeded(k)
+					delete(r.lastErr, k)
+				}
+			}
 		}
 	}
 }

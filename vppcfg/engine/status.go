@@ -112,24 +112,36 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 	// The desired keys, then the applied ones not desired, then statuses of
 	// neither: looked up in the two maps rather than collected in a third
 	// (a cold sync has 100,000 keys).
-	for k := range r.store.Items {
-		r.refreshStatus(plan, k, now)
+	live := len(r.store.Items)
+	if plan != nil { // most desired items are applied after a pass
+		r.appliedStatuses = core.Reserve(r.appliedStatuses, live-len(r.appliedStatuses))
+	}
+	for k, e := range r.store.Items {
+		r.refreshDesired(plan, k, e, now)
 	}
 	for k := range r.applied {
 		if _, desired := r.store.Items[k]; !desired {
 			r.refreshStatus(plan, k, now)
+			live++
 		}
 	}
 	gone := func(k vppcfg.Key) bool {
-		_, desired := r.store.Items[k]
-		_, applied := r.applied[k]
-		return !desired && !applied
-	}
-	r.forEachKey(func(k vppcfg.Key) {
-		if gone(k) {
-			r.forget(k)
+		if _, desired := r.store.Items[k]; desired {
+			return false
 		}
-	})
+		_, applied := r.applied[k]
+		return !applied
+	}
+	// Every desired or applied key has a status now: when the book holds
+	// no more than those, no status is left to forget, and the walk over
+	// all of them (two lookups a key) is skipped.
+	if len(r.statuses)+len(r.appliedStatuses) > live {
+		r.forEachKey(func(k vppcfg.Key) {
+			if gone(k) {
+				r.forget(k)
+			}
+		})
+	}
 	// A failure whose key nobody wants any more is over too: left armed,
 	// its retry woke the loop for a pass with nothing to do, and the key
 	// stayed failed until that pass (a test that checked right after the
@@ -156,50 +168,65 @@ func (r *Reconciler) forget(k vppcfg.Key) {
 
 // refreshStatus recomputes one key's status. Called with storeMu and smu held.
 func (r *Reconciler) refreshStatus(plan *opPlan, k vppcfg.Key, now time.Time) {
-	var next ItemStatus
 	if e, desired := r.store.Items[k]; desired {
-		d := e.Item
-		next = ItemStatus{Key: k, Owners: e.Owners}
-		a, applied := r.applied[k]
-		switch {
-		case plan == nil:
-			next.State, next.Reason = StatePending, "waiting for the first resync with VPP"
-		case plan.Blocked[k] != nil:
-			next.State, next.Err = StateFailed, plan.Blocked[k]
-		case plan.Pending[k] != "":
-			next.State, next.Reason = StatePending, plan.Pending[k]
-		case r.lastErr[k] != nil && (r.retryArmed(k) || !applied || !core.EqualApplied(d, a.Item)):
-			next.State, next.Err = StateFailed, r.lastErr[k]
-		case applied && core.EqualApplied(d, a.Item):
-			// A failure without an armed retry is over when VPP holds the
-			// desired value: the item was put back to the value the failed
-			// op left in place, or a resync found it applied.
-			r.retry.succeeded(k)
-			delete(r.lastErr, k)
-			next.State = StateApplied
-		default:
-			next.State, next.Reason = StatePending, "not applied yet"
-		}
-	} else if a, applied := r.applied[k]; applied {
-		next = ItemStatus{Key: k, Owners: []string{a.Owner.String()}, Deleting: true}
-		switch {
-		case r.lastErr[k] != nil:
-			next.State, next.Err = StateFailed, r.lastErr[k]
-		case plan != nil && plan.Pending[k] != "":
-			next.State, next.Reason = StatePending, plan.Pending[k]
-		default:
-			next.State, next.Reason = StatePending, "delete pending"
-		}
-	} else {
+		r.refreshDesired(plan, k, e, now)
+		return
+	}
+	a, applied := r.applied[k]
+	if !applied {
 		// Neither desired nor in VPP: nothing left to retry or report.
 		r.forget(k)
 		return
 	}
+	next := ItemStatus{Key: k, Owners: []string{a.Owner.String()}, Deleting: true}
+	switch {
+	case r.lastErr[k] != nil:
+		next.State, next.Err = StateFailed, r.lastErr[k]
+	case plan != nil && plan.Pending[k] != "":
+		next.State, next.Reason = StatePending, plan.Pending[k]
+	default:
+		next.State, next.Reason = StatePending, "delete pending"
+	}
+	r.settle(k, next, now)
+}
+
+// refreshDesired recomputes the status of k, desired as e. Called with
+// storeMu and smu held.
+func (r *Reconciler) refreshDesired(plan *opPlan, k vppcfg.Key, e core.DesiredEntry, now time.Time) {
+	d := e.Item
+	next := ItemStatus{Key: k, Owners: e.Owners}
+	a, applied := r.applied[k]
+	switch {
+	case plan == nil:
+		next.State, next.Reason = StatePending, "waiting for the first resync with VPP"
+	case plan.Blocked[k] != nil:
+		next.State, next.Err = StateFailed, plan.Blocked[k]
+	case plan.Pending[k] != "":
+		next.State, next.Reason = StatePending, plan.Pending[k]
+	case r.lastErr[k] != nil && (r.retryArmed(k) || !applied || !core.EqualApplied(d, a.Item)):
+		next.State, next.Err = StateFailed, r.lastErr[k]
+	case applied && core.EqualApplied(d, a.Item):
+		// A failure without an armed retry is over when VPP holds the
+		// desired value: the item was put back to the value the failed
+		// op left in place, or a resync found it applied.
+		r.retry.succeeded(k)
+		delete(r.lastErr, k)
+		next.State = StateApplied
+	default:
+		next.State, next.Reason = StatePending, "not applied yet"
+	}
+	r.settle(k, next, now)
+}
+
+// settle records next as the status of k, keeping the time the key
+// entered its state when it stays in it. Called with smu held.
+func (r *Reconciler) settle(k vppcfg.Key, next ItemStatus, now time.Time) {
 	next.Failures = r.retry.failures(k)
 	if next.State == StateFailed {
 		next.NextRetry = r.retry.next[k]
 	}
-	prev, hadPrev := r.lookup(k)
+	p := r.find(k)
+	prev, hadPrev := p.status, p.had
 	if hadPrev && prev.State == next.State && prev.Deleting == next.Deleting && prev.Reason == next.Reason &&
 		prev.Err == next.Err && prev.Failures == next.Failures && prev.NextRetry.Equal(next.NextRetry) && slices.Equal(prev.Owners, next.Owners) {
 		return
@@ -208,7 +235,7 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k vppcfg.Key, now time.Time) {
 	if hadPrev && prev.State == next.State && prev.Deleting == next.Deleting {
 		next.Since = prev.Since
 	}
-	r.put(k, &next)
+	r.replace(k, p, next)
 }
 
 // retryArmed reports whether a failed op of k waits for its retry. Called

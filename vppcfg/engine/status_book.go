@@ -76,7 +76,8 @@ func (b *statusBook) share(i impliedStatus) *impliedStatus {
 			return r
 		}
 	}
-	r := &i
+	r := new(impliedStatus) // not &i: that would move i to the heap on every call
+	*r = i
 	b.recent[b.recentNext] = r
 	b.recentNext = (b.recentNext + 1) % len(b.recent)
 	return r
@@ -84,13 +85,27 @@ func (b *statusBook) share(i impliedStatus) *impliedStatus {
 
 // lookup returns the status of k. Called with smu held.
 func (b *statusBook) lookup(k vppcfg.Key) (ItemStatus, bool) {
+	p := b.find(k)
+	return p.status, p.had
+}
+
+// prior is the status a key has before put or replace changes it.
+type prior struct {
+	status ItemStatus
+	// had: k has a status; implied: it is held in appliedStatuses.
+	had, implied bool
+}
+
+// find returns the status of k and where the book holds it. Called with
+// smu held.
+func (b *statusBook) find(k vppcfg.Key) prior {
 	if s, ok := b.statuses[k]; ok {
-		return *s, true
+		return prior{status: *s, had: true}
 	}
 	if i, ok := b.appliedStatuses[k]; ok {
-		return i.status(k), true
+		return prior{status: i.status(k), had: true, implied: true}
 	}
-	return ItemStatus{}, false
+	return prior{}
 }
 
 // keys returns every key with a status, in key order. Called with smu held.
@@ -120,20 +135,43 @@ func (b *statusBook) forEachKey(f func(vppcfg.Key)) {
 // put replaces (or, with nil, removes) the status of k and keeps the
 // counters in step. Called with smu held for writing.
 func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
-	if prev, ok := b.lookup(k); ok {
-		b.count(&prev, -1)
+	prev := b.find(k)
+	if s != nil {
+		b.replace(k, prev, *s)
+		return
+	}
+	if prev.had {
+		b.count(&prev.status, -1)
 		delete(b.statuses, k)
 		delete(b.appliedStatuses, k)
 	}
-	if s == nil {
+}
+
+// replace sets the status of k to next, where prev is what find returned
+// for k: refreshStatus has looked it up already (a cold sync's 100,000
+// keys were looked up twice more), and next goes to the heap only when it
+// is not folded into a shared record. Called with smu held for writing.
+func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
+	i, isImplied := implied(&next)
+	if prev.had {
+		b.count(&prev.status, -1)
+		// The map that gets the new status is written below; only the
+		// other one may hold the key.
+		switch {
+		case prev.implied && !isImplied:
+			delete(b.appliedStatuses, k)
+		case !prev.implied && isImplied:
+			delete(b.statuses, k)
+		}
+	}
+	b.count(&next, 1)
+	if isImplied {
+		b.appliedStatuses[k] = b.share(i)
 		return
 	}
-	b.count(s, 1)
-	if i, ok := implied(s); ok {
-		b.appliedStatuses[k] = b.share(i)
-	} else {
-		b.statuses[k] = s
-	}
+	s := new(ItemStatus)
+	*s = next
+	b.statuses[k] = s
 }
 
 func (b *statusBook) count(st *ItemStatus, d int) {

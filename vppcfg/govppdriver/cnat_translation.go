@@ -14,6 +14,9 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
+// The reply prototypes of the calls below, shared (call.reply).
+var translationUpdateReply api.Message = &cnat.CnatTranslationUpdateReply{}
+
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindCNATTranslation,
@@ -64,16 +67,16 @@ func translation(t *vppcfg.CNATTranslation) cnat.CnatTranslation {
 func updateTranslation(t *vppcfg.CNATTranslation, handle *uint32) *call {
 	return &call{
 		req:   &cnat.CnatTranslationUpdate{Translation: translation(t)},
-		reply: &cnat.CnatTranslationUpdateReply{},
-		check: acceptOf(true, t, describeTranslationUpdate),
+		reply: translationUpdateReply,
+		lazy:  acceptOf(true, t, describeTranslationUpdate),
 		done:  func(m api.Message) { *handle = m.(*cnat.CnatTranslationUpdateReply).ID },
 	}
 }
 
 // describeTranslationUpdate names a translation update in errors.
-func describeTranslationUpdate(_ bool, t *vppcfg.CNATTranslation) string {
+var describeTranslationUpdate = describeAs(func(_ bool, t *vppcfg.CNATTranslation) string {
 	return fmt.Sprintf("update cnat translation %s/%s", t.VIP, t.Protocol)
-}
+})
 
 // delTranslation removes a translation by ID; one already gone is fine.
 func delTranslation(id uint32) *call {

@@ -15,6 +15,9 @@ import (
 
 // Without the route messages (a VPP or fake that lacks one) DropRoute items
 // fail as unsupported and Dump reads no routes.
+// The reply prototypes of the calls below, shared (call.reply).
+var routeAddDelReply api.Message = &ip.IPRouteAddDelReply{}
+
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindDropRoute,
@@ -43,15 +46,15 @@ func addDelDropRoute(isAdd bool, r *vppcfg.DropRoute) *call {
 	return &call{
 		req: &ip.IPRouteAddDel{IsAdd: isAdd, Route: ip.IPRoute{TableID: r.VRF, Prefix: govppnode.Prefix(r.Prefix), NPaths: 1,
 			Paths: []fib_types.FibPath{dropPath(r)}}},
-		reply: &ip.IPRouteAddDelReply{},
-		check: acceptOf(isAdd, r, describeDropRoute),
+		reply: routeAddDelReply,
+		lazy:  acceptOf(isAdd, r, describeDropRoute),
 	}
 }
 
 // describeDropRoute names a drop route call in errors.
-func describeDropRoute(isAdd bool, r *vppcfg.DropRoute) string {
+var describeDropRoute = describeAs(func(isAdd bool, r *vppcfg.DropRoute) string {
 	return fmt.Sprintf("%s drop route %s table %d", verb(isAdd), r.Prefix, r.VRF)
-}
+})
 
 // dumpDropRoutes reads vppsvc's drop routes of every table: routes whose
 // only path drops and carries core.DropRoutePreference.

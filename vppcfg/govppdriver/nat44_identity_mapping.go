@@ -11,6 +11,9 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
+// The reply prototypes of the calls below, shared (call.reply).
+var identityMappingReply api.Message = &nat44_ed.Nat44AddDelIdentityMappingReply{}
+
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindNAT44IdentityMapping,
@@ -32,14 +35,14 @@ func addDelIdentityMapping(isAdd bool, m *vppcfg.NAT44IdentityMapping, tag strin
 	return &call{
 		req: &nat44_ed.Nat44AddDelIdentityMapping{IsAdd: isAdd, Flags: flags, IPAddress: ip4(m.Addr),
 			Protocol: uint8(m.Protocol), Port: m.Port, SwIfIndex: anyInterface, VrfID: m.VRF, Tag: tag},
-		reply: &nat44_ed.Nat44AddDelIdentityMappingReply{},
-		check: deleteTolerantOf(isAdd, m, describeIdentityMapping),
+		reply: identityMappingReply,
+		lazy:  deleteTolerantOf(isAdd, m, describeIdentityMapping),
 	}
 }
 
-func describeIdentityMapping(isAdd bool, m *vppcfg.NAT44IdentityMapping) string {
+var describeIdentityMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44IdentityMapping) string {
 	return fmt.Sprintf("%s NAT44 identity mapping %s:%d/%s vrf %d", verb(isAdd), m.Addr, m.Port, m.Protocol, m.VRF)
-}
+})
 
 func dumpIdentityMappings(r *dumpRun) error {
 	rpc := nat44_ed.NewServiceClient(r.d.conn)

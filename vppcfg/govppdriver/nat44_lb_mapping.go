@@ -12,6 +12,10 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
+// The reply prototypes of the calls below, shared (call.reply).
+var lbMappingReply api.Message = &nat44_ed.Nat44AddDelLbStaticMappingReply{}
+var lbLocalReply api.Message = &nat44_ed.Nat44LbStaticMappingAddDelLocalReply{}
+
 func init() {
 	register(&kindDriver{
 		kind: vppcfg.KindNAT44LBMapping,
@@ -81,13 +85,13 @@ func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) *call {
 	for i, l := range m.Locals {
 		req.Locals[i] = lbLocal(l)
 	}
-	return &call{req: req, reply: &nat44_ed.Nat44AddDelLbStaticMappingReply{},
-		check: deleteTolerantOf(isAdd, m, describeLBMapping)}
+	return &call{req: req, reply: lbMappingReply,
+		lazy: deleteTolerantOf(isAdd, m, describeLBMapping)}
 }
 
-func describeLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping) string {
+var describeLBMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44LBMapping) string {
 	return fmt.Sprintf("%s NAT44 LB mapping %s/%s", verb(isAdd), m.External, m.Protocol)
-}
+})
 
 // addDelLBLocal adds or removes one local of an LB mapping. A delete that
 // would leave fewer than two locals fails with UNSPECIFIED; the plan never
@@ -104,7 +108,7 @@ func addDelLBLocal(isAdd bool, m *vppcfg.NAT44LBMapping, l vppcfg.NAT44LBLocal) 
 	return &call{
 		req: &nat44_ed.Nat44LbStaticMappingAddDelLocal{IsAdd: isAdd, ExternalAddr: ip4(m.External.Addr()),
 			ExternalPort: m.External.Port(), Protocol: uint8(m.Protocol), Local: lbLocal(l)},
-		reply: &nat44_ed.Nat44LbStaticMappingAddDelLocalReply{},
+		reply: lbLocalReply,
 		check: chk,
 	}
 }

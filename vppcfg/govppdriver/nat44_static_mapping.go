@@ -12,6 +12,9 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 )
 
+// The reply prototypes of the calls below, shared (call.reply).
+var staticMappingReply api.Message = &nat44_ed.Nat44AddDelStaticMappingV2Reply{}
+
 func init() {
 	register(&kindDriver{
 		kind:     vppcfg.KindNAT44StaticMapping,
@@ -43,13 +46,13 @@ func addDelStaticMapping(isAdd bool, m *vppcfg.NAT44StaticMapping, tag string) *
 	if m.TwiceNATAddr.IsValid() {
 		req.PoolIPAddress = ip4(m.TwiceNATAddr)
 	}
-	return &call{req: req, reply: &nat44_ed.Nat44AddDelStaticMappingV2Reply{},
-		check: deleteTolerantOf(isAdd, m, describeStaticMapping)}
+	return &call{req: req, reply: staticMappingReply,
+		lazy: deleteTolerantOf(isAdd, m, describeStaticMapping)}
 }
 
-func describeStaticMapping(isAdd bool, m *vppcfg.NAT44StaticMapping) string {
+var describeStaticMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44StaticMapping) string {
 	return fmt.Sprintf("%s NAT44 static mapping %s/%s", verb(isAdd), m.External, m.Protocol)
-}
+})
 
 func dumpStaticMappings(r *dumpRun) error {
 	rpc := nat44_ed.NewServiceClient(r.d.conn)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/core"
@@ -21,17 +22,45 @@ import (
 type call struct {
 	req api.Message
 	// reply is a prototype of the expected reply type; a reply of any other
-	// type means the stream lost its order.
+	// type means the stream lost its order. It is only read, and may be
+	// shared by every call of its message.
 	reply api.Message
 	// check turns the reply's retval into the call's error: nil for
 	// success, and for the VPP errors that mean the desired state holds
-	// (NO_SUCH_ENTRY on a delete). vppErr is nil for retval 0.
+	// (NO_SUCH_ENTRY on a delete). vppErr is nil for retval 0. A call of a
+	// cold sync's kinds has lazy instead (see verdict).
 	check func(vppErr error) error
+	lazy  lazyCheck
 	// done receives the reply of a successful call (to read a handle).
 	done func(reply api.Message)
 	// op is the index of the op this call belongs to.
 	op  int
 	err error
+}
+
+// verdict is the call's error for the reply's VPP error: check's, or the
+// lazy check's, made only when VPP reports an error.
+func (c *call) verdict(vppErr error) error {
+	if c.check != nil {
+		return c.check(vppErr)
+	}
+	if vppErr == nil {
+		return nil
+	}
+	l := c.lazy
+	return l.build(l.isAdd, l.describe(l.isAdd, l.subject))(vppErr)
+}
+
+// lazyCheck is the check of a per-item call of a cold sync, made only when
+// the call fails: the call holds its ingredients, not a closure over them
+// (an allocation a call) nor the description they format (five).
+type lazyCheck struct {
+	isAdd bool
+	// subject is the op's item, which describe names.
+	subject  any
+	describe func(isAdd bool, subject any) string
+	// build makes the check from the description.
+	build func(isAdd bool, what string) func(error) error
 }
 
 // pipe is the API stream of one Apply or ApplyStream call: opened by the
@@ -43,14 +72,56 @@ type pipe struct {
 	ctx    context.Context
 	stream api.Stream
 	broken error
+	// streamCtx is the stream's context, which the watchdog ends when a
+	// reply takes longer than Options.ReplyTimeout (see replyWatchdog).
+	streamCtx    context.Context
+	cancelStream context.CancelCauseFunc
+	watchdog     replyWatchdog
 }
 
 func (d *Driver) newPipe(ctx context.Context) *pipe { return &pipe{d: d, ctx: ctx} }
 
 func (p *pipe) close() {
 	if p.stream != nil {
+		p.watchdog.stop()
 		_ = p.stream.Close()
+		p.cancelStream(nil)
 	}
+}
+
+// replyWatchdog bounds the wait for each reply of a pipe's stream with one
+// timer, re-armed for each reply, that ends the stream's context with
+// govpp's ErrReplyTimeout. govpp's own reply timeout made a timer per reply
+// (three allocations and a timer heap insert and delete a call).
+type replyWatchdog struct {
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+// start makes the watchdog of a stream whose context cancel ends.
+func (w *replyWatchdog) start(timeout time.Duration, cancel context.CancelCauseFunc) {
+	w.timeout = timeout
+	w.timer = time.AfterFunc(timeout, func() { cancel(fmt.Errorf("%w %s", core.ErrReplyTimeout, timeout)) })
+	w.timer.Stop()
+}
+
+// arm starts the wait for one reply.
+func (w *replyWatchdog) arm() { w.timer.Reset(w.timeout) }
+
+// stop ends the wait: no reply is awaited.
+func (w *replyWatchdog) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// recvErr is the error of a failed receive: the watchdog's, when it ended
+// the stream.
+func (p *pipe) recvErr(err error) error {
+	if cause := context.Cause(p.streamCtx); errors.Is(cause, core.ErrReplyTimeout) {
+		return cause
+	}
+	return err
 }
 
 // run sends independent requests on the pipe's stream without waiting for
@@ -73,13 +144,16 @@ func (p *pipe) run(calls []*call) {
 	d, ctx := p.d, p.ctx
 	depth := d.opts.PipelineDepth
 	if p.stream == nil {
-		stream, err := d.conn.NewStream(ctx, d.streamOptions(depth)...)
+		sctx, cancel := context.WithCancelCause(ctx)
+		stream, err := d.conn.NewStream(sctx, d.streamOptions(depth)...)
 		if err != nil {
+			cancel(nil)
 			p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
 			failAll(calls, p.broken)
 			return
 		}
-		p.stream = stream
+		p.stream, p.streamCtx, p.cancelStream = stream, sctx, cancel
+		p.watchdog.start(d.opts.ReplyTimeout, cancel)
 	}
 	stream := p.stream
 	for start := 0; start < len(calls); start += depth {
@@ -116,7 +190,11 @@ func (p *pipe) run(calls []*call) {
 			sent = append(sent, c)
 		}
 		for i, c := range sent {
+			p.watchdog.arm()
 			msg, err := stream.RecvMsg()
+			if err != nil {
+				err = p.recvErr(err)
+			}
 			if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
 				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
 			}
@@ -128,14 +206,16 @@ func (p *pipe) run(calls []*call) {
 				}
 				failAll(calls[start+len(chunk):], err)
 				p.broken = err
+				p.watchdog.stop()
 				return
 			}
-			c.err = c.check(api.RetvalToVPPApiError(retval(msg)))
+			c.err = c.verdict(api.RetvalToVPPApiError(retval(msg)))
 			d.count(c.req.GetMessageName(), c.err != nil)
 			if c.err == nil && c.done != nil {
 				c.done(msg)
 			}
 		}
+		p.watchdog.stop()
 		if p.broken != nil {
 			return
 		}
@@ -159,8 +239,9 @@ func failAll(calls []*call, err error) {
 	}
 }
 
-// streamOptions sizes govpp's request and reply buffers to the window; the
-// options exist only on govpp's own connection type.
+// streamOptions sizes govpp's request and reply buffers to the window and
+// turns govpp's reply timeout off (the pipe's watchdog bounds each reply);
+// the options exist only on govpp's own connection type.
 func (d *Driver) streamOptions(depth int) []api.StreamOption {
 	if _, ok := d.conn.(*core.Connection); !ok {
 		return nil
@@ -168,7 +249,7 @@ func (d *Driver) streamOptions(depth int) []api.StreamOption {
 	return []api.StreamOption{
 		core.WithRequestSize(depth),
 		core.WithReplySize(depth + 1),
-		core.WithReplyTimeout(d.opts.ReplyTimeout),
+		core.WithReplyTimeout(0),
 	}
 }
 
@@ -262,25 +343,22 @@ func deleteTolerant(isAdd bool, what string) func(error) error {
 // sync: describe formats the call's description only when the call fails.
 // Formatting it up front for every call cost five allocations a call, a
 // third of the driver's own.
-func deleteTolerantOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
-	return checkOf(isAdd, it, describe, deleteTolerant)
+func deleteTolerantOf(isAdd bool, it any, describe func(isAdd bool, it any) string) lazyCheck {
+	return lazyCheck{isAdd: isAdd, subject: it, describe: describe, build: deleteTolerant}
 }
 
 // acceptOf is accept for the per-item calls of a cold sync, formatting the
 // description only when the call fails.
-func acceptOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string) func(error) error {
-	return checkOf(isAdd, it, describe, func(_ bool, what string) func(error) error { return accept(what) })
+func acceptOf(isAdd bool, it any, describe func(isAdd bool, it any) string) lazyCheck {
+	return lazyCheck{isAdd: isAdd, subject: it, describe: describe, build: acceptWhat}
 }
 
-// checkOf builds the check of one call only when the call fails: describe
-// names the call, build makes the check from that name.
-func checkOf[T any](isAdd bool, it T, describe func(isAdd bool, it T) string, build func(isAdd bool, what string) func(error) error) func(error) error {
-	return func(err error) error {
-		if err == nil {
-			return nil
-		}
-		return build(isAdd, describe(isAdd, it))(err)
-	}
+func acceptWhat(_ bool, what string) func(error) error { return accept(what) }
+
+// describeAs makes a lazyCheck's describe of a function that names items
+// of type T.
+func describeAs[T any](describe func(isAdd bool, it T) string) func(bool, any) string {
+	return func(isAdd bool, it any) string { return describe(isAdd, it.(T)) }
 }
 
 // verb names an add or a delete in errors.

@@ -38,6 +38,26 @@ type endpoint struct {
 // for violation details. The only error is -97 for an interface endpoint with
 // an IfAf that is neither IPv4 nor IPv6.
 func (p *Plugin) decodeEndpoint(in cnat.CnatEndpoint, what string) (endpoint, int32) {
+	return p.decodeField(in, endpointField{name: what, path: -1})
+}
+
+// endpointField names an endpoint of a request in violation details ("Vip",
+// "path[1].DstEp"). It is formatted only when a violation is recorded: every
+// path of every translation update is decoded.
+type endpointField struct {
+	name string // the field, or within a path SrcEp or DstEp
+	path int    // the index in Paths, or -1 outside them
+}
+
+func (f endpointField) String() string {
+	if f.path < 0 {
+		return f.name
+	}
+	return fmt.Sprintf("path[%d].%s", f.path, f.name)
+}
+
+// decodeField is decodeEndpoint for the field what.
+func (p *Plugin) decodeField(in cnat.CnatEndpoint, what endpointField) (endpoint, int32) {
 	ep := endpoint{sw: uint32(in.SwIfIndex), port: in.Port}
 	if ep.sw == invalidIndex {
 		a, ok := apiaddr.From(in.Addr)

@@ -41,7 +41,7 @@ func (p *Plugin) InputFeature(f Flow, now time.Time) Result {
 		return r // not a cnat address: silent, as most traffic on the interface
 	}
 	var why string
-	id, found := p.byKey[trKey{c.addr, f.Dst.Port(), f.Proto}]
+	id, found := p.byKey[trKey{addr: c.addr, port: f.Dst.Port(), proto: f.Proto}]
 	var t *translation
 	pi := 0
 	switch {

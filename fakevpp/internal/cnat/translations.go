@@ -68,14 +68,17 @@ type translation struct {
 	client netip.Addr
 }
 
-// trKey is the cnat_translation_db key of a resolved VIP.
+// trKey is the cnat_translation_db key of a resolved VIP. zero spells out
+// the padding the compiler would insert: a key without padding is hashed and
+// compared as one block of memory instead of field by field.
 type trKey struct {
 	addr  netip.Addr
 	port  uint16
 	proto uint8
+	zero  [5]uint8
 }
 
-func (t *translation) key() trKey { return trKey{t.client, t.vip.port, t.proto} }
+func (t *translation) key() trKey { return trKey{addr: t.client, port: t.vip.port, proto: t.proto} }
 
 // restack is cnat_translation_stack: rebuild the active set and, for maglev,
 // the lookup table (only when a path is active, as in VPP).
@@ -134,11 +137,11 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 	}
 	paths := make([]path, len(in.Paths))
 	for i, ap := range in.Paths {
-		src, rv := p.decodeEndpoint(ap.SrcEp, fmt.Sprintf("path[%d].SrcEp", i))
+		src, rv := p.decodeField(ap.SrcEp, endpointField{name: "SrcEp", path: i})
 		if rv != rvOK {
 			return fail(rv)
 		}
-		dst, rv := p.decodeEndpoint(ap.DstEp, fmt.Sprintf("path[%d].DstEp", i))
+		dst, rv := p.decodeField(ap.DstEp, endpointField{name: "DstEp", path: i})
 		if rv != rvOK {
 			return fail(rv)
 		}
@@ -157,7 +160,7 @@ func (p *Plugin) TranslationUpdate(m *cnat.CnatTranslationUpdate) *cnat.CnatTran
 	var t *translation
 	if vip.resolved {
 		p.clientAdd(vip.addr, flags&flagExclusive != 0)
-		if id, ok := p.byKey[trKey{vip.addr, vip.port, proto}]; ok {
+		if id, ok := p.byKey[trKey{addr: vip.addr, port: vip.port, proto: proto}]; ok {
 			t = p.translations[id]
 		}
 	} else if dup := p.findUnresolvedTwin(vip, proto); dup != nil {

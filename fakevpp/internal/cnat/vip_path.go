@@ -54,7 +54,7 @@ func (p *Plugin) VIP(f Flow, now time.Time) Result {
 		// ICMP never matches a translation in practice (README.md#snat-policies).
 		return followFIB(c, r, fmt.Sprintf("%s does not match translations", describeProto(f)))
 	}
-	id, ok := p.byKey[trKey{c.addr, f.Dst.Port(), f.Proto}]
+	id, ok := p.byKey[trKey{addr: c.addr, port: f.Dst.Port(), proto: f.Proto}]
 	if !ok {
 		return followFIB(c, r, fmt.Sprintf("no translation for port %d/%s", f.Dst.Port(), protoName(f.Proto)))
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -38,26 +39,43 @@ import (
 // VPP of the writes that built the same state must have none.
 
 // recorder is a client connection to the node's VPP that keeps a copy of
-// every state-changing request written through it.
+// every state-changing request written through it. It sits inside the
+// product's timed cold sync, so a write costs it a lookup by ID, a copy
+// into a shared arena and a clock read, and nothing is allocated per write
+// once reserve has made room.
 type recorder struct {
 	adapter.VppAPI
 
-	mu    sync.Mutex
-	names map[uint16]string // message ID → name_crc
-	msgs  [][]byte
-	at    []time.Time // when each of msgs was written
+	mu     sync.Mutex
+	names  map[uint16]string // message ID → name_crc
+	writes map[uint16]bool   // message ID → state-changing
+	arena  []byte            // the copies of msgs, back to back
+	msgs   [][]byte
+	at     []time.Time // when each of msgs was written
 }
 
-func newRecorder(a adapter.VppAPI) *recorder { return &recorder{VppAPI: a, names: map[uint16]string{}} }
+func newRecorder(a adapter.VppAPI) *recorder {
+	return &recorder{VppAPI: a, names: map[uint16]string{}, writes: map[uint16]bool{}}
+}
 
 func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
 	id, err := r.VppAPI.GetMsgID(msgName, msgCrc)
 	if err == nil {
 		r.mu.Lock()
 		r.names[id] = msgName + "_" + msgCrc
+		r.writes[id] = !isReadOnly(msgName + "_" + msgCrc)
 		r.mu.Unlock()
 	}
 	return id, err
+}
+
+// reserve makes room for n more writes of about size bytes each.
+func (r *recorder) reserve(n, size int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = slices.Grow(r.msgs, n)
+	r.at = slices.Grow(r.at, n)
+	r.arena = slices.Grow(r.arena, n*size)
 }
 
 func (r *recorder) SendMsg(context uint32, data []byte) error {
@@ -69,8 +87,12 @@ func (r *recorder) SendMsg(context uint32, data []byte) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if name, ok := r.names[binary.BigEndian.Uint16(data)]; ok && !isReadOnly(name) {
-		r.msgs = append(r.msgs, append([]byte(nil), data...))
+	if r.writes[binary.BigEndian.Uint16(data)] {
+		// A copy of its own: the caller reuses data. Earlier copies keep
+		// the arena they were made in when it grows.
+		start := len(r.arena)
+		r.arena = append(r.arena, data...)
+		r.msgs = append(r.msgs, r.arena[start:len(r.arena):len(r.arena)])
 		r.at = append(r.at, time.Now())
 	}
 	return nil

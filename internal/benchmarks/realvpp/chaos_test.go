@@ -56,9 +56,41 @@ func signalVPP(tb testing.TB, pid int, sig syscall.Signal) {
 // interfaces are back.
 func killAndRestart(tb testing.TB, n *rv.Node, pid int) {
 	tb.Helper()
+	killCountAndRestart(tb, n, pid, false)
+}
+
+// killCountAndRestart is killAndRestart that, with count, resets n's call
+// counts once the old VPP is gone and before the new one starts: every
+// write the new VPP then hears from the agent is counted, including those
+// it sends while the node is still re-creating its topology.
+func killCountAndRestart(tb testing.TB, n *rv.Node, pid int, count bool) {
+	tb.Helper()
 	signalVPP(tb, pid, syscall.SIGKILL)
+	if count {
+		waitExited(tb, pid)
+		n.ResetCalls()
+	}
 	if err := n.Restart(); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// waitExited waits until process pid has exited (gone or a zombie, its
+// sockets closed either way), for at most 10 seconds.
+func waitExited(tb testing.TB, pid int) {
+	tb.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		// The state follows the command's closing parenthesis.
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("VPP (pid %d) still runs 10 s after SIGKILL", pid)
+		}
 	}
 }
 
@@ -95,8 +127,7 @@ func TestChaosKillDuringColdSync(t *testing.T) {
 			resyncs := a.Reconciler.Stats().Resyncs
 			go a.Processor.Resync(snapshot(c.services, c.eps, false, false))
 			waitWrites(t, n, c.afterWrites)
-			killAndRestart(t, n, pid)
-			n.ResetCalls()
+			killCountAndRestart(t, n, pid, true)
 			back := time.Now()
 			waitResync(t, a, resyncs)
 			a.converge(t)

@@ -3,7 +3,6 @@ package core
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -132,19 +131,8 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 	return nil
 }
 
-// reserve makes room for up to n more items when that is many more than
-// the store holds (a cold sync): the items move once into a map of the
-// final size instead of the map growing from its few node-wide items
-// (splitting and rehashing its tables at every doubling, a few percent of
-// a cold sync of 50,000 services).
-func (s *Store) reserve(n int) {
-	if n < 64 || n < 2*len(s.Items) {
-		return
-	}
-	items := make(DesiredItems, len(s.Items)+n)
-	maps.Copy(items, s.Items)
-	s.Items = items
-}
+// reserve makes room for up to n more items (see Reserve).
+func (s *Store) reserve(n int) { s.Items = Reserve(s.Items, n) }
 
 // check rejects a put of v at k that conflicts with another owner's value
 // of the key or with other desired items (crossCheck).
