@@ -64,6 +64,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 	r.storeMu.RUnlock()
 	if len(ops) > 0 {
 		r.applied = core.Reserve(r.applied, countCreates(ops))
+		r.beginEarly(earlyPlan(&plan, sc != nil))
 		r.execute(ctx, ops)
 	}
 	if sc != nil {
@@ -82,6 +83,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 		}
 	}
 	r.refreshStatuses(&plan, sc)
+	r.early = nil
 }
 
 // readyTasks returns the tasks out of backoff: all itself when every

@@ -85,7 +85,8 @@ type Stats struct {
 	Synced bool
 	// Applying is true while a pass changes VPP: the counters above then
 	// describe the state from before it (a commit of 5,000 services, or the
-	// requests in flight to a VPP that just died).
+	// requests in flight to a VPP that just died), but for the keys whose
+	// ops a full pass has recorded already (status_early.go).
 	Applying bool
 	// WaitingForInterface counts the pending items (of Pending) that wait
 	// for an interface VPP does not have (yet), such as the NAT roles and
@@ -117,7 +118,9 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 		r.appliedStatuses = core.Reserve(r.appliedStatuses, live-len(r.appliedStatuses))
 	}
 	for k, e := range r.store.Items {
-		r.refreshDesired(plan, k, e, now)
+		if !r.settledEarly(k) {
+			r.refreshDesired(plan, k, e, now)
+		}
 	}
 	for k := range r.applied {
 		if _, desired := r.store.Items[k]; !desired {

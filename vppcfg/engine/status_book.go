@@ -31,8 +31,11 @@ type statusBook struct {
 	recentNext int
 	counters   Stats
 	waitingIf  int // pending statuses waiting for an interface
+	// stamp marks the records a pass settling early makes (status_early.go).
+	stamp uint64
 	// passing counts passes in progress: statuses describe the state from
-	// before a pass until it ends (Stats.Applying).
+	// before a pass, but for the keys it has settled early, until it ends
+	// (Stats.Applying).
 	passing atomic.Int32
 }
 
@@ -47,6 +50,7 @@ func newStatusBook() statusBook {
 type impliedStatus struct {
 	owners []string
 	since  int64
+	stamp  uint64 // the book's stamp when the record was made
 }
 
 // implied returns the compact form of s, if s is an applied status that
@@ -72,7 +76,7 @@ func (i impliedStatus) status(k vppcfg.Key) ItemStatus {
 // change into another's status. Called with smu held for writing.
 func (b *statusBook) share(i impliedStatus) *impliedStatus {
 	for _, r := range b.recent {
-		if r != nil && r.since == i.since && slices.Equal(r.owners, i.owners) {
+		if r != nil && r.since == i.since && r.stamp == i.stamp && slices.Equal(r.owners, i.owners) {
 			return r
 		}
 	}
@@ -166,6 +170,7 @@ func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
 	}
 	b.count(&next, 1)
 	if isImplied {
+		i.stamp = b.stamp
 		b.appliedStatuses[k] = b.share(i)
 		return
 	}
