@@ -121,8 +121,10 @@ type loopState struct {
 	dirty map[vppcfg.Key]bool
 	full  bool
 	// early is the plan of the pass in progress when it settles statuses
-	// as its ops are recorded (status_early.go); nil otherwise.
-	early *opPlan
+	// as its ops are recorded (status_early.go), nil otherwise; planned is
+	// the store's version it was planned from.
+	early   *opPlan
+	planned uint64
 }
 
 // appliedView is what the layer believes VPP holds: set by each resync

@@ -117,15 +117,20 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 	if plan != nil { // most desired items are applied after a pass
 		r.appliedStatuses = core.Reserve(r.appliedStatuses, live-len(r.appliedStatuses))
 	}
+	all := r.allSettledEarly()
 	for k, e := range r.store.Items {
-		if !r.settledEarly(k) {
+		if !all && !r.settledEarly(k) {
 			r.refreshDesired(plan, k, e, now)
 		}
 	}
-	for k := range r.applied {
-		if _, desired := r.store.Items[k]; !desired {
-			r.refreshStatus(plan, k, now)
-			live++
+	// With every desired key applied, VPP holds no other when it holds
+	// as many keys.
+	if !all || len(r.applied) != len(r.store.Items) {
+		for k := range r.applied {
+			if _, desired := r.store.Items[k]; !desired {
+				r.refreshStatus(plan, k, now)
+				live++
+			}
 		}
 	}
 	gone := func(k vppcfg.Key) bool {

@@ -31,8 +31,10 @@ type statusBook struct {
 	recentNext int
 	counters   Stats
 	waitingIf  int // pending statuses waiting for an interface
-	// stamp marks the records a pass settling early makes (status_early.go).
-	stamp uint64
+	// stamp marks the records a pass settling early makes (status_early.go);
+	// stamped counts the keys whose record carries it.
+	stamp   uint64
+	stamped int
 	// passing counts passes in progress: statuses describe the state from
 	// before a pass, but for the keys it has settled early, until it ends
 	// (Stats.Applying).
@@ -96,8 +98,9 @@ func (b *statusBook) lookup(k vppcfg.Key) (ItemStatus, bool) {
 // prior is the status a key has before put or replace changes it.
 type prior struct {
 	status ItemStatus
-	// had: k has a status; implied: it is held in appliedStatuses.
-	had, implied bool
+	// had: k has a status; implied: it is held in appliedStatuses;
+	// stamped: by a record carrying the book's stamp.
+	had, implied, stamped bool
 }
 
 // find returns the status of k and where the book holds it. Called with
@@ -107,7 +110,7 @@ func (b *statusBook) find(k vppcfg.Key) prior {
 		return prior{status: *s, had: true}
 	}
 	if i, ok := b.appliedStatuses[k]; ok {
-		return prior{status: i.status(k), had: true, implied: true}
+		return prior{status: i.status(k), had: true, implied: true, stamped: i.stamp == b.stamp}
 	}
 	return prior{}
 }
@@ -148,6 +151,9 @@ func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
 		b.count(&prev.status, -1)
 		delete(b.statuses, k)
 		delete(b.appliedStatuses, k)
+		if prev.stamped {
+			b.stamped--
+		}
 	}
 }
 
@@ -157,6 +163,9 @@ func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
 // is not folded into a shared record. Called with smu held for writing.
 func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
 	i, isImplied := implied(&next)
+	if prev.stamped {
+		b.stamped--
+	}
 	if prev.had {
 		b.count(&prev.status, -1)
 		// The map that gets the new status is written below; only the
@@ -171,6 +180,7 @@ func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
 	b.count(&next, 1)
 	if isImplied {
 		i.stamp = b.stamp
+		b.stamped++
 		b.appliedStatuses[k] = b.share(i)
 		return
 	}

@@ -40,14 +40,15 @@ func earlyPlan(plan *opPlan, scoped bool) *opPlan {
 	return plan
 }
 
-// beginEarly prepares the status book for a pass settling early: room for
-// the statuses of the desired keys, and a new stamp for the records settled
-// from now on. Called with mu held.
-func (r *Reconciler) beginEarly(plan *opPlan) {
+// beginEarly prepares the status book for a pass settling early, planned
+// from the store's version planned: room for the statuses of the desired
+// keys, and a new stamp for the records settled from now on. Called with
+// mu held.
+func (r *Reconciler) beginEarly(plan *opPlan, planned uint64) {
 	if r.settleLate {
 		plan = nil
 	}
-	r.early = plan
+	r.early, r.planned = plan, planned
 	if plan == nil {
 		return
 	}
@@ -56,7 +57,7 @@ func (r *Reconciler) beginEarly(plan *opPlan) {
 	r.storeMu.RUnlock()
 	r.smu.Lock()
 	r.appliedStatuses = core.Reserve(r.appliedStatuses, desired-len(r.appliedStatuses))
-	r.stamp++
+	r.stamp, r.stamped = r.stamp+1, 0
 	r.smu.Unlock()
 }
 
@@ -67,6 +68,10 @@ func (r *Reconciler) settleEarly(ops []task) {
 		return // a commit holds or waits for the store: refreshStatuses settles these keys
 	}
 	defer r.storeMu.RUnlock()
+	// A create's task holds the desired entry it was planned from, the
+	// store's own while the store has not changed since: a cold sync's
+	// 50,000 keys are not looked up again.
+	unchanged := r.store.Version() == r.planned
 	now := time.Now()
 	r.smu.Lock()
 	defer r.smu.Unlock()
@@ -75,10 +80,20 @@ func (r *Reconciler) settleEarly(ops []task) {
 		if op.covers != nil || core.Merged(op.Key.Kind) || (i > 0 && ops[i-1].Key == op.Key) {
 			continue
 		}
-		if e, desired := r.store.Items[op.Key]; desired {
+		if unchanged && op.Type == driverapi.OpCreate {
+			r.refreshDesired(r.early, op.Key, core.DesiredEntry{Item: op.Item, Owners: op.owners}, now)
+		} else if e, desired := r.store.Items[op.Key]; desired {
 			r.refreshDesired(r.early, op.Key, e, now)
 		}
 	}
+}
+
+// allSettledEarly reports whether this pass has settled every desired key
+// early (a cold sync's): the store is the one the pass was planned from,
+// and it holds as many keys as carry the pass's stamp (settledEarly).
+// Called with storeMu and smu held.
+func (r *Reconciler) allSettledEarly() bool {
+	return r.early != nil && r.store.Version() == r.planned && r.stamped == len(r.store.Items)
 }
 
 // settledEarly reports whether this pass has settled the status of k

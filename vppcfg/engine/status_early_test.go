@@ -15,8 +15,8 @@ import (
 
 // earlyScenario resyncs, through a driver streaming chunks of 3, LB
 // mappings, a failing ACL and a failing mapping, ACL bindings (a merged
-// kind) on an interface VPP has and one it lacks, and returns the
-// statuses (times zeroed) and counters.
+// kind) on an interface VPP has and one it lacks, then updates every
+// mapping's local, and returns the statuses (times zeroed) and counters.
 func earlyScenario(t *testing.T, settleLate bool) ([]ItemStatus, Stats) {
 	t.Helper()
 	f := newFakeDriver("eth0")
@@ -33,6 +33,9 @@ func earlyScenario(t *testing.T, settleLate bool) ([]ItemStatus, Stats) {
 		binding("eth0", vppcfg.ACLInput, "a", 1), binding("eth9", vppcfg.ACLInput, "a", 1))...)
 	require.NoError(t, r.Resync(context.Background()))
 	require.Greater(t, len(s.chunks), 5, "the resync was streamed: %v", s.chunks)
+	// Then every mapping's local changes: a full pass of updates.
+	commit(t, r.Client("svc").ResyncTxn(), append(lbs(20, 8080), global, acl("a", 80), acl("bad", 81),
+		binding("eth0", vppcfg.ACLInput, "a", 1), binding("eth9", vppcfg.ACLInput, "a", 1))...)
 	var statuses []ItemStatus
 	for _, st := range r.Statuses() {
 		st.Since, st.NextRetry = time.Time{}, time.Time{}
@@ -80,9 +83,11 @@ func (d *lookingDriver) ApplyStream(ctx context.Context, chunks <-chan []drivera
 
 // TestEarlyStatusesWhileVPPWrites: while the driver still writes a full
 // pass's later chunks, the keys of its first chunk are applied already
-// (their statuses no longer wait for the pass's last reply).
+// (their statuses no longer wait for the pass's last reply); every key
+// applied, the pass ends with the statuses of one settling late.
 func TestEarlyStatusesWhileVPPWrites(t *testing.T) {
-	for _, late := range []bool{false, true} {
+	var want []ItemStatus
+	for _, late := range []bool{true, false} {
 		d := &lookingDriver{streamingDriver: &streamingDriver{fakeDriver: newFakeDriver()}, at: 5}
 		r := NewReconciler(d, testOptions())
 		d.r, d.key = r, global.Key()
@@ -94,8 +99,15 @@ func TestEarlyStatusesWhileVPPWrites(t *testing.T) {
 		} else {
 			assert.Equal(t, StateApplied, d.saw.State, "the first chunk's key while the fifth is written: %v", d.saw)
 		}
-		st, _ := r.Status(global.Key())
-		assert.Equal(t, StateApplied, st.State)
+		var got []ItemStatus
+		for _, st := range r.Statuses() {
+			got = append(got, ItemStatus{Key: st.Key, Owners: st.Owners, State: st.State})
+		}
+		if late {
+			want = got
+		}
+		assert.Equal(t, want, got)
+		assert.Len(t, got, 31)
 		assert.Equal(t, 31, r.Stats().Applied)
 	}
 }

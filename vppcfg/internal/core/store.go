@@ -28,7 +28,14 @@ type Store struct {
 	// Resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
 	Resynced map[string]bool
+	// version counts the changes of Items (see Version).
+	version uint64
 }
+
+// Version changes whenever an item or its owners change: a reader that
+// saw one version and sees it again knows the entries it read then are
+// still the store's.
+func (s *Store) Version() uint64 { return s.version }
 
 // NewStore returns an empty store.
 func NewStore() *Store {
@@ -205,6 +212,7 @@ func (s *Store) OwnerNames(k Key) string {
 // Hold adds owner to the owners of k, with value v (no checks: Commit
 // checks a transaction first).
 func (s *Store) Hold(k Key, owner string, v Item) {
+	s.version++
 	e, ok := s.Items[k]
 	if ok {
 		s.unindex(k, e.Item)
@@ -228,6 +236,7 @@ func (s *Store) Release(k Key, owner string) {
 	if !s.OwnedBy(k, owner) {
 		return
 	}
+	s.version++
 	e := s.Items[k]
 	os := slices.DeleteFunc(slices.Clone(e.Owners), func(o string) bool { return o == owner })
 	if len(os) > 0 {
