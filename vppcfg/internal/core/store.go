@@ -73,18 +73,11 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	// Net effect per key: the last Put or Delete wins.
-	net := make(map[Key]Item, len(ops))
-	for _, op := range ops {
-		if op.Put == nil {
-			net[op.Del] = nil
-			continue
-		}
-		k := op.KeyOf()
-		if err := ValidateItem(k, op.Put); err != nil {
-			return err
-		}
-		net[k] = Describe(k.Kind).Canonical(op.Put)
+	entries, err := txnEntries(ops)
+	if err != nil {
+		return err
 	}
+	net := netOf(entries)
 	if resync {
 		for k, e := range s.Items {
 			if _, touched := net[k]; !touched && slices.Contains(e.Owners, owner) {
@@ -109,20 +102,10 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 			}
 		}
 	}
-	// The conflict of the smallest key is reported, whatever the map
-	// order: a deterministic error without sorting a resync's keys.
-	var firstKey Key
-	var firstErr error
-	for k, v := range net {
-		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
-			continue
-		}
-		if err := s.check(owner, k, v, net, &netExt, leaving); err != nil {
-			firstKey, firstErr = k, err
-		}
-	}
-	if firstErr != nil {
-		return firstErr
+	// The conflict of the smallest key is reported, whatever the order:
+	// a deterministic error without sorting a resync's keys.
+	if err := s.firstConflict(owner, entries, net, &netExt, leaving); err != nil {
+		return err
 	}
 	s.reserve(len(net))
 	for k, v := range net {
