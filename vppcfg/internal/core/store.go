@@ -78,29 +78,42 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		return err
 	}
 	net := netOf(entries)
+	// released: the keys of owner a resync no longer puts. The loops below
+	// walk entries and released, the same keys as net, in a list.
+	var released []Key
 	if resync {
 		for k, e := range s.Items {
 			if _, touched := net[k]; !touched && slices.Contains(e.Owners, owner) {
 				net[k] = nil
+				released = append(released, k)
 			}
 		}
 	}
 	// leaving: keys that stop being desired by anybody after this commit.
 	leaving := map[Key]bool{}
-	for k, v := range net {
-		if v == nil && s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
+	leaves := func(k Key) {
+		if s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
 			leaving[k] = true
 		}
 	}
 	// The transaction's puts by external key, indexed as the store's are:
 	// a mapping named by its external key costs no entry.
 	netExt := newExtIndex()
-	for k, v := range net {
-		if v != nil {
-			if ext, ok := ExternalKeyOf(k, v); ok {
-				netExt.add(ext, k)
+	puts := 0
+	for i := range entries {
+		switch e := &entries[i]; {
+		case e.superseded:
+		case e.val == nil:
+			leaves(e.key)
+		default:
+			puts++
+			if ext, ok := ExternalKeyOf(e.key, e.val); ok {
+				netExt.add(ext, e.key)
 			}
 		}
+	}
+	for _, k := range released {
+		leaves(k)
 	}
 	// The conflict of the smallest key is reported, whatever the order:
 	// a deterministic error without sorting a resync's keys.
@@ -108,12 +121,21 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		return err
 	}
 	s.reserve(len(net))
-	for k, v := range net {
-		if v == nil {
-			s.Release(k, owner)
-		} else {
-			s.Hold(k, owner, v)
+	var sole []string // owner's one-owner list, looked up once
+	if puts > 0 {
+		sole = s.soleList(owner)
+	}
+	for i := range entries {
+		switch e := &entries[i]; {
+		case e.superseded:
+		case e.val == nil:
+			s.Release(e.key, owner)
+		default:
+			s.hold(e.key, owner, sole, e.val)
 		}
+	}
+	for _, k := range released {
+		s.Release(k, owner)
 	}
 	if resync {
 		s.Resynced[owner] = true
@@ -194,7 +216,10 @@ func (s *Store) OwnerNames(k Key) string {
 
 // Hold adds owner to the owners of k, with value v (no checks: Commit
 // checks a transaction first).
-func (s *Store) Hold(k Key, owner string, v Item) {
+func (s *Store) Hold(k Key, owner string, v Item) { s.hold(k, owner, s.soleList(owner), v) }
+
+// hold is Hold with owner's one-owner list (soleList) at hand.
+func (s *Store) hold(k Key, owner string, sole []string, v Item) {
 	s.version++
 	e, ok := s.Items[k]
 	if ok {
@@ -203,7 +228,7 @@ func (s *Store) Hold(k Key, owner string, v Item) {
 	e.Item = v
 	switch {
 	case len(e.Owners) == 0:
-		e.Owners = s.soleList(owner)
+		e.Owners = sole
 	case !slices.Contains(e.Owners, owner):
 		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
 	}
