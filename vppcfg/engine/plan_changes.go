@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"slices"
-
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
@@ -64,8 +62,8 @@ func (cs *changeSet) create(k vppcfg.Key, e core.DesiredEntry) {
 	cs.add(k, e, nil, changeCreate)
 }
 
-// sorted returns the changes in key order.
+// sorted returns the changes in key order (sortByKey).
 func (cs *changeSet) sorted() []keyChange {
-	slices.SortFunc(cs.list, func(a, b keyChange) int { return a.key.Compare(b.key) })
+	sortByKey(cs.list)
 	return cs.list
 }
