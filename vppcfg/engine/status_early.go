@@ -10,9 +10,10 @@ import (
 
 // A full pass settles the statuses of its ops' keys as each chunk of ops
 // is recorded, while the driver still sends the chunks after it: after the
-// last reply, refreshStatuses is left with that chunk's keys and the keys
-// no op touched, instead of every key of a cold sync (a tenth of a second
-// at 50,000 services, all of it after VPP's last write).
+// last reply, only the last chunk's keys are left to settle, and
+// refreshStatuses settles the keys no op touched, instead of every key of
+// a cold sync (a tenth of a second at 50,000 services, all of it after
+// VPP's last write).
 //
 // A desired key's status is a function of the plan, its desired entry and
 // its own applied entry, failure and retry; once its ops are recorded,
@@ -21,10 +22,11 @@ import (
 // create that follows) and a merged kind's ops (ACL bindings, several keys
 // an op). So a pass settles early only when it deletes nothing, and never
 // a merged kind's keys; refreshStatuses settles those, and skips the keys
-// settled early (settledEarly). A commit that changes the store during the
-// pass is passed over by the early settling (it would wait for the
-// commit) and runs a pass of its own right after this one, which settles
-// the keys it changed.
+// settled early (settledEarly). A chunk is settled at the end instead
+// when a commit holds or waits for the store (the pass does not wait for
+// it); a commit that changed the store since the plan makes the settling
+// look each key up, and runs a pass of its own right after this one,
+// which settles the keys it changed.
 
 // earlyPlan returns the plan whose ops' statuses settle as they are
 // recorded, nil when the pass must settle every status after its last op.
