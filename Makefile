@@ -18,7 +18,7 @@ test: fmt-check vet
 
 ## The race detector on what runs on several goroutines at once: a cold
 ## sync's conversion and rendering (internal/parallel).
-RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/
+RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./vppcfg/ ./vppcfg/engine/
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):
 ## the bare data plane's parity tests, the VPP driver's round trips, every

@@ -55,15 +55,15 @@ func (r *Reconciler) pass(ctx context.Context) {
 	})
 	ops := r.readyTasks(plan.Ops, now)
 	for i := range ops {
-		if op := &ops[i]; op.owner == "" { // planOps names the owner of what it creates or updates
-			if owners := r.store.Items[op.Key].Owners; len(owners) > 0 {
-				op.owner = owners[0]
-			}
+		if op := &ops[i]; op.owners == nil { // planOps names the owners of what it creates or updates
+			op.owners = r.store.Items[op.Key].Owners
 		}
 	}
+	planned := r.store.Version()
 	r.storeMu.RUnlock()
 	if len(ops) > 0 {
 		r.applied = core.Reserve(r.applied, countCreates(ops))
+		r.beginEarly(earlyPlan(&plan, sc != nil), planned)
 		r.execute(ctx, ops)
 	}
 	if sc != nil {
@@ -82,6 +82,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 		}
 	}
 	r.refreshStatuses(&plan, sc)
+	r.early = nil
 }
 
 // readyTasks returns the tasks out of backoff: all itself when every
@@ -197,7 +198,7 @@ func (r *Reconciler) prepare(batch []task) ([]task, []driverapi.Op) {
 			op.SwIfIndex = r.ifaces[b.Interfaces()[0]]
 		}
 		if op.Type == driverapi.OpCreate && core.Taggable(op.Key.Kind) {
-			op.Tag = core.Tag(op.owner, core.ItemLabel(op.Item))
+			op.Tag = core.Tag(op.owner(), core.ItemLabel(op.Item))
 		}
 		if op.Type != driverapi.OpCreate {
 			if a, ok := r.applied[op.Key]; ok {

@@ -106,11 +106,20 @@ type task struct {
 	// covers are the keys whose status the op decides, when they are not
 	// Op.Key alone (a merged op decides those of the items it merges).
 	covers []vppcfg.Key
-	// owner is the owner that desired the item when the op was planned
-	// (the first, for shared items): set by planOps for the creates and
-	// updates of desired items, by the pass for the others. The desired state may change while
-	// the op is in flight, so the owner is not looked up when it returns.
-	owner string
+	// owners are the owners that desired the item when the op was planned
+	// (the store's list): set by planOps for the creates and updates of
+	// desired items, by the pass for the others. The desired state may
+	// change while the op is in flight, so the owners are not looked up
+	// when it returns.
+	owners []string
+}
+
+// owner is the first of t's owners ("" for none).
+func (t *task) owner() string {
+	if len(t.owners) == 0 {
+		return ""
+	}
+	return t.owners[0]
 }
 
 // keys are the keys whose status t decides.
@@ -209,10 +218,10 @@ func planOps(in diffInput) opPlan {
 	for _, c := range changes.sorted() {
 		switch c.change {
 		case changeCreate, changeRecreate:
-			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired}, owner: c.owner})
+			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired}, owners: c.owners})
 		case changeUpdate:
 			for _, op := range core.Describe(c.key.Kind).UpdateOps(c.key, c.applied, c.desired) {
-				creates = append(creates, task{Op: op, owner: c.owner})
+				creates = append(creates, task{Op: op, owners: c.owners})
 			}
 		}
 	}

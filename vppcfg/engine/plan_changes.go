@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"slices"
-
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/internal/core"
 )
@@ -14,8 +12,8 @@ import (
 type keyChange struct {
 	key     vppcfg.Key
 	desired vppcfg.Item
-	// owner is the first owner of the desired item.
-	owner string
+	// owners are the desired item's owners.
+	owners []string
 	// applied is VPP's value of an update or a recreate.
 	applied vppcfg.Item
 	change  change
@@ -34,11 +32,7 @@ func (cs *changeSet) add(k vppcfg.Key, e core.DesiredEntry, applied vppcfg.Item,
 	if cs.at != nil {
 		cs.at[k] = len(cs.list)
 	}
-	var owner string
-	if len(e.Owners) > 0 {
-		owner = e.Owners[0]
-	}
-	cs.list = append(cs.list, keyChange{key: k, desired: e.Item, owner: owner, applied: applied, change: c})
+	cs.list = append(cs.list, keyChange{key: k, desired: e.Item, owners: e.Owners, applied: applied, change: c})
 	if c == changeRecreate {
 		if cs.recreate == nil {
 			cs.recreate = map[vppcfg.Key]bool{}
@@ -68,8 +62,8 @@ func (cs *changeSet) create(k vppcfg.Key, e core.DesiredEntry) {
 	cs.add(k, e, nil, changeCreate)
 }
 
-// sorted returns the changes in key order.
+// sorted returns the changes in key order (sortByKey).
 func (cs *changeSet) sorted() []keyChange {
-	slices.SortFunc(cs.list, func(a, b keyChange) int { return a.key.Compare(b.key) })
+	sortByKey(cs.list)
 	return cs.list
 }

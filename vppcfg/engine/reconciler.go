@@ -75,6 +75,9 @@ type Reconciler struct {
 	// chunk is how many ops a Streamer driver is handed at a time
 	// (chunkOps; tests set fewer).
 	chunk int
+	// settleLate turns early settling off (status_early.go): tests
+	// compare the statuses of both.
+	settleLate bool
 
 	// storeMu guards store, the desired state of every owner. It is held
 	// only to read or change that state, never across a VPP call.
@@ -117,6 +120,11 @@ type loopState struct {
 	// ResyncTxn or a NAT44 global change).
 	dirty map[vppcfg.Key]bool
 	full  bool
+	// early is the plan of the pass in progress when it settles statuses
+	// as its ops are recorded (status_early.go), nil otherwise; planned is
+	// the store's version it was planned from.
+	early   *opPlan
+	planned uint64
 }
 
 // appliedView is what the layer believes VPP holds: set by each resync

@@ -39,7 +39,7 @@ func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 					if r.uncertain == nil {
 						r.uncertain = map[vppcfg.Key]string{}
 					}
-					r.uncertain[op.Key] = op.owner
+					r.uncertain[op.Key] = op.owner()
 				}
 				r.requestResync(false)
 			}
@@ -48,7 +48,7 @@ func (r *Reconciler) record(ops []task, results []driverapi.OpResult) {
 		if r.debug {
 			r.opLog(op).Debug("VPP operation done")
 		}
-		r.applyResult(op.Op, op.owner, res)
+		r.applyResult(op.Op, op.owner(), res)
 	}
 	for k, err := range failed {
 		r.failKey(k, err, now)
@@ -76,7 +76,7 @@ func worthWarning(failures int) bool { return failures&(failures-1) == 0 }
 
 // opLog is the logger of one op, with the fields every op log carries.
 func (r *Reconciler) opLog(op task) logrus.FieldLogger {
-	owner := op.owner
+	owner := op.owner()
 	if owner == "" {
 		owner = r.ownerOf(op.Key)
 	}

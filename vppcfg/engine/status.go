@@ -85,7 +85,8 @@ type Stats struct {
 	Synced bool
 	// Applying is true while a pass changes VPP: the counters above then
 	// describe the state from before it (a commit of 5,000 services, or the
-	// requests in flight to a VPP that just died).
+	// requests in flight to a VPP that just died), but for the keys whose
+	// ops a full pass has recorded already (status_early.go).
 	Applying bool
 	// WaitingForInterface counts the pending items (of Pending) that wait
 	// for an interface VPP does not have (yet), such as the NAT roles and
@@ -116,13 +117,20 @@ func (r *Reconciler) refreshStatuses(plan *opPlan, keys map[vppcfg.Key]bool) {
 	if plan != nil { // most desired items are applied after a pass
 		r.appliedStatuses = core.Reserve(r.appliedStatuses, live-len(r.appliedStatuses))
 	}
+	all := r.allSettledEarly()
 	for k, e := range r.store.Items {
-		r.refreshDesired(plan, k, e, now)
+		if !all && !r.settledEarly(k) {
+			r.refreshDesired(plan, k, e, now)
+		}
 	}
-	for k := range r.applied {
-		if _, desired := r.store.Items[k]; !desired {
-			r.refreshStatus(plan, k, now)
-			live++
+	// With every desired key applied, VPP holds no other when it holds
+	// as many keys.
+	if !all || len(r.applied) != len(r.store.Items) {
+		for k := range r.applied {
+			if _, desired := r.store.Items[k]; !desired {
+				r.refreshStatus(plan, k, now)
+				live++
+			}
 		}
 	}
 	gone := func(k vppcfg.Key) bool {

@@ -31,8 +31,13 @@ type statusBook struct {
 	recentNext int
 	counters   Stats
 	waitingIf  int // pending statuses waiting for an interface
+	// stamp marks the records a pass settling early makes (status_early.go);
+	// stamped counts the keys whose record carries it.
+	stamp   uint64
+	stamped int
 	// passing counts passes in progress: statuses describe the state from
-	// before a pass until it ends (Stats.Applying).
+	// before a pass, but for the keys it has settled early, until it ends
+	// (Stats.Applying).
 	passing atomic.Int32
 }
 
@@ -47,6 +52,7 @@ func newStatusBook() statusBook {
 type impliedStatus struct {
 	owners []string
 	since  int64
+	stamp  uint64 // the book's stamp when the record was made
 }
 
 // implied returns the compact form of s, if s is an applied status that
@@ -72,7 +78,7 @@ func (i impliedStatus) status(k vppcfg.Key) ItemStatus {
 // change into another's status. Called with smu held for writing.
 func (b *statusBook) share(i impliedStatus) *impliedStatus {
 	for _, r := range b.recent {
-		if r != nil && r.since == i.since && slices.Equal(r.owners, i.owners) {
+		if r != nil && r.since == i.since && r.stamp == i.stamp && slices.Equal(r.owners, i.owners) {
 			return r
 		}
 	}
@@ -92,8 +98,9 @@ func (b *statusBook) lookup(k vppcfg.Key) (ItemStatus, bool) {
 // prior is the status a key has before put or replace changes it.
 type prior struct {
 	status ItemStatus
-	// had: k has a status; implied: it is held in appliedStatuses.
-	had, implied bool
+	// had: k has a status; implied: it is held in appliedStatuses;
+	// stamped: by a record carrying the book's stamp.
+	had, implied, stamped bool
 }
 
 // find returns the status of k and where the book holds it. Called with
@@ -103,7 +110,7 @@ func (b *statusBook) find(k vppcfg.Key) prior {
 		return prior{status: *s, had: true}
 	}
 	if i, ok := b.appliedStatuses[k]; ok {
-		return prior{status: i.status(k), had: true, implied: true}
+		return prior{status: i.status(k), had: true, implied: true, stamped: i.stamp == b.stamp}
 	}
 	return prior{}
 }
@@ -144,6 +151,9 @@ func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
 		b.count(&prev.status, -1)
 		delete(b.statuses, k)
 		delete(b.appliedStatuses, k)
+		if prev.stamped {
+			b.stamped--
+		}
 	}
 }
 
@@ -153,6 +163,9 @@ func (b *statusBook) put(k vppcfg.Key, s *ItemStatus) {
 // is not folded into a shared record. Called with smu held for writing.
 func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
 	i, isImplied := implied(&next)
+	if prev.stamped {
+		b.stamped--
+	}
 	if prev.had {
 		b.count(&prev.status, -1)
 		// The map that gets the new status is written below; only the
@@ -166,6 +179,8 @@ func (b *statusBook) replace(k vppcfg.Key, prev prior, next ItemStatus) {
 	}
 	b.count(&next, 1)
 	if isImplied {
+		i.stamp = b.stamp
+		b.stamped++
 		b.appliedStatuses[k] = b.share(i)
 		return
 	}

@@ -28,7 +28,14 @@ type Store struct {
 	// Resynced are owners that committed a ResyncTxn: their desired set is
 	// complete, so stale objects they own in VPP may be removed.
 	Resynced map[string]bool
+	// version counts the changes of Items (see Version).
+	version uint64
 }
+
+// Version changes whenever an item or its owners change: a reader that
+// saw one version and sees it again knows the entries it read then are
+// still the store's.
+func (s *Store) Version() uint64 { return s.version }
 
 // NewStore returns an empty store.
 func NewStore() *Store {
@@ -66,64 +73,69 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	// Net effect per key: the last Put or Delete wins.
-	net := make(map[Key]Item, len(ops))
-	for _, op := range ops {
-		if op.Put == nil {
-			net[op.Del] = nil
-			continue
-		}
-		k := op.KeyOf()
-		if err := ValidateItem(k, op.Put); err != nil {
-			return err
-		}
-		net[k] = Describe(k.Kind).Canonical(op.Put)
+	entries, err := txnEntries(ops)
+	if err != nil {
+		return err
 	}
+	net := netOf(entries)
+	// released: the keys of owner a resync no longer puts. The loops below
+	// walk entries and released, the same keys as net, in a list.
+	var released []Key
 	if resync {
 		for k, e := range s.Items {
 			if _, touched := net[k]; !touched && slices.Contains(e.Owners, owner) {
 				net[k] = nil
+				released = append(released, k)
 			}
 		}
 	}
 	// leaving: keys that stop being desired by anybody after this commit.
 	leaving := map[Key]bool{}
-	for k, v := range net {
-		if v == nil && s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
+	leaves := func(k Key) {
+		if s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
 			leaving[k] = true
 		}
 	}
 	// The transaction's puts by external key, indexed as the store's are:
 	// a mapping named by its external key costs no entry.
 	netExt := newExtIndex()
-	for k, v := range net {
-		if v != nil {
-			if ext, ok := ExternalKeyOf(k, v); ok {
-				netExt.add(ext, k)
+	puts := 0
+	for i := range entries {
+		switch e := &entries[i]; {
+		case e.superseded:
+		case e.val == nil:
+			leaves(e.key)
+		default:
+			puts++
+			if ext, ok := ExternalKeyOf(e.key, e.val); ok {
+				netExt.add(ext, e.key)
 			}
 		}
 	}
-	// The conflict of the smallest key is reported, whatever the map
-	// order: a deterministic error without sorting a resync's keys.
-	var firstKey Key
-	var firstErr error
-	for k, v := range net {
-		if v == nil || (firstErr != nil && k.Compare(firstKey) > 0) {
-			continue
-		}
-		if err := s.check(owner, k, v, net, &netExt, leaving); err != nil {
-			firstKey, firstErr = k, err
-		}
+	for _, k := range released {
+		leaves(k)
 	}
-	if firstErr != nil {
-		return firstErr
+	// The conflict of the smallest key is reported, whatever the order:
+	// a deterministic error without sorting a resync's keys.
+	if err := s.firstConflict(owner, entries, net, &netExt, leaving); err != nil {
+		return err
 	}
 	s.reserve(len(net))
-	for k, v := range net {
-		if v == nil {
-			s.Release(k, owner)
-		} else {
-			s.Hold(k, owner, v)
+	var sole []string // owner's one-owner list, looked up once
+	if puts > 0 {
+		sole = s.soleList(owner)
+	}
+	for i := range entries {
+		switch e := &entries[i]; {
+		case e.superseded:
+		case e.val == nil:
+			s.Release(e.key, owner)
+		default:
+			s.hold(e.key, owner, sole, e.val)
 		}
+	}
+	for _, k := range released {
+		s.Release(k, owner)
 	}
 	if resync {
 		s.Resynced[owner] = true
@@ -204,7 +216,11 @@ func (s *Store) OwnerNames(k Key) string {
 
 // Hold adds owner to the owners of k, with value v (no checks: Commit
 // checks a transaction first).
-func (s *Store) Hold(k Key, owner string, v Item) {
+func (s *Store) Hold(k Key, owner string, v Item) { s.hold(k, owner, s.soleList(owner), v) }
+
+// hold is Hold with owner's one-owner list (soleList) at hand.
+func (s *Store) hold(k Key, owner string, sole []string, v Item) {
+	s.version++
 	e, ok := s.Items[k]
 	if ok {
 		s.unindex(k, e.Item)
@@ -212,7 +228,7 @@ func (s *Store) Hold(k Key, owner string, v Item) {
 	e.Item = v
 	switch {
 	case len(e.Owners) == 0:
-		e.Owners = s.soleList(owner)
+		e.Owners = sole
 	case !slices.Contains(e.Owners, owner):
 		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
 	}
@@ -228,6 +244,7 @@ func (s *Store) Release(k Key, owner string) {
 	if !s.OwnedBy(k, owner) {
 		return
 	}
+	s.version++
 	e := s.Items[k]
 	os := slices.DeleteFunc(slices.Clone(e.Owners), func(o string) bool { return o == owner })
 	if len(os) > 0 {
