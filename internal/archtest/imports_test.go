@@ -211,6 +211,14 @@ var rules = []rule{
 		},
 	},
 	{
+		name:    "vppsock knows nothing of the project, and of the world only govpp",
+		applies: func(p string) bool { return under(p, "vppsock") },
+		allowed: func(ip string) bool {
+			_, ok := local(ip)
+			return !ok && (isStdlib(ip) || strings.HasPrefix(ip, "go.fd.io/govpp"))
+		},
+	},
+	{
 		name:    "dataplane reaches only fakevpp and realvpp of the project",
 		applies: func(p string) bool { return p == "dataplane" },
 		allowed: func(ip string) bool {
@@ -268,6 +276,7 @@ func TestRulesCanFail(t *testing.T) {
 		"dataplane":          {module + "/agent"},
 		"agent":              {module + "/fakevpp"},
 		"internal/govppnode": {module + "/model", "github.com/sirupsen/logrus"},
+		"vppsock":            {module + "/model", "github.com/sirupsen/logrus"},
 	}
 	for _, r := range rules {
 		broken := false
