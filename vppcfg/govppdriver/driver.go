@@ -38,7 +38,8 @@ import (
 type Options struct {
 	// Logger receives the driver's logs; default logrus.StandardLogger().
 	Logger logrus.FieldLogger
-	// PipelineDepth is how many requests are in flight on one stream; default 256.
+	// PipelineDepth is how many requests a window of a stream holds; two
+	// windows are in flight at most (see pipe.run); default 256.
 	PipelineDepth int
 	// ReplyTimeout bounds the wait for one reply; default 10s.
 	ReplyTimeout time.Duration
@@ -84,6 +85,9 @@ type Driver struct {
 	wg     sync.WaitGroup
 	// disconnect closes a connection the driver opened itself (Connect).
 	disconnect func()
+	// window is Connect's adapter when it writes a window of requests at
+	// once; nil otherwise.
+	window WindowWriter
 
 	isConnected atomic.Bool
 	// connection ends when the connection it stands for is reported lost;
@@ -144,7 +148,8 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 }
 
 // Connect connects to VPP through adapter a (for example
-// socketclient.NewVppClient(path), or fakevpp.New()) and returns a driver
+// vppsock.New(path), which writes a window at once (WindowWriter), or
+// fakevpp.New()) and returns a driver
 // over the connection. govpp reconnects by itself, with far more attempts
 // than its default three (see Options), because a VPP restart takes longer.
 func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
@@ -155,7 +160,21 @@ func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
 	}
 	d := New(conn, events, opts)
 	d.disconnect = conn.Disconnect
+	d.window, _ = a.(WindowWriter)
 	return d, nil
+}
+
+// WindowWriter is an adapter that holds the requests sent between Hold and
+// Release and writes them together, in one system call where the socket
+// takes them (vppsock.Client). The driver holds each window of a pipeline,
+// so that VPP reads a window's requests in a few reads instead of one each.
+// An adapter that wraps another forwards both to keep this.
+type WindowWriter interface {
+	// Hold starts holding requests; holds nest.
+	Hold()
+	// Release ends a hold; the last one writes what was held. An error
+	// means the held requests may have gone out in part.
+	Release() error
 }
 
 // Close stops the driver's goroutines and closes a connection opened by Connect.

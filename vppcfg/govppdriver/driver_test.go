@@ -606,15 +606,16 @@ func TestPipelineOrderAndFailures(t *testing.T) {
 		for _, depth := range []int{1, 2, 7, 256} {
 			for _, failAt := range [][]int{nil, {1}, {2, 3}, {7, 8, 14}, {40}} {
 				t.Run(fmt.Sprintf("chunk=%d/depth=%d/fail=%v", chunk, depth, failAt), func(t *testing.T) {
-					pipelineOrderAndFailures(t, chunk, depth, failAt)
+					pipelineOrderAndFailures(t, newFake(), chunk, depth, failAt)
 				})
 			}
 		}
 	}
 }
 
-func pipelineOrderAndFailures(t *testing.T, chunk, depth int, failAt []int) {
-	v := newFake()
+// pipelineOrderAndFailures runs the test over adapter a, v's (v itself or
+// an adapter wrapping it).
+func pipelineOrderAndFailures(t *testing.T, v fakeAdapter, chunk, depth int, failAt []int) {
 	d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)

@@ -77,6 +77,8 @@ type pipe struct {
 	streamCtx    context.Context
 	cancelStream context.CancelCauseFunc
 	watchdog     replyWatchdog
+	// windows are run's two lists of calls in flight, kept for the next run.
+	windows [2][]*call
 }
 
 func (d *Driver) newPipe(ctx context.Context) *pipe { return &pipe{d: d, ctx: ctx} }
@@ -125,12 +127,15 @@ func (p *pipe) recvErr(err error) error {
 }
 
 // run sends independent requests on the pipe's stream without waiting for
-// each reply: up to depth requests go out, then their replies are read in
-// order. VPP handles the messages of one client in order, so a cold sync of
-// tens of thousands of objects costs len/depth round trips instead of len.
-// The window also bounds govpp's reply buffer, which drops replies that do
-// not fit. A transport error or an out-of-order reply fails the calls not
-// yet answered, and those of later runs on the pipe, with
+// each reply. The requests go out in windows of depth: a window is written
+// (at once, when the adapter holds a window: WindowWriter), then the
+// replies of the window before it are read while VPP works on this one, so
+// that VPP always has a window queued and never waits for the product's
+// reading. VPP handles the messages of one client in order, so a cold sync
+// of tens of thousands of objects costs len/depth round trips instead of
+// len. Two windows bound govpp's reply buffer, which drops replies that do
+// not fit (streamOptions). A transport error or an out-of-order reply fails
+// the calls not yet answered, and those of later runs on the pipe, with
 // driverapi.ErrDrift: the layer then re-reads VPP instead of guessing which
 // of them VPP executed.
 func (p *pipe) run(calls []*call) {
@@ -141,84 +146,145 @@ func (p *pipe) run(calls []*call) {
 		failAll(calls, p.broken)
 		return
 	}
-	d, ctx := p.d, p.ctx
-	depth := d.opts.PipelineDepth
-	if p.stream == nil {
-		sctx, cancel := context.WithCancelCause(ctx)
-		stream, err := d.conn.NewStream(sctx, d.streamOptions(depth)...)
-		if err != nil {
-			cancel(nil)
-			p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
-			failAll(calls, p.broken)
+	if !p.open() {
+		failAll(calls, p.broken)
+		return
+	}
+	depth := p.d.opts.PipelineDepth
+	// earlier holds the sent calls of the window before, whose replies are
+	// read once the next window is out; now those of the window just sent.
+	earlier, now := p.windows[0][:0], p.windows[1][:0]
+	for start := 0; start < len(calls); start += depth {
+		window := calls[start:min(start+depth, len(calls))]
+		unsent := calls[start+len(window):]
+		now = p.send(window, unsent, now[:0])
+		if !p.receive(earlier, now, unsent) {
 			return
 		}
-		p.stream, p.streamCtx, p.cancelStream = stream, sctx, cancel
-		p.watchdog.start(d.opts.ReplyTimeout, cancel)
+		earlier, now = now, earlier
+		if p.broken != nil {
+			break
+		}
 	}
-	stream := p.stream
-	for start := 0; start < len(calls); start += depth {
-		chunk := calls[start:min(start+depth, len(calls))]
-		sent := make([]*call, 0, len(chunk))
-		for j, c := range chunk {
-			if err := ctx.Err(); err != nil {
-				// The connection this call began on is lost (withDeadline
-				// binds ctx to it) or the call timed out: nothing more is
-				// sent. govpp may already have reconnected to a restarted
-				// VPP, which the resync of that connection fills; a request
-				// sent now would be written twice.
-				p.broken = fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift)
-				failAll(chunk[j:], p.broken)
-				failAll(calls[start+len(chunk):], p.broken)
+	p.receive(earlier, nil, nil)
+	p.windows[0], p.windows[1] = earlier[:0], now[:0]
+}
+
+// open opens the pipe's stream on its first use; false (and p.broken) if
+// govpp refused.
+func (p *pipe) open() bool {
+	if p.stream != nil {
+		return true
+	}
+	d := p.d
+	depth := d.opts.PipelineDepth
+	sctx, cancel := context.WithCancelCause(p.ctx)
+	stream, err := d.conn.NewStream(sctx, d.streamOptions(depth)...)
+	if err != nil {
+		cancel(nil)
+		p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
+		return false
+	}
+	p.stream, p.streamCtx, p.cancelStream = stream, sctx, cancel
+	p.watchdog.start(d.opts.ReplyTimeout, cancel)
+	return true
+}
+
+// send writes the requests of one window, appends those that went out to
+// sent and returns it. A call that failed to go out has its error; once the
+// connection is broken the window's rest and unsent fail unsent, and
+// p.broken says why.
+func (p *pipe) send(window, unsent []*call, sent []*call) []*call {
+	d, ctx := p.d, p.ctx
+	if w := d.window; w != nil {
+		w.Hold()
+	}
+	for j, c := range window {
+		if err := ctx.Err(); err != nil {
+			// The connection this call began on is lost (withDeadline
+			// binds ctx to it) or the call timed out: nothing more is
+			// sent. govpp may already have reconnected to a restarted
+			// VPP, which the resync of that connection fills; a request
+			// sent now would be written twice.
+			p.broken = fmt.Errorf("not sent: %w (%w)", err, driverapi.ErrDrift)
+			failAll(window[j:], p.broken)
+			failAll(unsent, p.broken)
+			break
+		}
+		if err := p.stream.SendMsg(c.req); err != nil {
+			// Nothing reached VPP for this call. After an unknown message
+			// or an encode error the others still go; once the socket is
+			// broken (VPP died, before govpp's health check reports it)
+			// every later send would fail the same way, so the rest of
+			// the call is not tried.
+			c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
+			d.count(c.req.GetMessageName(), true)
+			if connectionBroken(err) {
+				p.broken = c.err
+				failAll(window[j+1:], c.err)
+				failAll(unsent, c.err)
 				break
 			}
-			if err := stream.SendMsg(c.req); err != nil {
-				// Nothing reached VPP for this call. After an unknown
-				// message or an encode error the others still go; once the
-				// socket is broken (VPP died, before govpp's health check
-				// reports it) every later send would fail the same way, so
-				// the rest of the call is not tried.
-				c.err = fmt.Errorf("send %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
-				d.count(c.req.GetMessageName(), true)
-				if connectionBroken(err) {
-					p.broken = c.err
-					failAll(chunk[j+1:], c.err)
-					failAll(calls[start+len(chunk):], c.err)
-					break
-				}
-				continue
-			}
-			sent = append(sent, c)
+			continue
 		}
-		for i, c := range sent {
-			p.watchdog.arm()
-			msg, err := stream.RecvMsg()
-			if err != nil {
-				err = p.recvErr(err)
-			}
-			if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
-				err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
-			}
-			if err != nil {
-				err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
-				for _, rest := range sent[i:] {
-					rest.err = err
-					d.count(rest.req.GetMessageName(), true)
-				}
-				failAll(calls[start+len(chunk):], err)
+		sent = append(sent, c)
+	}
+	if w := d.window; w != nil {
+		if err := w.Release(); err != nil {
+			// The held window did not go out whole: which of its requests
+			// VPP read is unknown. Their replies are not awaited.
+			err = fmt.Errorf("send a window of %d requests: %w (%w)", len(sent), err, driverapi.ErrDrift)
+			p.fail(sent, err)
+			if p.broken == nil {
 				p.broken = err
-				p.watchdog.stop()
-				return
+				failAll(unsent, err)
 			}
-			c.err = c.verdict(api.RetvalToVPPApiError(retval(msg)))
-			d.count(c.req.GetMessageName(), c.err != nil)
-			if c.err == nil && c.done != nil {
-				c.done(msg)
-			}
+			return sent[:0]
 		}
-		p.watchdog.stop()
-		if p.broken != nil {
-			return
+	}
+	return sent
+}
+
+// receive reads the replies of sent in order and gives each call its
+// verdict. It returns false if the stream failed: then the calls of sent
+// not answered and those of after (sent later, their replies not read)
+// fail as drift, unsent fail unsent, and the pipe is broken.
+func (p *pipe) receive(sent, after, unsent []*call) bool {
+	d := p.d
+	for i, c := range sent {
+		p.watchdog.arm()
+		msg, err := p.stream.RecvMsg()
+		if err != nil {
+			err = p.recvErr(err)
 		}
+		if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
+			err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
+		}
+		if err != nil {
+			err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
+			p.fail(sent[i:], err)
+			p.fail(after, err)
+			failAll(unsent, err)
+			p.broken = err
+			p.watchdog.stop()
+			return false
+		}
+		c.err = c.verdict(api.RetvalToVPPApiError(retval(msg)))
+		d.count(c.req.GetMessageName(), c.err != nil)
+		if c.err == nil && c.done != nil {
+			c.done(msg)
+		}
+	}
+	p.watchdog.stop()
+	return true
+}
+
+// fail gives calls that went out, whose replies will not be read, err, and
+// counts them as failed.
+func (p *pipe) fail(sent []*call, err error) {
+	for _, c := range sent {
+		c.err = err
+		p.d.count(c.req.GetMessageName(), true)
 	}
 }
 
@@ -239,7 +305,7 @@ func failAll(calls []*call, err error) {
 	}
 }
 
-// streamOptions sizes govpp's request and reply buffers to the window and
+// streamOptions sizes govpp's request and reply buffers to two windows and
 // turns govpp's reply timeout off (the pipe's watchdog bounds each reply);
 // the options exist only on govpp's own connection type.
 func (d *Driver) streamOptions(depth int) []api.StreamOption {
@@ -247,8 +313,8 @@ func (d *Driver) streamOptions(depth int) []api.StreamOption {
 		return nil
 	}
 	return []api.StreamOption{
-		core.WithRequestSize(depth),
-		core.WithReplySize(depth + 1),
+		core.WithRequestSize(2 * depth),
+		core.WithReplySize(2*depth + 1),
 		core.WithReplyTimeout(0),
 	}
 }
