@@ -78,3 +78,24 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 	}
 	return nil
 }
+
+// windowWriter is an adapter that writes a window of requests at once
+// (vppsock.Client; govppdriver.WindowWriter).
+type windowWriter interface {
+	Hold()
+	Release() error
+}
+
+// Hold and Release pass the driver's windows on to the adapter.
+func (a *countingAdapter) Hold() {
+	if w, ok := a.VppAPI.(windowWriter); ok {
+		w.Hold()
+	}
+}
+
+func (a *countingAdapter) Release() error {
+	if w, ok := a.VppAPI.(windowWriter); ok {
+		return w.Release()
+	}
+	return nil
+}

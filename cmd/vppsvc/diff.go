@@ -13,7 +13,6 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 	"go.fd.io/govpp/adapter"
-	"go.fd.io/govpp/adapter/socketclient"
 
 	"github.com/vppsvc/vppsvc/renderer/cnat4"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
@@ -21,6 +20,7 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
 	"github.com/vppsvc/vppsvc/vppcfg/engine"
 	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+	"github.com/vppsvc/vppsvc/vppsock"
 )
 
 func init() { extraCommands = append(extraCommands, newDiffCommand) }
@@ -94,7 +94,7 @@ func runDiffCommand(cmd *cobra.Command, f *diffFlags, log *logrus.Logger) (bool,
 	if err := checkSocket(f.vppSocket); err != nil {
 		return false, err
 	}
-	return runDiff(cmd.Context(), f, socketclient.NewVppClient(f.vppSocket), cmd.InOrStdin(), cmd.OutOrStdout(), log)
+	return runDiff(cmd.Context(), f, vppsock.New(f.vppSocket), cmd.InOrStdin(), cmd.OutOrStdout(), log)
 }
 
 // diffOutcome turns a diff's outcome into what the command returns: diff's

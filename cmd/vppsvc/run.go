@@ -17,7 +17,6 @@ import (
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
 	"go.fd.io/govpp/adapter"
-	"go.fd.io/govpp/adapter/socketclient"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -25,6 +24,8 @@ import (
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/healthcheck"
+	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
+	"github.com/vppsvc/vppsvc/vppsock"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCommand) }
@@ -121,7 +122,7 @@ func runAgentCommand(cmd *cobra.Command, f *runFlags, log *logrus.Logger) error 
 		deps.Fake = fakevpp.New()
 		deps.VPP = deps.Fake
 	} else {
-		deps.VPP = newSocketWaitLogger(socketclient.NewVppClient(f.vppSocket), f.vppSocket, log.WithField("node", f.node))
+		deps.VPP = newSocketWaitLogger(vppsock.New(f.vppSocket), f.vppSocket, log.WithField("node", f.node))
 	}
 	sigCtx, cancel := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer cancel()
@@ -276,6 +277,21 @@ func (a *socketWaitLogger) WaitReady() error {
 	a.begin(a.now())
 	a.mu.Unlock()
 	return a.VppAPI.WaitReady()
+}
+
+// Hold and Release pass the driver's windows on to the adapter
+// (govppdriver.WindowWriter).
+func (a *socketWaitLogger) Hold() {
+	if w, ok := a.VppAPI.(govppdriver.WindowWriter); ok {
+		w.Hold()
+	}
+}
+
+func (a *socketWaitLogger) Release() error {
+	if w, ok := a.VppAPI.(govppdriver.WindowWriter); ok {
+		return w.Release()
+	}
+	return nil
 }
 
 // Connect implements adapter.VppAPI.

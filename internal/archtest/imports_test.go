@@ -195,11 +195,11 @@ var rules = []rule{
 		},
 	},
 	{
-		name:    "realvpp reaches only fakevpp and the govpp node builder of the project",
+		name:    "realvpp reaches only fakevpp, the govpp node builder and the socket adapter of the project",
 		applies: func(p string) bool { return p == "realvpp" },
 		allowed: func(ip string) bool {
 			rel, ok := local(ip)
-			return !ok || under(rel, "fakevpp") || under(rel, "internal/govppnode")
+			return !ok || under(rel, "fakevpp") || under(rel, "internal/govppnode") || under(rel, "vppsock")
 		},
 	},
 	{
@@ -223,7 +223,7 @@ var rules = []rule{
 		applies: func(p string) bool { return p == "dataplane" },
 		allowed: func(ip string) bool {
 			rel, ok := local(ip)
-			return !ok || under(rel, "fakevpp") || under(rel, "realvpp") || under(rel, "internal/govppnode")
+			return !ok || under(rel, "fakevpp") || under(rel, "realvpp") || under(rel, "internal/govppnode") || under(rel, "vppsock")
 		},
 	},
 	{

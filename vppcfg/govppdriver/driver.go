@@ -147,11 +147,11 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 	return d
 }
 
-// Connect connects to VPP through adapter a (for example
-// vppsock.New(path), which writes a window at once (WindowWriter), or
-// fakevpp.New()) and returns a driver
-// over the connection. govpp reconnects by itself, with far more attempts
-// than its default three (see Options), because a VPP restart takes longer.
+// Connect connects to VPP through adapter a (for example vppsock.New(path),
+// which writes a window at once (WindowWriter), or fakevpp.New()) and
+// returns a driver over the connection. govpp reconnects by itself, with far
+// more attempts than its default three (see Options), because a VPP restart
+// takes longer.
 func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
 	opts.setDefaults()
 	conn, events, err := core.AsyncConnect(a, opts.ReconnectAttempts, opts.ReconnectInterval)

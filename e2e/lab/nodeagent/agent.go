@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	"go.fd.io/govpp/adapter/socketclient"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/vppsvc/vppsvc/e2e/lab/vppnode"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
 	"github.com/vppsvc/vppsvc/renderer/ipv6"
+	"github.com/vppsvc/vppsvc/vppsock"
 )
 
 // Options configure one node's agent.
@@ -159,7 +159,7 @@ func Run(ctx context.Context, opts Options) error {
 		Observer:           calls,
 		FrontendInterfaces: []string{topology.UplinkInterface, topology.HostInterface, topology.PodsInterface},
 		Config:             cfg,
-		VPP:                socketclient.NewVppClient(vpp.APISocket()),
+		VPP:                vppsock.New(vpp.APISocket()),
 		Log:                log.WithField("component", "vppsvc"),
 	})
 	if err != nil {
