@@ -56,7 +56,9 @@ func (a *countingAdapter) GetMsgID(msgName, msgCrc string) (uint16, error) {
 		if a.names == nil {
 			a.names = map[uint16]string{}
 		}
-		a.names[id] = msgName
+		if a.names[id] != msgName { // govpp asks for every request
+			a.names[id] = msgName
+		}
 		a.mu.Unlock()
 	}
 	return id, err

@@ -39,7 +39,7 @@ type Client struct {
 	callback atomic.Pointer[adapter.MsgCallback]
 
 	tableMu sync.RWMutex
-	table   map[string]uint16 // "name_crc" → message ID of the current connection
+	table   map[tableKey]uint16 // message ID of the current connection
 
 	// life serialises Connect and Disconnect. sess is written with both
 	// life and mu held, so either one is enough to read it.
@@ -110,7 +110,7 @@ func (c *Client) SetMsgCallback(cb adapter.MsgCallback) {
 // message table of the current connection, or an *adapter.UnknownMsgError.
 func (c *Client) GetMsgID(msgName, msgCrc string) (uint16, error) {
 	c.tableMu.RLock()
-	id, ok := c.table[msgName+"_"+msgCrc]
+	id, ok := c.table[tableKey{msgName, msgCrc}]
 	c.tableMu.RUnlock()
 	if !ok {
 		return 0, &adapter.UnknownMsgError{MsgName: msgName, MsgCrc: msgCrc}
@@ -118,7 +118,12 @@ func (c *Client) GetMsgID(msgName, msgCrc string) (uint16, error) {
 	return id, nil
 }
 
-func (c *Client) setTable(t map[string]uint16) {
+// tableKey is a message's name and CRC, as GetMsgID is asked for them:
+// govpp core asks once a request, and a key of the two strings needs no
+// "name_crc" built (and allocated) for each.
+type tableKey struct{ name, crc string }
+
+func (c *Client) setTable(t map[tableKey]uint16) {
 	c.tableMu.Lock()
 	c.table = t
 	c.tableMu.Unlock()

@@ -95,7 +95,7 @@ func (c *Client) Connect() error {
 
 // handshake sends sockclnt_create and reads its reply, within the connect
 // timeout.
-func (c *Client) handshake(conn *net.UnixConn) (*session, map[string]uint16, error) {
+func (c *Client) handshake(conn *net.UnixConn) (*session, map[tableKey]uint16, error) {
 	if err := conn.SetDeadline(time.Now().Add(c.connectTimeout)); err != nil {
 		return nil, nil, fmt.Errorf("vppsock: connect: %w", err)
 	}
@@ -132,12 +132,14 @@ func (c *Client) handshake(conn *net.UnixConn) (*session, map[string]uint16, err
 		deleted:     make(chan struct{}),
 		done:        make(chan struct{}),
 	}
-	table := make(map[string]uint16, len(reply.MessageTable))
+	table := make(map[tableKey]uint16, len(reply.MessageTable))
 	var haveDelete, haveDeleteReply bool
 	for _, e := range reply.MessageTable {
 		name, _, _ := strings.Cut(e.Name, "\x00")
 		name = strings.TrimSuffix(name, "\x13")
-		table[name] = e.Index
+		if i := strings.LastIndexByte(name, '_'); i >= 0 {
+			table[tableKey{name[:i], name[i+1:]}] = e.Index
+		}
 		// "sockclnt_delete_<crc>" and "sockclnt_delete_reply_<crc>",
 		// whatever the CRCs.
 		if rest, ok := strings.CutPrefix(name, "sockclnt_delete_"); ok {

@@ -67,9 +67,12 @@ func newRecorder(a adapter.VppAPI) *recorder {
 func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
 	id, err := r.VppAPI.GetMsgID(msgName, msgCrc)
 	if err == nil {
+		// govpp asks for every request: the timed sync pays a lookup.
 		r.mu.Lock()
-		r.names[id] = msgName + "_" + msgCrc
-		r.writes[id] = !isReadOnly(msgName + "_" + msgCrc)
+		if _, known := r.names[id]; !known {
+			r.names[id] = msgName + "_" + msgCrc
+			r.writes[id] = !isReadOnly(msgName + "_" + msgCrc)
+		}
 		r.mu.Unlock()
 	}
 	return id, err
