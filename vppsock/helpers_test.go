@@ -107,3 +107,15 @@ func (c *Client) session() *session {
 }
 
 func sockPath(t testing.TB) string { return t.TempDir() + "/api.sock" }
+
+// requireContextsFrom fails the test unless the replies carry the contexts
+// first, first+1, … in turn: the requests went out, and were answered, in
+// the order they were sent.
+func requireContextsFrom(t *testing.T, replies []received, first uint32) {
+	t.Helper()
+	for i, m := range replies {
+		if m.ctx != first+uint32(i) {
+			t.Fatalf("reply %d has context %d, want %d", i, m.ctx, first+uint32(i))
+		}
+	}
+}

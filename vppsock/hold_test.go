@@ -43,11 +43,7 @@ func TestHoldWindowWritesOnRelease(t *testing.T) {
 			}
 		}
 	})
-	for i, m := range rec.wait(100) {
-		if m.ctx != uint32(5000+i) {
-			t.Fatalf("reply %d has context %d, want %d", i, m.ctx, 5000+i)
-		}
-	}
+	requireContextsFrom(t, rec.wait(100), 5000)
 	if s := c.Stats(); s.Sent != 100 || s.Received != 100 {
 		t.Errorf("stats %+v", s)
 	}
@@ -99,11 +95,7 @@ func TestNestedHolds(t *testing.T) {
 		t.Errorf("%d writes, want 2", w)
 	}
 	f.waitRequests(16)
-	for i, m := range rec.wait(16) {
-		if m.ctx != uint32(i) {
-			t.Fatalf("reply %d has context %d", i, m.ctx)
-		}
-	}
+	requireContextsFrom(t, rec.wait(16), 0)
 }
 
 // Held bytes that reach the hold limit (256 KiB) are written by the
@@ -139,11 +131,7 @@ func TestHoldLimitWritesEarly(t *testing.T) {
 		t.Errorf("%d writes, want 2", w)
 	}
 	f.waitRequests(300)
-	for i, m := range rec.wait(300) {
-		if m.ctx != uint32(i) {
-			t.Fatalf("reply %d has context %d", i, m.ctx)
-		}
-	}
+	requireContextsFrom(t, rec.wait(300), 0)
 }
 
 // A SendMsg from another goroutine while held (govpp's health-check ping)

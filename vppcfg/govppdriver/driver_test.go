@@ -652,6 +652,16 @@ func pipelineOrderAndFailures(t *testing.T, v fakeAdapter, chunk, depth int, fai
 	assert.Equal(t, len(ops), v.Calls()["nat44_add_del_static_mapping_v2"], "each op sent once")
 }
 
+// createUDPMappings is n ops, each creating its own UDP static mapping.
+func createUDPMappings(n int) []driverapi.Op {
+	ops := make([]driverapi.Op, 0, n)
+	for i := range n {
+		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
+			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
+	}
+	return ops
+}
+
 // applyChunked applies ops in one Apply (chunk 0) or through ApplyStream
 // in chunks of that many ops, and returns the results in op order.
 func applyChunked(t *testing.T, d *Driver, chunk int, ops ...driverapi.Op) []driverapi.OpResult {
@@ -694,11 +704,7 @@ func pipelineStopsAtALostReply(t *testing.T, chunk, depth int) {
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)
 	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
-	var ops []driverapi.Op
-	for i := range 40 {
-		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
-			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
-	}
+	ops := createUDPMappings(40)
 	const lost = 20
 	v.LoseReplyNth(lost)
 	res := applyChunked(t, d, chunk, ops...)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -124,11 +123,7 @@ func TestPipelineWindowWriteFails(t *testing.T) {
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)
 	mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
-	var ops []driverapi.Op
-	for i := range 20 {
-		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(netip.MustParseAddr("1.1.2.1"), uint16(1000+i)),
-			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.2.1"), uint16(1000+i))}, "t"))
-	}
+	ops := createUDPMappings(20)
 	h.mu.Lock()
 	h.failAfter = len(h.windows) + 2 // the third window of the apply fails
 	h.mu.Unlock()
