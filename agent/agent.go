@@ -21,8 +21,10 @@ type Options struct {
 	// FrontendInterfaces are the uplink and host interfaces.
 	FrontendInterfaces []string
 	Config             Config
-	// VPP is the adapter to VPP: socketclient for a real VPP, fakevpp in
-	// tests and in the render/trace commands.
+	// VPP is the adapter to VPP: vppsock.New(socket) for a real VPP (it
+	// writes the driver's windows of requests at once; govpp's socketclient
+	// works too, a request a write), fakevpp in tests and in the
+	// render/trace commands.
 	VPP adapter.VppAPI
 	Log logrus.FieldLogger
 	// RetryMin/RetryMax bound retries in the processor and the VPP layer;

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 
 	"github.com/sirupsen/logrus"
-	"go.fd.io/govpp/adapter/socketclient"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/vppsvc/vppsvc/processor"
 	"github.com/vppsvc/vppsvc/processor/k8swatch"
 	"github.com/vppsvc/vppsvc/vppcfg"
+	"github.com/vppsvc/vppsvc/vppsock"
 )
 
 // A CNI agent embeds vppsvc with agent.New, which wires what `vppsvc run`
@@ -41,7 +41,7 @@ func ExampleNew() {
 		NodeName:           node,
 		FrontendInterfaces: []string{"uplink0", "host0"}, // where clients other than local pods arrive
 		Config:             cfg,
-		VPP:                socketclient.NewVppClient("/run/vpp/api.sock"),
+		VPP:                vppsock.New("/run/vpp/api.sock"),
 		Log:                logrus.StandardLogger(),
 		ExtraRenderers: map[string]agent.ExtraRenderer{frontendacl.Name: {
 			New: func(c vppcfg.Client, log logrus.FieldLogger) (vppsvc.ServiceRendererAPI, error) {
