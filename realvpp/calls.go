@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"go.fd.io/govpp/adapter"
+
+	"github.com/vppsvc/vppsvc/vppsock"
 )
 
 // callCounts counts requests by message name, the real VPP's equivalent of
@@ -81,23 +83,6 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 	return nil
 }
 
-// windowWriter is an adapter that writes a window of requests at once
-// (vppsock.Client; govppdriver.WindowWriter).
-type windowWriter interface {
-	Hold()
-	Release() error
-}
-
 // Hold and Release pass the driver's windows on to the adapter.
-func (a *countingAdapter) Hold() {
-	if w, ok := a.VppAPI.(windowWriter); ok {
-		w.Hold()
-	}
-}
-
-func (a *countingAdapter) Release() error {
-	if w, ok := a.VppAPI.(windowWriter); ok {
-		return w.Release()
-	}
-	return nil
-}
+func (a *countingAdapter) Hold()          { vppsock.HoldOn(a.VppAPI) }
+func (a *countingAdapter) Release() error { return vppsock.ReleaseOn(a.VppAPI) }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+
+	"go.fd.io/govpp/adapter"
 )
 
 // errNotConnected is returned by SendMsg (and by Release when it has bytes
@@ -153,4 +155,28 @@ func (c *Client) breakLocked(s *session, err error) {
 	if c.sess == s {
 		c.held = c.held[:0]
 	}
+}
+
+// window is what an adapter that writes windows offers (Client does).
+type window interface {
+	Hold()
+	Release() error
+}
+
+// HoldOn and ReleaseOn hold and release a window on adapter a if a writes
+// windows (a Client), and do nothing otherwise: an adapter that wraps
+// another implements its own Hold and Release with them, so that the
+// govpp driver still finds the windows (govppdriver.WindowWriter).
+func HoldOn(a adapter.VppAPI) {
+	if w, ok := a.(window); ok {
+		w.Hold()
+	}
+}
+
+// ReleaseOn is HoldOn's Release: nil for an adapter without windows.
+func ReleaseOn(a adapter.VppAPI) error {
+	if w, ok := a.(window); ok {
+		return w.Release()
+	}
+	return nil
 }

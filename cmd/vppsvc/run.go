@@ -24,7 +24,6 @@ import (
 	"github.com/vppsvc/vppsvc/cmd/vppsvc/internal/simnode"
 	"github.com/vppsvc/vppsvc/fakevpp"
 	"github.com/vppsvc/vppsvc/healthcheck"
-	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 	"github.com/vppsvc/vppsvc/vppsock"
 )
 
@@ -281,18 +280,8 @@ func (a *socketWaitLogger) WaitReady() error {
 
 // Hold and Release pass the driver's windows on to the adapter
 // (govppdriver.WindowWriter).
-func (a *socketWaitLogger) Hold() {
-	if w, ok := a.VppAPI.(govppdriver.WindowWriter); ok {
-		w.Hold()
-	}
-}
-
-func (a *socketWaitLogger) Release() error {
-	if w, ok := a.VppAPI.(govppdriver.WindowWriter); ok {
-		return w.Release()
-	}
-	return nil
-}
+func (a *socketWaitLogger) Hold()          { vppsock.HoldOn(a.VppAPI) }
+func (a *socketWaitLogger) Release() error { return vppsock.ReleaseOn(a.VppAPI) }
 
 // Connect implements adapter.VppAPI.
 func (a *socketWaitLogger) Connect() error {

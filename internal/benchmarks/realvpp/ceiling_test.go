@@ -19,7 +19,6 @@ import (
 
 	"github.com/vppsvc/vppsvc/dataplane"
 	rv "github.com/vppsvc/vppsvc/realvpp"
-	"github.com/vppsvc/vppsvc/vppcfg/govppdriver"
 	"github.com/vppsvc/vppsvc/vppsock"
 )
 
@@ -79,18 +78,8 @@ func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
 }
 
 // Hold and Release pass the driver's windows on to the adapter.
-func (r *recorder) Hold() {
-	if w, ok := r.VppAPI.(govppdriver.WindowWriter); ok {
-		w.Hold()
-	}
-}
-
-func (r *recorder) Release() error {
-	if w, ok := r.VppAPI.(govppdriver.WindowWriter); ok {
-		return w.Release()
-	}
-	return nil
-}
+func (r *recorder) Hold()          { vppsock.HoldOn(r.VppAPI) }
+func (r *recorder) Release() error { return vppsock.ReleaseOn(r.VppAPI) }
 
 // reserve makes room for n more writes of about size bytes each.
 func (r *recorder) reserve(n, size int) {
