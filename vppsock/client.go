@@ -37,6 +37,7 @@ type Client struct {
 	holdLimit         int
 
 	callback atomic.Pointer[adapter.MsgCallback]
+	route    atomic.Pointer[route] // see RouteReplies
 
 	tableMu sync.RWMutex
 	table   map[tableKey]uint16 // message ID of the current connection
@@ -132,7 +133,7 @@ func (c *Client) setTable(t map[tableKey]uint16) {
 // Stats counts what a Client did over its life, across connections.
 type Stats struct {
 	Sent     uint64 // messages accepted by SendMsg (written or held)
-	Received uint64 // messages handed to the callback
+	Received uint64 // messages handed on, to the callback or a route
 	Writes   uint64 // write calls on the connection, handshakes included
 	Reads    uint64 // read calls on the connection, handshakes included
 }

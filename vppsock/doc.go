@@ -16,6 +16,11 @@
 //
 // and the reader takes every reply a read returns, out of a 64 KiB buffer.
 //
+// A client that encodes its own requests can also take their replies past
+// govpp's core: RouteReplies hands the replies of a range of contexts that
+// the core never uses (under 1<<17) to a sink, the replies of one read
+// together (the govpp driver's lane, vppcfg/govppdriver/lane.go).
+//
 // On the wire the client is what socketclient is (VPP 25.10's API socket):
 // every message is framed by a 16-byte header (8 zero bytes, the data length
 // as a 4-byte big-endian number, 4 zero bytes); a connection starts with

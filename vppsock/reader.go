@@ -13,16 +13,19 @@ import (
 // returns at once with the cause instead of writing to a dead peer, and it
 // never spins on a broken connection.
 //
-// The reply to Disconnect's sockclnt_delete is taken here and not passed on.
+// The reply to Disconnect's sockclnt_delete is taken here and not passed on;
+// replies in a route's range go to its sink (RouteReplies).
 func (c *Client) readLoop(s *session) {
 	defer close(s.done)
 	var deletedOnce sync.Once
 	for {
 		data, err := s.fr.next()
 		if err != nil {
+			broken := &brokenError{op: "read", cause: err}
 			c.mu.Lock()
-			c.breakLocked(s, &brokenError{op: "read", cause: err})
+			c.breakLocked(s, broken)
 			c.mu.Unlock()
+			c.routeLost(s, broken)
 			return
 		}
 		if len(data) < replyHeaderLen {
@@ -35,6 +38,9 @@ func (c *Client) readLoop(s *session) {
 			continue
 		}
 		c.stats.received.Add(1)
-		(*c.callback.Load())(msgID, data)
+		if !c.routeReply(msgID, binary.BigEndian.Uint32(data[replyContextOffset:]), data) {
+			(*c.callback.Load())(msgID, data)
+		}
+		c.routeRead(s)
 	}
 }

@@ -107,6 +107,16 @@ func (f *frameReader) next() ([]byte, error) {
 	}
 }
 
+// buffered tells whether a complete message is in the buffer, so that next
+// returns it without reading.
+func (f *frameReader) buffered() bool {
+	avail := f.end - f.start
+	if avail < headerLen {
+		return false
+	}
+	return avail >= headerLen+int(binary.BigEndian.Uint32(f.buf[f.start+lenOffset:]))
+}
+
 // makeRoom arranges for the message being read, need bytes in all, to fit
 // in buf from start, and for the next read to have room.
 func (f *frameReader) makeRoom(need int) {

@@ -55,9 +55,9 @@ func TestAppendFrame(t *testing.T) {
 	}
 }
 
-// Every complete message a read returned is returned before the next read;
-// a message split across reads (its header too) is completed by the
-// following reads.
+// Every complete message a read returned is returned before the next read
+// (buffered says whether one is left); a message split across reads (its
+// header too) is completed by the following reads.
 func TestFrameReaderSplitAndMany(t *testing.T) {
 	var stream []byte
 	var want [][]byte
@@ -93,6 +93,10 @@ func TestFrameReaderSplitAndMany(t *testing.T) {
 		}
 		if r.reads != readsAt[i] {
 			t.Errorf("message %d returned after %d reads, want %d", i, r.reads, readsAt[i])
+		}
+		// buffered: the next message is complete without another read.
+		if want := i+1 < len(readsAt) && readsAt[i+1] == readsAt[i]; fr.buffered() != want {
+			t.Errorf("after message %d buffered() = %v, want %v", i, !want, want)
 		}
 	}
 	if _, err := fr.next(); !errors.Is(err, io.EOF) {
