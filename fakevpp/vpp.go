@@ -217,6 +217,9 @@ type client struct {
 	connected bool
 	broken    bool // VPP restarted under this connection
 	out       *outbox
+	// replyRoute takes the replies of a range of contexts instead of cb (see
+	// RouteReplies); the outbox reads it.
+	replyRoute atomic.Pointer[replyRoute]
 
 	wantIfEvents bool
 	eventPID     uint32
@@ -276,7 +279,7 @@ func (c *client) Connect() error {
 	c.index = v.nextClient
 	c.connected, c.broken = true, false
 	c.wantIfEvents = false
-	c.out = newOutbox(c.cb)
+	c.out = newOutbox(c.cb, &c.replyRoute)
 	v.booted = true
 	return nil
 }
@@ -370,6 +373,7 @@ func (v *VPP) sendEvent(sel func(c *client) api.Message) {
 // must not keep the data it is given once it returns: govpp's socket adapter
 // reads every message into one buffer too, and govpp's core copies it.
 type outbox struct {
+	route *atomic.Pointer[replyRoute] // the client's
 	mu    sync.Mutex
 	cond  *sync.Cond
 	queue frames // encoded, not yet taken by the reader
@@ -395,8 +399,8 @@ type frame struct {
 // dump does not pin its size for the connection's life.
 const maxSpareFrames = 1 << 20
 
-func newOutbox(cb adapter.MsgCallback) *outbox {
-	o := &outbox{}
+func newOutbox(cb adapter.MsgCallback, r *atomic.Pointer[replyRoute]) *outbox {
+	o := &outbox{route: r}
 	o.cond = sync.NewCond(&o.mu)
 	go o.run(cb)
 	return o
@@ -423,6 +427,9 @@ func (o *outbox) close() {
 	o.queue, o.spare = frames{}, frames{}
 	o.mu.Unlock()
 	o.cond.Signal()
+	if r := o.route.Load(); r != nil {
+		r.sink.ConnectionLost(errConnectionClosed)
+	}
 }
 
 func (o *outbox) run(cb adapter.MsgCallback) {
@@ -439,12 +446,22 @@ func (o *outbox) run(cb adapter.MsgCallback) {
 		o.queue, o.spare = o.spare, frames{}
 		o.mu.Unlock()
 		start := 0
+		r := o.route.Load()
+		took := false
 		for _, f := range batch.list {
 			if o.closed.Load() {
 				return
 			}
-			cb(f.id, batch.buf[start:f.end:f.end])
+			data := batch.buf[start:f.end:f.end]
+			if r.take(f.id, data) {
+				took = true
+			} else {
+				cb(f.id, data)
+			}
 			start = f.end
+		}
+		if took {
+			r.sink.RepliesRead()
 		}
 		if cap(batch.buf) > maxSpareFrames {
 			continue

@@ -86,3 +86,9 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 // Hold and Release pass the driver's windows on to the adapter.
 func (a *countingAdapter) Hold()          { vppsock.HoldOn(a.VppAPI) }
 func (a *countingAdapter) Release() error { return vppsock.ReleaseOn(a.VppAPI) }
+
+// RouteReplies passes the driver's lane on to the adapter
+// (govppdriver.ReplyRouter).
+func (a *countingAdapter) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
+	return vppsock.RouteOn(a.VppAPI, lo, hi, sink)
+}

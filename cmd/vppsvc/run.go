@@ -283,6 +283,12 @@ func (a *socketWaitLogger) WaitReady() error {
 func (a *socketWaitLogger) Hold()          { vppsock.HoldOn(a.VppAPI) }
 func (a *socketWaitLogger) Release() error { return vppsock.ReleaseOn(a.VppAPI) }
 
+// RouteReplies passes the driver's lane on to the adapter
+// (govppdriver.ReplyRouter).
+func (a *socketWaitLogger) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
+	return vppsock.RouteOn(a.VppAPI, lo, hi, sink)
+}
+
 // Connect implements adapter.VppAPI.
 func (a *socketWaitLogger) Connect() error {
 	err := a.VppAPI.Connect()

@@ -88,6 +88,14 @@ type Driver struct {
 	// window is Connect's adapter when it writes a window of requests at
 	// once; nil otherwise.
 	window WindowWriter
+	// adapter is Connect's adapter, and router the same when it routes
+	// replies, for the pipes' lane (lane.go): laneFree while no pipe has
+	// it; laneNext and laneCache belong to the pipe that has it.
+	adapter   adapter.VppAPI
+	router    ReplyRouter
+	laneFree  atomic.Bool
+	laneNext  uint32
+	laneCache laneCache
 
 	isConnected atomic.Bool
 	// connection ends when the connection it stands for is reported lost;
@@ -142,6 +150,8 @@ func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) 
 	}
 	d.caps.Store(&capabilities{err: fmt.Errorf("%w: %w", driverapi.ErrDrift, driverapi.ErrNotConnected)})
 	d.connection.Store(newConnectionLife(ctx))
+	d.laneFree.Store(true)
+	d.laneNext = laneFirstContext
 	d.wg.Add(1)
 	go d.watchConnection(events)
 	return d
@@ -161,6 +171,9 @@ func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
 	d := New(conn, events, opts)
 	d.disconnect = conn.Disconnect
 	d.window, _ = a.(WindowWriter)
+	if r, ok := a.(ReplyRouter); ok {
+		d.adapter, d.router = a, r
+	}
 	return d, nil
 }
 

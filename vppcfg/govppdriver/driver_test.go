@@ -602,12 +602,15 @@ func itemStrings(st *driverapi.State) []string {
 // one pass (a create out of order would find it and fail), among other
 // mappings, with failures at the first, last and window-edge requests.
 func TestPipelineOrderAndFailures(t *testing.T) {
-	for _, chunk := range []int{0, 1, 3} {
-		for _, depth := range []int{1, 2, 7, 256} {
-			for _, failAt := range [][]int{nil, {1}, {2, 3}, {7, 8, 14}, {40}} {
-				t.Run(fmt.Sprintf("chunk=%d/depth=%d/fail=%v", chunk, depth, failAt), func(t *testing.T) {
-					pipelineOrderAndFailures(t, newFake(), chunk, depth, failAt)
-				})
+	for _, tr := range transports {
+		for _, chunk := range []int{0, 1, 3} {
+			for _, depth := range []int{1, 2, 7, 256} {
+				for _, failAt := range [][]int{nil, {1}, {2, 3}, {7, 8, 14}, {40}} {
+					t.Run(fmt.Sprintf("%s/chunk=%d/depth=%d/fail=%v", tr.name, chunk, depth, failAt), func(t *testing.T) {
+						d := pipelineOrderAndFailures(t, tr.over(newFake()), chunk, depth, failAt)
+						assert.Equal(t, tr.lane, usedLane(d), "the pipes went by lane")
+					})
+				}
 			}
 		}
 	}
@@ -615,7 +618,7 @@ func TestPipelineOrderAndFailures(t *testing.T) {
 
 // pipelineOrderAndFailures runs the test over adapter a, v's (v itself or
 // an adapter wrapping it).
-func pipelineOrderAndFailures(t *testing.T, v fakeAdapter, chunk, depth int, failAt []int) {
+func pipelineOrderAndFailures(t *testing.T, v fakeAdapter, chunk, depth int, failAt []int) *Driver {
 	d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
@@ -650,6 +653,7 @@ func pipelineOrderAndFailures(t *testing.T, v fakeAdapter, chunk, depth int, fai
 		}
 	}
 	assert.Equal(t, len(ops), v.Calls()["nat44_add_del_static_mapping_v2"], "each op sent once")
+	return d
 }
 
 // createUDPMappings is n ops, each creating its own UDP static mapping.
@@ -688,18 +692,20 @@ func applyChunked(t *testing.T, d *Driver, chunk int, ops ...driverapi.Op) []dri
 // A reply that never comes (the connection breaks under it) fails that op
 // and every op after it as drift, and none before it.
 func TestPipelineStopsAtALostReply(t *testing.T) {
-	for _, chunk := range []int{0, 3} {
-		for _, depth := range []int{1, 4, 256} {
-			t.Run(fmt.Sprintf("chunk=%d/depth=%d", chunk, depth), func(t *testing.T) {
-				pipelineStopsAtALostReply(t, chunk, depth)
-			})
+	for _, tr := range transports {
+		for _, chunk := range []int{0, 3} {
+			for _, depth := range []int{1, 4, 256} {
+				t.Run(fmt.Sprintf("%s/chunk=%d/depth=%d", tr.name, chunk, depth), func(t *testing.T) {
+					pipelineStopsAtALostReply(t, tr, chunk, depth)
+				})
+			}
 		}
 	}
 }
 
-func pipelineStopsAtALostReply(t *testing.T, chunk, depth int) {
+func pipelineStopsAtALostReply(t *testing.T, tr transportCase, chunk, depth int) {
 	v := newFake()
-	d, err := Connect(v, Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
+	d, err := Connect(tr.over(v), Options{Logger: quietLogger(), PipelineDepth: depth, ReconnectInterval: 20 * time.Millisecond, ReplyTimeout: time.Minute})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)

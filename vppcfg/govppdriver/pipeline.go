@@ -36,6 +36,10 @@ type call struct {
 	// op is the index of the op this call belongs to.
 	op  int
 	err error
+	// ctx and replyID are the request's context and its reply's message
+	// ID on a lane (lane.go).
+	ctx     uint32
+	replyID uint16
 }
 
 // verdict is the call's error for the reply's VPP error: check's, or the
@@ -70,7 +74,7 @@ type lazyCheck struct {
 type pipe struct {
 	d      *Driver
 	ctx    context.Context
-	stream api.Stream
+	t      transport // nil until the first request
 	broken error
 	// streamCtx is the stream's context, which the watchdog ends when a
 	// reply takes longer than Options.ReplyTimeout (see replyWatchdog).
@@ -84,12 +88,40 @@ type pipe struct {
 func (d *Driver) newPipe(ctx context.Context) *pipe { return &pipe{d: d, ctx: ctx} }
 
 func (p *pipe) close() {
-	if p.stream != nil {
+	if p.t != nil {
 		p.watchdog.stop()
-		_ = p.stream.Close()
+		p.t.close()
 		p.cancelStream(nil)
 	}
 }
+
+// transport carries a pipe's requests to VPP and their replies back, in
+// order: the driver's lane past govpp's core when the adapter routes
+// replies (lane.go), govpp's stream otherwise.
+type transport interface {
+	send(c *call) error
+	// recv returns the reply to c, the oldest call sent and not answered,
+	// or why there is none; a reply of another call is an error (the order
+	// is lost). left calls, c the first, await a reply in this go (a hint:
+	// they may come together). ctx ends the wait.
+	recv(ctx context.Context, c *call, left int) (api.Message, error)
+	close()
+}
+
+// govppStream is a transport on a govpp stream.
+type govppStream struct{ s api.Stream }
+
+func (g govppStream) send(c *call) error { return g.s.SendMsg(c.req) }
+
+func (g govppStream) recv(_ context.Context, c *call, _ int) (api.Message, error) {
+	msg, err := g.s.RecvMsg()
+	if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
+		err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
+	}
+	return msg, err
+}
+
+func (g govppStream) close() { _ = g.s.Close() }
 
 // replyWatchdog bounds the wait for each reply of a pipe's stream with one
 // timer, re-armed for each reply, that ends the stream's context with
@@ -170,22 +202,27 @@ func (p *pipe) run(calls []*call) {
 	p.windows[0], p.windows[1] = earlier[:0], now[:0]
 }
 
-// open opens the pipe's stream on its first use; false (and p.broken) if
-// govpp refused.
+// open opens the pipe's transport on its first use: a lane if the driver
+// has one free, else a govpp stream; false (and p.broken) if govpp refused.
 func (p *pipe) open() bool {
-	if p.stream != nil {
+	if p.t != nil {
 		return true
 	}
 	d := p.d
-	depth := d.opts.PipelineDepth
 	sctx, cancel := context.WithCancelCause(p.ctx)
-	stream, err := d.conn.NewStream(sctx, d.streamOptions(depth)...)
-	if err != nil {
-		cancel(nil)
-		p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
-		return false
+	if l := d.openLane(); l != nil {
+		l.progress = p.watchdog.arm
+		p.t = l
+	} else {
+		stream, err := d.conn.NewStream(sctx, d.streamOptions(d.opts.PipelineDepth)...)
+		if err != nil {
+			cancel(nil)
+			p.broken = fmt.Errorf("open API stream: %w (%w)", err, driverapi.ErrDrift)
+			return false
+		}
+		p.t = govppStream{stream}
 	}
-	p.stream, p.streamCtx, p.cancelStream = stream, sctx, cancel
+	p.streamCtx, p.cancelStream = sctx, cancel
 	p.watchdog.start(d.opts.ReplyTimeout, cancel)
 	return true
 }
@@ -211,7 +248,7 @@ func (p *pipe) send(window, unsent []*call, sent []*call) []*call {
 			failAll(unsent, p.broken)
 			break
 		}
-		if err := p.stream.SendMsg(c.req); err != nil {
+		if err := p.t.send(c); err != nil {
 			// Nothing reached VPP for this call. After an unknown message
 			// or an encode error the others still go; once the socket is
 			// broken (VPP died, before govpp's health check reports it)
@@ -253,14 +290,9 @@ func (p *pipe) receive(sent, after, unsent []*call) bool {
 	d := p.d
 	for i, c := range sent {
 		p.watchdog.arm()
-		msg, err := p.stream.RecvMsg()
+		msg, err := p.t.recv(p.streamCtx, c, len(sent)-i)
 		if err != nil {
 			err = p.recvErr(err)
-		}
-		if err == nil && reflect.TypeOf(msg) != reflect.TypeOf(c.reply) {
-			err = fmt.Errorf("got %s instead of %s", msg.GetMessageName(), c.reply.GetMessageName())
-		}
-		if err != nil {
 			err = fmt.Errorf("reply to %s: %w (%w)", c.req.GetMessageName(), err, driverapi.ErrDrift)
 			p.fail(sent[i:], err)
 			p.fail(after, err)

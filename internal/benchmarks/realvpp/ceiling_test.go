@@ -81,6 +81,12 @@ func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
 func (r *recorder) Hold()          { vppsock.HoldOn(r.VppAPI) }
 func (r *recorder) Release() error { return vppsock.ReleaseOn(r.VppAPI) }
 
+// RouteReplies passes the driver's lane on to the adapter
+// (govppdriver.ReplyRouter).
+func (r *recorder) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
+	return vppsock.RouteOn(r.VppAPI, lo, hi, sink)
+}
+
 // reserve makes room for n more writes of about size bytes each.
 func (r *recorder) reserve(n, size int) {
 	r.mu.Lock()
