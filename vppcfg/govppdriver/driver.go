@@ -115,6 +115,9 @@ type Driver struct {
 type connectionLife struct {
 	ctx  context.Context
 	lost context.CancelFunc
+	// unread is set on the connections after a lost one until a Dump has
+	// read VPP through them (see errUnread).
+	unread atomic.Bool
 }
 
 func newConnectionLife(parent context.Context) *connectionLife {
@@ -123,10 +126,21 @@ func newConnectionLife(parent context.Context) *connectionLife {
 }
 
 // connectionLost ends the current connection's life: its calls in flight
-// return now; later calls belong to the next connection.
+// return now; later calls belong to the next connection, which writes
+// nothing before a Dump has read it.
 func (d *Driver) connectionLost() {
-	d.connection.Swap(newConnectionLife(d.ctx)).lost()
+	next := newConnectionLife(d.ctx)
+	next.unread.Store(true)
+	d.connection.Swap(next).lost()
 }
+
+// errUnread fails the ops of an Apply on a connection no Dump has read
+// since the one before it was lost. What the layer believes VPP holds comes
+// from the VPP of the lost connection, which may have restarted: a write
+// now (a retry due before the layer has seen the connection events) would
+// go to the new VPP on that belief, and the layer could report converged
+// with most of its state missing. The layer resyncs on the drift.
+var errUnread = fmt.Errorf("VPP not read since the connection to it was lost: %w (%w)", driverapi.ErrNotConnected, driverapi.ErrDrift)
 
 var _ driverapi.Driver = (*Driver)(nil)
 
@@ -250,6 +264,9 @@ func (d *Driver) withDeadline(ctx context.Context) (context.Context, context.Can
 // Apply implements driverapi.Driver: it turns each op into its requests and
 // sends all of them through one pipeline.
 func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpResult {
+	if d.connection.Load().unread.Load() {
+		return failOps(ops, errUnread)
+	}
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
 	p := d.newPipe(ctx)
@@ -262,6 +279,12 @@ func (d *Driver) Apply(ctx context.Context, ops []driverapi.Op) []driverapi.OpRe
 // that once that connection is lost no later chunk reaches a VPP govpp may
 // have reconnected to meanwhile.
 func (d *Driver) ApplyStream(ctx context.Context, chunks <-chan []driverapi.Op, results chan<- []driverapi.OpResult) {
+	if d.connection.Load().unread.Load() {
+		for ops := range chunks {
+			results <- failOps(ops, errUnread)
+		}
+		return
+	}
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
 	p := d.newPipe(ctx)
@@ -269,6 +292,15 @@ func (d *Driver) ApplyStream(ctx context.Context, chunks <-chan []driverapi.Op, 
 	for ops := range chunks {
 		results <- d.applyOn(p, ops)
 	}
+}
+
+// failOps is a result for each op, each failed with err.
+func failOps(ops []driverapi.Op, err error) []driverapi.OpResult {
+	res := make([]driverapi.OpResult, len(ops))
+	for i := range res {
+		res[i].Err = fmt.Errorf("%s: %w", ops[i], err)
+	}
+	return res
 }
 
 // applyOn turns each op into its requests, sends them on p and returns one

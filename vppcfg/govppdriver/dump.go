@@ -24,6 +24,7 @@ func (d *Driver) Dump(ctx context.Context) (*driverapi.State, error) {
 	if caps.err != nil {
 		return nil, caps.err
 	}
+	life := d.connection.Load()
 	ctx, cancel := d.withDeadline(ctx)
 	defer cancel()
 	pid := d.vppProcessID()
@@ -54,6 +55,9 @@ func (d *Driver) Dump(ctx context.Context) (*driverapi.State, error) {
 				return nil, err
 			}
 		}
+	}
+	if life.ctx.Err() == nil {
+		life.unread.Store(false) // writes may go: the layer learns this VPP's state
 	}
 	return r.st, nil
 }
