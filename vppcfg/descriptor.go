@@ -55,6 +55,13 @@ type kindSpec[T Item] struct {
 	// index), with the pending reason: v waits until that key is applied
 	// or about to be. Default: none.
 	WaitsFor func(v T) (Key, string)
+	// Walks are the kinds whose every object VPP visits, in the one API
+	// call that applies v (enabling NAT44 on an outside interface
+	// registers each static mapping's external address with it): after a
+	// VPP restart the layer waits a while for v's interface before it
+	// creates the first of them (the engine's Options.BulkHold), so that
+	// this call finds none. Default: none.
+	Walks func(v T) []Kind
 	// Shared is set when VPP keeps one setting for a group of objects, the
 	// one the group's first object brought, whatever later ones ask (cnat
 	// keeps whether a VIP address is a real IP for all its ports): the
@@ -283,6 +290,14 @@ func register[T Item](s kindSpec[T]) {
 				return k, why, true
 			}
 			return Key{}, "", false
+		}
+	}
+	if f := s.Walks; f != nil {
+		d.Walks = func(it Item) []Kind {
+			if v, ok := it.(T); ok {
+				return f(v)
+			}
+			return nil
 		}
 	}
 	if f := s.ApplyPart; f != nil {

@@ -66,6 +66,17 @@ func init() {
 			return []Key{nat44InterfaceKey(v.Interface, NAT44Output)}
 		},
 		ExcludeWhy: "an output-feature interface cannot also be inside or outside",
+		// nat44_ed_add_interface and nat44_ed_add_output_interface
+		// (src/plugins/nat/nat44-ed/nat44_ed.c, v25.10) call
+		// nat44_ed_add_del_sm_fib_reg_entries for an outside or output
+		// interface: a FIB entry for every static mapping's external
+		// address (LB and identity mappings are static mappings there).
+		Walks: func(v *NAT44Interface) []Kind {
+			if v.Role == NAT44Inside {
+				return nil
+			}
+			return []Kind{KindNAT44StaticMapping, KindNAT44IdentityMapping, KindNAT44LBMapping}
+		},
 		CLI: func(v *NAT44Interface) []string {
 			switch v.Role {
 			case NAT44Inside:

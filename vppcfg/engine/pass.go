@@ -52,7 +52,17 @@ func (r *Reconciler) pass(ctx context.Context) {
 
 		DesiredBindings: r.store.Bindings,
 		AppliedBindings: r.appliedBindings,
+
+		BulkHoldUntil: r.bulkHoldUntil,
+		Now:           now,
 	})
+	if sc == nil {
+		r.bulkHeld = plan.BulkHeld
+	}
+	// While creates are held back for an interface, the passes that may
+	// release them (its interface's event, the hold's end) look at every
+	// key: a scoped pass would not see them.
+	r.full = r.full || r.bulkHeld
 	ops := r.readyTasks(plan.Ops, now)
 	for i := range ops {
 		if op := &ops[i]; op.owners == nil { // planOps names the owners of what it creates or updates

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
@@ -58,6 +59,9 @@ type diffInput struct {
 	// reconciler keeps): a diff that touches them merges every group, and
 	// without them it would walk every item to find them.
 	DesiredBindings, AppliedBindings map[vppcfg.Key]bool
+	// BulkHoldUntil, when not zero, ends the bulk hold of this connection
+	// (plan_bulk_hold.go); Now is the pass's time.
+	BulkHoldUntil, Now time.Time
 }
 
 // eachBinding visits every key of a merged kind in Desired and Applied once.
@@ -141,6 +145,9 @@ type opPlan struct {
 	// Reset are the gate kinds whose plugin the plan disables and
 	// re-enables, which removes every object of the plugin from VPP.
 	Reset map[vppcfg.Kind]bool
+	// BulkHeld is set when the plan held creates back for an interface
+	// (plan_bulk_hold.go).
+	BulkHeld bool
 }
 
 // change is how one desired key differs from its applied value.
@@ -347,6 +354,8 @@ func (p *opPlan) readiness(in diffInput, sc *scope) *readySet {
 		}
 	}
 	ready := &readySet{sc: sc}
+	armed := in.bulkHoldArmed()
+	var walked walkers
 	sc.eachDesired(func(k vppcfg.Key, e core.DesiredEntry) {
 		d := e.Item
 		ready.count++ // hold takes it back
@@ -367,6 +376,7 @@ func (p *opPlan) readiness(in diffInput, sc *scope) *readySet {
 		if missing := missingInterface(d, in.Interfaces); missing != "" {
 			p.Pending[k] = fmt.Sprintf(reasonInterfacePrefix+"%q not found", missing)
 			ready.hold(k)
+			walked.note(d, missing, armed)
 			return
 		}
 		if g := gatedBy(k.Kind); g != 0 && !enabled[g] {
@@ -374,6 +384,9 @@ func (p *opPlan) readiness(in diffInput, sc *scope) *readySet {
 			ready.hold(k)
 		}
 	})
+	if walked != nil {
+		p.holdBulk(sc, in, ready, walked)
+	}
 	p.waitForDependencies(sc, in, ready)
 	return ready
 }

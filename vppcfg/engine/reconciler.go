@@ -31,6 +31,13 @@ type Options struct {
 	// operations, however many chunks it is handed over in); default 2
 	// minutes, enough for a cold sync of tens of thousands of objects.
 	OpTimeout time.Duration
+	// BulkHold is how long after the first resync with a restarted VPP
+	// (another process than the one the layer had programmed), the creates of kinds
+	// an item visits (vppcfg's Walks: NAT44 mappings, for an outside
+	// interface's NAT44 feature) wait for that item's missing interface,
+	// while VPP holds none of them (plan_bulk_hold.go); default 5s,
+	// negative turns it off.
+	BulkHold time.Duration
 	// Claims lets an owner claim untagged VPP objects that nobody desires,
 	// so that they are removed as stale once that owner has resynced (see
 	// vppcfg's tag.go). Without a claim such objects are never touched.
@@ -52,6 +59,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.OpTimeout <= 0 {
 		o.OpTimeout = 2 * time.Minute
+	}
+	if o.BulkHold == 0 {
+		o.BulkHold = 5 * time.Second
 	}
 }
 
@@ -115,6 +125,10 @@ type loopState struct {
 	resyncAt         time.Time
 	resyncFailures   int
 	lastPoll         time.Time
+	// bulkHoldUntil ends the bulk hold of the current connection, and
+	// bulkHeld says the last full pass held creates for it (Options.BulkHold).
+	bulkHoldUntil time.Time
+	bulkHeld      bool
 	// dirty are keys changed by commits since the last pass; full asks the
 	// next pass to diff everything (after a resync, an interface event, a
 	// ResyncTxn or a NAT44 global change).
@@ -355,6 +369,8 @@ func (r *Reconciler) wake(ctx context.Context) error {
 	}
 	if t, ok := r.retry.nextDue(); ok && !now.Before(t) {
 		r.pass(ctx)
+	} else if r.bulkHeld && !now.Before(r.bulkHoldUntil) {
+		r.pass(ctx) // the bulk hold is over: what it held goes now
 	}
 	return nil
 }
@@ -369,6 +385,9 @@ func (r *Reconciler) untilNextWake() time.Duration {
 	if r.synced {
 		if t, ok := r.retry.nextDue(); ok && t.Before(next) {
 			next = t
+		}
+		if r.bulkHeld && r.bulkHoldUntil.Before(next) {
+			next = r.bulkHoldUntil
 		}
 		if r.waitingForInterface() {
 			if t := r.lastPoll.Add(r.opts.InterfacePoll); t.Before(next) {

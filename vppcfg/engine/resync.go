@@ -34,6 +34,12 @@ func (r *Reconciler) resync(ctx context.Context) error {
 		// Another (or an unknown) VPP process than the one the layer
 		// learnt from: it may have restarted since.
 		r.forgetUnobserved = true
+		if r.synced && len(r.applied) > 0 && r.opts.BulkHold > 0 {
+			// It had programmed the one before: the interfaces may come
+			// back after this connection (plan_bulk_hold.go). At a first
+			// start they are there, or not expected soon.
+			r.bulkHoldUntil = start.Add(r.opts.BulkHold)
+		}
 	}
 	r.vppPID = st.VPPPID
 	r.storeMu.RLock()

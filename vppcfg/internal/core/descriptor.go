@@ -53,6 +53,7 @@ type Descriptor struct {
 	Rebind    func(it Item, ifName string) Item
 	ApplyPart func(applied, old, new Item) Item
 	Shared    func(it Item) (group, value string, ok bool)
+	Walks     func(it Item) []Kind
 }
 
 // UntaggedTraits is what an UntaggedClaim matches an object by: the
