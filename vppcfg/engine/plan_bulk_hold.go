@@ -16,13 +16,13 @@ import (
 // interface's call, once it comes, holds VPP's API for seconds (over 15 s
 // at 65,000 mappings on a loaded 2-core node), past the reply timeout and
 // govpp's health check, which reconnects and resyncs again. So after a
-// reconnect under a layer that had programmed VPP, while such an item
-// waits for its interface, within Options.BulkHold of the connection, and
-// VPP holds no object of the kinds it visits, the creates of those kinds
-// wait too: the interface's call then finds none, and each create
-// registers its own. VPP's work is the same; no call holds its API. (A
-// pod's interface is an outside interface too: one whose pod is gone
-// holds the mappings for the whole BulkHold, once.)
+// resync with a restarted VPP (another process than the one the layer had
+// programmed), while such an item waits for its interface, within
+// Options.BulkHold of that resync, and VPP holds no object of the kinds it
+// visits, the creates of those kinds wait too: the interface's call then
+// finds none, and each create registers its own. VPP's work is the same;
+// no call holds its API. (A pod's interface is an outside interface too:
+// one whose pod is gone holds the mappings for the whole BulkHold, once.)
 
 // walkers notes, for each kind, an interface whose item would visit it once
 // the interface exists; nil until readiness finds one.
@@ -68,7 +68,7 @@ func (p *opPlan) holdBulk(sc *scope, in diffInput, ready *readySet, w walkers) {
 			return
 		}
 		ready.hold(k)
-		p.Pending[k] = fmt.Sprintf("waits for interface %q (until %s at most): applying its NAT44 feature first visits none", iface, in.BulkHoldUntil.Format(time.TimeOnly))
+		p.Pending[k] = fmt.Sprintf("waits for interface %q (at most until %s): the item VPP applies on it visits every object of this kind, so it goes first", iface, in.BulkHoldUntil.Format(time.TimeOnly))
 		p.BulkHeld = true
 	})
 }

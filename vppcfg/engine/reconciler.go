@@ -31,9 +31,9 @@ type Options struct {
 	// operations, however many chunks it is handed over in); default 2
 	// minutes, enough for a cold sync of tens of thousands of objects.
 	OpTimeout time.Duration
-	// BulkHold is how long after the first resync with a restarted VPP
-	// (another process than the one the layer had programmed), the creates of kinds
-	// an item visits (vppcfg's Walks: NAT44 mappings, for an outside
+	// BulkHold is how long after a resync with a restarted VPP (another
+	// process than the one the layer had programmed) the creates of the
+	// kinds an item visits (vppcfg's Walks: NAT44 mappings, for an outside
 	// interface's NAT44 feature) wait for that item's missing interface,
 	// while VPP holds none of them (plan_bulk_hold.go); default 5s,
 	// negative turns it off.
