@@ -385,6 +385,9 @@ func TestDisconnectDeletesAndEndsGoroutines(t *testing.T) {
 	if d := time.Since(t0); d > waitTimeout/2 {
 		t.Errorf("Disconnect took %v: the sockclnt_delete reply was not seen", d)
 	}
+	// The fake counts its reply once its write returned, which may be
+	// after the client has read the reply and Disconnect has returned.
+	f.waitFor("the sockclnt_delete reply counted", func(f *fakeVPP) bool { return f.deleteReplyW > 0 })
 	f.set(func(f *fakeVPP) {
 		if len(f.deletes) != 1 || f.deletes[0] != f.clientIndex || f.deleteReplyW != 1 {
 			t.Errorf("sockclnt_delete: %v, replies written %d", f.deletes, f.deleteReplyW)
