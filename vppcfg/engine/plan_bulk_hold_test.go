@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -116,4 +117,16 @@ func TestBulkHoldAfterVPPRestart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The hold's end while VPP is disconnected: the pass it wakes for returns
+// at once, and the loop must not be woken again and again for it.
+func TestBulkHoldEndWhileDisconnected(t *testing.T) {
+	r := NewReconciler(newFakeDriver(), testOptions())
+	r.mu.Lock()
+	r.synced, r.disconnected = true, true
+	r.bulkHeld, r.bulkHoldUntil = true, time.Now().Add(-time.Second)
+	r.mu.Unlock()
+	require.NoError(t, r.wake(context.Background()))
+	assert.Greater(t, r.untilNextWake(), time.Second, "the loop would spin on the past hold's end")
 }

@@ -370,7 +370,11 @@ func (r *Reconciler) wake(ctx context.Context) error {
 	if t, ok := r.retry.nextDue(); ok && !now.Before(t) {
 		r.pass(ctx)
 	} else if r.bulkHeld && !now.Before(r.bulkHoldUntil) {
-		r.pass(ctx) // the bulk hold is over: what it held goes now
+		// The bulk hold is over: what it held goes now. Cleared first: a
+		// pass that returns at once (disconnected) would otherwise leave
+		// the loop's timer at the past hold's end, and the loop spinning.
+		r.bulkHeld = false
+		r.pass(ctx)
 	}
 	return nil
 }
