@@ -314,17 +314,18 @@ func (l *lane) RepliesRead() {
 		l.queue.appendBatch(&l.rd)
 	}
 	l.rd.reset()
-	waiting := l.want > 0
-	wake := waiting && len(l.queue.list) >= l.want
+	wake := l.want > 0 && len(l.queue.list) >= l.want
 	if wake {
 		l.want = 0
+	} else if l.want > 0 && l.progress != nil {
+		// Under the lock: once the pipe has taken its replies (want 0)
+		// it may stop the watchdog, and an arm after that would end the
+		// stream of a pipe not waiting any more.
+		l.progress()
 	}
 	l.mu.Unlock()
-	switch {
-	case wake:
+	if wake {
 		l.signal()
-	case waiting && l.progress != nil:
-		l.progress()
 	}
 }
 

@@ -261,3 +261,46 @@ func createUDPMappingsN(n int) []driverapi.Op {
 	}
 	return ops
 }
+
+// The reader wakes a waiting pipe once the replies it waits for are all
+// queued, not for each read, and re-arms the reply watchdog for the reads
+// before; a pipe not waiting is neither woken nor has its watchdog armed.
+func TestLaneWakesOnceTheRepliesAreThere(t *testing.T) {
+	armed := 0
+	l := &lane{first: laneFirstContext, ready: make(chan struct{}, 1), progress: func() { armed++ }}
+	l.awaited.Store(new([]uint16))
+	l.await(7)
+	l.sent.Store(4)
+	read := func(n uint32) {
+		require.True(t, l.TakeReply(7, l.context(n), make([]byte, 10)))
+		l.RepliesRead()
+	}
+	woken := func() bool {
+		select {
+		case <-l.ready:
+			return true
+		default:
+			return false
+		}
+	}
+	read(0) // not waiting yet
+	assert.False(t, woken())
+	assert.Zero(t, armed)
+	require.NoError(t, l.take(context.Background(), 1)) // takes the queued reply without waiting
+	l.pos = len(l.cur.list)
+
+	l.mu.Lock()
+	l.want = 3 // as take does before it waits
+	l.mu.Unlock()
+	read(1)
+	read(2)
+	assert.False(t, woken(), "woken before the window's replies are all there")
+	assert.Equal(t, 2, armed, "the watchdog re-armed at each read")
+	read(3)
+	assert.True(t, woken())
+	assert.Equal(t, 2, armed)
+	l.mu.Lock()
+	assert.Zero(t, l.want)
+	assert.Len(t, l.queue.list, 3)
+	l.mu.Unlock()
+}
