@@ -3,6 +3,7 @@ package fakevpp
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 )
 
 // ReplySink is what RouteReplies hands replies to: the same unnamed
@@ -22,7 +23,11 @@ var errConnectionClosed = errors.New("fakevpp: connection closed")
 type replyRoute struct {
 	lo, hi uint32
 	sink   ReplySink
+	lost   sync.Once // ConnectionLost
 }
+
+// lose tells the sink, once, that its connection ended.
+func (r *replyRoute) lose() { r.lost.Do(func() { r.sink.ConnectionLost(errConnectionClosed) }) }
 
 // take offers a reply to the route (nil takes nothing).
 func (r *replyRoute) take(id uint16, data []byte) bool {
@@ -44,7 +49,7 @@ func (v *VPP) RouteReplies(lo, hi uint32, sink ReplySink) (stop func()) {
 // does on a real socket, so that a client reading them past govpp's core
 // (the govpp driver's lane) is tested against the fake. One route at a
 // time (nil otherwise); a route made without a connection, or whose
-// connection ends (Disconnect, Restart), hears ConnectionLost.
+// connection ends (Disconnect, Restart), hears ConnectionLost, once.
 func (c *client) RouteReplies(lo, hi uint32, sink ReplySink) (stop func()) {
 	r := &replyRoute{lo: lo, hi: hi, sink: sink}
 	if !c.replyRoute.CompareAndSwap(nil, r) {
@@ -54,7 +59,7 @@ func (c *client) RouteReplies(lo, hi uint32, sink ReplySink) (stop func()) {
 	up := c.connected && !c.broken
 	c.v.mu.Unlock()
 	if !up {
-		sink.ConnectionLost(errConnectionClosed)
+		r.lose()
 	}
 	return func() { c.replyRoute.CompareAndSwap(r, nil) }
 }

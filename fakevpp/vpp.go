@@ -428,7 +428,7 @@ func (o *outbox) close() {
 	o.mu.Unlock()
 	o.cond.Signal()
 	if r := o.route.Load(); r != nil {
-		r.sink.ConnectionLost(errConnectionClosed)
+		r.lose()
 	}
 }
 

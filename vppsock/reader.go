@@ -25,7 +25,7 @@ func (c *Client) readLoop(s *session) {
 			c.mu.Lock()
 			c.breakLocked(s, broken)
 			c.mu.Unlock()
-			c.routeLost(s, broken)
+			c.routeLost(broken)
 			return
 		}
 		if len(data) < replyHeaderLen {

@@ -18,9 +18,9 @@ type ReplySink = interface {
 	// complete message is left to hand on (the reader is about to wait):
 	// replies that came together are taken together.
 	RepliesRead()
-	// ConnectionLost is called, once a connection, when the connection
-	// the route was taking replies from ended (err says why): no reply
-	// still awaited on it will come.
+	// ConnectionLost is called once, when the connection the route takes
+	// replies from ends (err says why), or at once when there is none: no
+	// reply still awaited will come, and the route is done.
 	ConnectionLost(err error)
 }
 
@@ -31,18 +31,13 @@ type route struct {
 	// took is set by the reader when it handed a reply over since the
 	// last RepliesRead. Only the reader goroutine touches it.
 	took bool
-	// lost guards ConnectionLost to once a session.
-	lost sync.Map // *session → struct{}
+	lost sync.Once // ConnectionLost
 }
 
 func (r *route) covers(context uint32) bool { return context >= r.lo && context < r.hi }
 
-// lose tells the sink that session s ended, once.
-func (r *route) lose(s *session, err error) {
-	if _, done := r.lost.LoadOrStore(s, struct{}{}); !done {
-		r.sink.ConnectionLost(err)
-	}
-}
+// lose tells the sink, once, that its connection ended.
+func (r *route) lose(err error) { r.lost.Do(func() { r.sink.ConnectionLost(err) }) }
 
 // RouteReplies hands the replies whose context lies in [lo, hi) to sink
 // instead of the message callback, from now until the returned stop is
@@ -53,8 +48,7 @@ func (r *route) lose(s *session, err error) {
 // another is in place.
 //
 // When the connection the route takes replies from ends, or there is none,
-// the sink's ConnectionLost is called; a route outlives a reconnect, so a
-// sink that wants to go on must say so by taking replies again.
+// the sink's ConnectionLost is called, once; stop the route then.
 func (c *Client) RouteReplies(lo, hi uint32, sink ReplySink) (stop func()) {
 	r := &route{lo: lo, hi: hi, sink: sink}
 	if !c.route.CompareAndSwap(nil, r) {
@@ -69,9 +63,9 @@ func (c *Client) RouteReplies(lo, hi uint32, sink ReplySink) (stop func()) {
 	c.mu.Unlock()
 	switch {
 	case s == nil:
-		r.sink.ConnectionLost(errNotConnected)
+		r.lose(errNotConnected)
 	case broken != nil:
-		r.lose(s, broken) // the reader may be telling it too
+		r.lose(broken) // the reader may be telling it too
 	}
 	return func() { c.route.CompareAndSwap(r, nil) }
 }
@@ -97,14 +91,14 @@ func (c *Client) routeRead(s *session) {
 	}
 }
 
-// routeLost tells the route, if any, that s ended.
-func (c *Client) routeLost(s *session, err error) {
+// routeLost tells the route, if any, that its connection ended.
+func (c *Client) routeLost(err error) {
 	if r := c.route.Load(); r != nil {
 		if r.took {
 			r.took = false
 			r.sink.RepliesRead()
 		}
-		r.lose(s, err)
+		r.lose(err)
 	}
 }
 
