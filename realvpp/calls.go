@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"go.fd.io/govpp/adapter"
-
 	"github.com/vppsvc/vppsvc/vppsock"
 )
 
@@ -44,8 +42,8 @@ func (c *callCounts) reset() {
 // it. govpp asks the adapter for every message's ID before it sends one,
 // so the IDs it learns name every message it may send.
 type countingAdapter struct {
-	adapter.VppAPI
-	counts *callCounts
+	vppsock.Wrapper // passes the windows and routes on
+	counts          *callCounts
 
 	mu    sync.Mutex
 	names map[uint16]string
@@ -81,14 +79,4 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 		}
 	}
 	return nil
-}
-
-// Hold and Release pass the driver's windows on to the adapter.
-func (a *countingAdapter) Hold()          { vppsock.HoldOn(a.VppAPI) }
-func (a *countingAdapter) Release() error { return vppsock.ReleaseOn(a.VppAPI) }
-
-// RouteReplies passes the driver's lane on to the adapter
-// (govppdriver.ReplyRouter).
-func (a *countingAdapter) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
-	return vppsock.RouteOn(a.VppAPI, lo, hi, sink)
 }

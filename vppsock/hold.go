@@ -164,9 +164,8 @@ type window interface {
 }
 
 // HoldOn and ReleaseOn hold and release a window on adapter a if a writes
-// windows (a Client), and do nothing otherwise: an adapter that wraps
-// another implements its own Hold and Release with them, so that the
-// govpp driver still finds the windows (govppdriver.WindowWriter).
+// windows (a Client, or a Wrapper of one), and do nothing otherwise;
+// Wrapper implements its Hold and Release with them.
 func HoldOn(a adapter.VppAPI) {
 	if w, ok := a.(window); ok {
 		w.Hold()

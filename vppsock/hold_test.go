@@ -184,14 +184,14 @@ func TestSendFromOtherGoroutineWhileHeld(t *testing.T) {
 	}
 }
 
-// HoldOn and ReleaseOn reach the window of a Client behind a wrapper, and
+// HoldOn and ReleaseOn reach the window of a Client behind a Wrapper, and
 // do nothing for an adapter without windows.
 func TestHoldOnReleaseOn(t *testing.T) {
 	path := sockPath(t)
 	f := newFakeVPP(t, path, 100)
 	c, rec := connectTo(t, path)
 	wrapped := struct{ adapter.VppAPI }{c} // hides Hold and Release
-	HoldOn(c)
+	HoldOn(Wrapper{c})
 	w0 := c.Stats().Writes
 	for i := range 3 {
 		if err := c.SendMsg(uint32(i), testRequest(t, c, 10, 0)); err != nil {
@@ -201,20 +201,20 @@ func TestHoldOnReleaseOn(t *testing.T) {
 	if w := c.Stats().Writes - w0; w != 0 {
 		t.Fatalf("%d writes while held, want 0", w)
 	}
-	if err := ReleaseOn(c); err != nil {
+	if err := ReleaseOn(Wrapper{c}); err != nil {
 		t.Fatal(err)
 	}
 	if w := c.Stats().Writes - w0; w != 1 {
 		t.Fatalf("%d writes after ReleaseOn, want 1", w)
 	}
-	HoldOn(wrapped) // no window to hold: the next request goes out at once
+	HoldOn(Wrapper{wrapped}) // no window to hold: the next request goes out at once
 	if err := c.SendMsg(3, testRequest(t, c, 10, 0)); err != nil {
 		t.Fatal(err)
 	}
 	if w := c.Stats().Writes - w0; w != 2 {
 		t.Fatalf("%d writes, want 2: HoldOn held a window through an adapter without one", w)
 	}
-	if err := ReleaseOn(wrapped); err != nil {
+	if err := ReleaseOn(Wrapper{wrapped}); err != nil {
 		t.Fatal(err)
 	}
 	f.waitRequests(4)

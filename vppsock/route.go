@@ -108,8 +108,8 @@ type router interface {
 }
 
 // RouteOn routes replies on adapter a if a routes them (a Client, or a
-// wrapper of one that forwards with RouteOn), and returns nil otherwise:
-// an adapter that wraps another implements its own RouteReplies with it.
+// Wrapper of one), and returns nil otherwise; Wrapper implements its
+// RouteReplies with it.
 func RouteOn(a adapter.VppAPI, lo, hi uint32, sink ReplySink) (stop func()) {
 	if r, ok := a.(router); ok {
 		return r.RouteReplies(lo, hi, sink)

@@ -200,17 +200,17 @@ func TestRouteConnectionLost(t *testing.T) {
 	s.mu.Unlock()
 }
 
-// RouteOn finds the route through a wrapper that forwards it, and none
-// through one that hides it.
+// RouteOn finds the route through a Wrapper, and none through an adapter
+// that hides it.
 func TestRouteOn(t *testing.T) {
 	path := sockPath(t)
 	newFakeVPP(t, path, 100)
 	c, _ := connectTo(t, path)
 	hidden := struct{ adapter.VppAPI }{c}
-	if stop := RouteOn(hidden, 1, 10, newSink(0)); stop != nil {
+	if stop := RouteOn(Wrapper{hidden}, 1, 10, newSink(0)); stop != nil {
 		t.Error("RouteOn routed through an adapter without routes")
 	}
-	stop := RouteOn(c, 1, 10, newSink(0))
+	stop := RouteOn(Wrapper{c}, 1, 10, newSink(0))
 	if stop == nil {
 		t.Fatal("RouteOn did not route on a Client")
 	}

@@ -236,10 +236,10 @@ func (s *agentHTTP) Shutdown(ctx context.Context) error {
 // doubling intervals, then every 30 s), and the end of the wait. The driver
 // logs the connection itself and every loss of it.
 type socketWaitLogger struct {
-	adapter.VppAPI
-	socket string
-	log    logrus.FieldLogger
-	now    func() time.Time
+	vppsock.Wrapper // passes the windows and routes on
+	socket          string
+	log             logrus.FieldLogger
+	now             func() time.Time
 	// fatal, when set, is told that the socket path became something no
 	// wait turns into a socket (a regular file, a directory): the agent
 	// stops instead of retrying it forever.
@@ -253,7 +253,7 @@ type socketWaitLogger struct {
 }
 
 func newSocketWaitLogger(a adapter.VppAPI, socket string, log logrus.FieldLogger) *socketWaitLogger {
-	return &socketWaitLogger{VppAPI: a, socket: socket, log: log.WithField("vpp_socket", socket), now: time.Now}
+	return &socketWaitLogger{Wrapper: vppsock.Wrapper{VppAPI: a}, socket: socket, log: log.WithField("vpp_socket", socket), now: time.Now}
 }
 
 // maxWaitLogInterval is the longest silence while waiting for VPP.
@@ -276,17 +276,6 @@ func (a *socketWaitLogger) WaitReady() error {
 	a.begin(a.now())
 	a.mu.Unlock()
 	return a.VppAPI.WaitReady()
-}
-
-// Hold and Release pass the driver's windows on to the adapter
-// (govppdriver.WindowWriter).
-func (a *socketWaitLogger) Hold()          { vppsock.HoldOn(a.VppAPI) }
-func (a *socketWaitLogger) Release() error { return vppsock.ReleaseOn(a.VppAPI) }
-
-// RouteReplies passes the driver's lane on to the adapter
-// (govppdriver.ReplyRouter).
-func (a *socketWaitLogger) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
-	return vppsock.RouteOn(a.VppAPI, lo, hi, sink)
 }
 
 // Connect implements adapter.VppAPI.

@@ -195,8 +195,7 @@ func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
 // Release and writes them together, in one system call where the socket
 // takes them (vppsock.Client). The driver holds each window of a pipeline,
 // so that VPP reads a window's requests in a few reads instead of one each.
-// An adapter that wraps another forwards both to keep this
-// (vppsock.HoldOn and vppsock.ReleaseOn).
+// An adapter that wraps another keeps this by embedding vppsock.Wrapper.
 type WindowWriter interface {
 	// Hold starts holding requests; holds nest.
 	Hold()

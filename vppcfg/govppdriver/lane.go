@@ -22,7 +22,7 @@ import (
 // each way, a copy and a decode of every reply into a new message, and a
 // lookup of the message's ID by name; at 50,000 requests that was about a
 // third of the product's CPU while VPP took the writes. An adapter that
-// wraps another forwards RouteReplies (vppsock.RouteOn) to keep this.
+// wraps another keeps this by embedding vppsock.Wrapper.
 type ReplyRouter interface {
 	// RouteReplies hands the replies whose context lies in [lo, hi) to
 	// sink until stop is called; nil if it cannot (one route at a time).

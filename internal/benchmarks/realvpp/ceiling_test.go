@@ -49,7 +49,7 @@ import (
 // into a shared arena and a clock read, and nothing is allocated per write
 // once reserve has made room.
 type recorder struct {
-	adapter.VppAPI
+	vppsock.Wrapper // passes the windows and routes on
 
 	mu     sync.Mutex
 	names  map[uint16]string // message ID → name_crc
@@ -60,7 +60,7 @@ type recorder struct {
 }
 
 func newRecorder(a adapter.VppAPI) *recorder {
-	return &recorder{VppAPI: a, names: map[uint16]string{}, writes: map[uint16]bool{}}
+	return &recorder{Wrapper: vppsock.Wrapper{VppAPI: a}, names: map[uint16]string{}, writes: map[uint16]bool{}}
 }
 
 func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
@@ -75,16 +75,6 @@ func (r *recorder) GetMsgID(msgName, msgCrc string) (uint16, error) {
 		r.mu.Unlock()
 	}
 	return id, err
-}
-
-// Hold and Release pass the driver's windows on to the adapter.
-func (r *recorder) Hold()          { vppsock.HoldOn(r.VppAPI) }
-func (r *recorder) Release() error { return vppsock.ReleaseOn(r.VppAPI) }
-
-// RouteReplies passes the driver's lane on to the adapter
-// (govppdriver.ReplyRouter).
-func (r *recorder) RouteReplies(lo, hi uint32, sink vppsock.ReplySink) func() {
-	return vppsock.RouteOn(r.VppAPI, lo, hi, sink)
 }
 
 // reserve makes room for n more writes of about size bytes each.
