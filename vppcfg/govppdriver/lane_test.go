@@ -3,7 +3,6 @@ package govppdriver
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"testing"
 	"time"
 
@@ -216,7 +215,7 @@ func TestNoWritesBeforeDumpAfterReconnect(t *testing.T) {
 // included). ns/request is the time per request.
 func BenchmarkPipelineTransport(b *testing.B) {
 	const n = 20000
-	ops := createUDPMappingsN(n)
+	ops := createUDPMappings(n)
 	for _, tr := range transports {
 		b.Run(tr.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -246,20 +245,6 @@ func BenchmarkPipelineTransport(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/request")
 		})
 	}
-}
-
-// createUDPMappingsN is createUDPMappings beyond 65,535 ports: n ops, each
-// its own UDP static mapping.
-func createUDPMappingsN(n int) []driverapi.Op {
-	ops := make([]driverapi.Op, 0, n)
-	for i := range n {
-		ext := netip.AddrFrom4([4]byte{1, 2, byte(i >> 16), byte(i >> 8)})
-		loc := netip.AddrFrom4([4]byte{10, 2, byte(i >> 16), byte(i >> 8)})
-		port := uint16(1000 + i&0xff)
-		ops = append(ops, create(&vppcfg.NAT44StaticMapping{External: netip.AddrPortFrom(ext, port),
-			Protocol: vppcfg.ProtoUDP, Local: netip.AddrPortFrom(loc, port)}, "t"))
-	}
-	return ops
 }
 
 // The reader wakes a waiting pipe once the replies it waits for are all
