@@ -14,11 +14,20 @@ demo:
 test: fmt-check vet
 	$(GO) test -short -count=1 ./...
 	$(GO) test -race -short -count=1 -run 'TestFor|Parallel|Conformance/.*/a_large' $(RACE_PACKAGES)
+	$(GO) test -race -short -count=1 -skip '$(RACE_DRIVER_SKIP)' $(RACE_DRIVER_PACKAGES)
 	$(MAKE) test-e2e
 
 ## The race detector on what runs on several goroutines at once: a cold
 ## sync's conversion and rendering (internal/parallel).
 RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./vppcfg/ ./vppcfg/engine/
+## ... and, every test of them, the VPP driver, its socket and the fake VPP:
+## the lane's pipe, the socket's reader and the reply routes meet there.
+## Skipped: the govpp stream's lost-connection cases, where govpp v0.13.0
+## itself races (its reconnect writes the message table in
+## retrieveMessageIDs while a stream's RecvMsg reads it in LookupByID,
+## unlocked); the lane takes no message IDs from govpp's core.
+RACE_DRIVER_PACKAGES = ./vppsock/ ./fakevpp/ ./vppcfg/govppdriver/
+RACE_DRIVER_SKIP = TestPipelineStopsAtALostReply/stream
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):
 ## the bare data plane's parity tests, the VPP driver's round trips, every
@@ -27,11 +36,12 @@ RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/c
 ## packets crossing VPP's graph. Needs
 ## VPPSVC_TEST_VPP_SOCKET (a scratch VPP: its interfaces are the tests');
 ## VPPSVC_TEST_VPP_RESTART (a command that restarts it) enables the
-## VPP-restart tests. Packages run one at a time: they share the one VPP.
+## VPP-restart tests and restarts VPP before each package. Packages run one
+## at a time: they share the one VPP (scripts/test-realvpp.sh).
 REALVPP_PACKAGES = ./dataplane/ ./realvpp/ ./vppcfg/govppdriver/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./cmd/vppsvc/
 test-realvpp:
 	@test -n "$$VPPSVC_TEST_VPP_SOCKET" || { echo "test-realvpp: set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10's API socket (docs/real-vpp.md)" >&2; exit 2; }
-	$(GO) test -count=1 -p 1 -timeout 30m $(REALVPP_PACKAGES)
+	GO=$(GO) scripts/test-realvpp.sh $(REALVPP_PACKAGES)
 
 ## lab: a two-node dual-stack cluster on real VPP 25.10s in this machine's
 ## network namespaces (docs/lab.md): Kubernetes' API server and EndpointSlice
