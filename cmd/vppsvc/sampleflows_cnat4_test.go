@@ -13,12 +13,9 @@ import (
 // entry replaces the flow's recorded vppsvc outcome and deviation (a nil
 // vppsvc: the flow behaves as kube-proxy).
 var cnat4FlowDeviations = map[string]flowExpectation{
-	// Without a local endpoint, policy Local of an external frontend serves
-	// this node's pods from every endpoint, as kube-proxy does (localClients
-	// names them): NAT44's deviation is not cnat's.
-	"etp-local-no-local-nodeport-from-local-pod": {},
-	// With one, cnat keys a translation by frontend alone, so the pods get
-	// the local endpoints, as the uplink's clients do.
+	// With a local endpoint, cnat keys a translation by frontend alone, so
+	// the pods get the local endpoints, as the uplink's clients do (the
+	// NAT44 renderer short-circuits them to the ClusterIP, as kube-proxy).
 	"etp-local-nodeport-from-local-pod": {
 		vppsvc:    ptr(forward(false, webA1)),
 		deviation: "documented (docs/renderer-ipv6.md, externalTrafficPolicy: Local from inside the cluster): with a local endpoint, policy Local applies to this node's pods too",
