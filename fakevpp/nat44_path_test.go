@@ -197,6 +197,38 @@ func TestTwiceNAT(t *testing.T) {
 	})
 }
 
+// A twice-NAT port is drawn once: VPP's add of the reverse flow overwrites
+// a live session's (docs/fakevpp.md, "Twice-NAT port attempts"). The
+// lab's busy NodePort met it on a real VPP 25.10 (docs/renderer-nat44.md,
+// "Twice-NAT ports"): once a new client's flow takes an open flow's port,
+// the open flow's replies go to the new client.
+func TestTwiceNATPortTakenFromALiveFlow(t *testing.T) {
+	e := newEnv(t)
+	e.standardNAT()
+	e.pool("10.1.1.253", nat_types.NAT_IS_TWICE_NAT)
+	e.ok(e.static(true, "10.1.1.5:8080", "1.1.1.1:80", tcp, nat_types.NAT_IS_TWICE_NAT))
+	holder := map[uint16]string{} // twice-NAT source port → the client whose flow took it
+	var older, newer string
+	for port := 1024; port < 65536 && older == ""; port++ {
+		client := fmt.Sprintf("8.8.%d.%d:%d", port>>8&0xff, port&0xff, port)
+		tr := e.v.Trace(tcpSyn("eth0", client, "1.1.1.1:80"))
+		require.Equal(t, Forward, tr.Verdict, steps(tr))
+		require.True(t, tr.ReplyOK, "a new flow's reply comes back to it; steps:\n%s", steps(tr))
+		if prev, taken := holder[tr.Out.Src.Port()]; taken {
+			older, newer = prev, client
+		}
+		holder[tr.Out.Src.Port()] = client
+	}
+	require.NotEmpty(t, older, "64,512 flows and no port drawn twice")
+	t.Logf("flow %d (%s) took the twice-NAT port of %s", len(holder)+1, newer, older)
+	assert.True(t, hasViolation(e.v, "session key overwritten"))
+	tr := e.v.Trace(tcpSyn("eth0", older, "1.1.1.1:80"))
+	require.Equal(t, Forward, tr.Verdict, steps(tr))
+	assert.False(t, tr.ReplyOK, "the older flow (%s) still gets its replies after %s took its port; steps:\n%s", older, newer, steps(tr))
+	tr = e.v.Trace(tcpSyn("eth0", newer, "1.1.1.1:80"))
+	assert.True(t, tr.ReplyOK, "the newer flow gets the replies; steps:\n%s", steps(tr))
+}
+
 // Port-preserving dynamic SNAT (docs/fakevpp.md#dynamic-snat).
 func TestDynamicSNAT(t *testing.T) {
 	e := newEnv(t)
