@@ -66,9 +66,9 @@ func TestNodePortManyConnections(t *testing.T) {
 			}
 			if !a.IsKernel() {
 				if onCNAT(f) {
-					t.Skipf("VPP 25.10's cnat loses a source-NATed flow's port when it frees it (cnat_free_port clears the bit "+
-						"of the byte-swapped number: docs/renderer-ipv6.md, Source ports), so a NodePort under eTP Cluster runs out "+
-						"of ports after some thousands of connections; here: %v", failed)
+					t.Skipf("VPP 25.10's cnat frees a source-NATed flow's port wrongly (cnat_free_port clears the bit of the "+
+						"byte-swapped number: docs/renderer-ipv6.md, Source ports), so after some thousands of connections a NodePort "+
+						"under eTP Cluster runs out of ports or hands a new flow a live flow's port; here: %v", failed)
 				}
 				if shared := sharedTwiceNATPorts(t, a, podIP(backend[0], f)); shared > 0 {
 					t.Skipf("VPP 25.10's NAT44-ED gave a new flow a source port another flow to the same endpoint holds: "+
