@@ -22,15 +22,15 @@ test: fmt-check vet
 ## sync's conversion and rendering (internal/parallel).
 RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./vppcfg/ ./vppcfg/engine/
 ## ... and where the driver's pipe, the socket's reader and the reply
-## routes meet: every test of vppsock and fakevpp, and the driver's
-## pipeline, lane and route tests. Not the driver's other tests, nor the
-## govpp stream's lost-connection cases: govpp v0.13.0 races itself when it
-## reconnects under a stream still reading replies (retrieveMessageIDs
-## writes the message table that Stream.RecvMsg reads through LookupByID,
-## without the table's lock), and its streams carry the driver's dumps
-## (docs/reliability.md, "govpp's reconnect race"). The lane takes no
-## message IDs from govpp's core.
-RACE_DRIVER_RUN = Lane|Route|Pipeline|ReplyTimeout
+## routes meet: every test of vppsock and fakevpp (the routes' tests among
+## them), and the driver's pipeline and lane tests. Not the driver's other
+## tests, nor the govpp stream's lost-connection cases: govpp v0.13.0 races
+## itself when it reconnects under a stream still reading replies
+## (retrieveMessageIDs writes the message table that Stream.RecvMsg reads
+## through LookupByID, without the table's lock), and its streams carry
+## the driver's dumps (docs/reliability.md, "govpp's reconnect race"). The
+## lane takes no message IDs from govpp's core.
+RACE_DRIVER_RUN = Lane|Pipeline|ReplyTimeout
 RACE_DRIVER_SKIP = TestPipelineStopsAtALostReply/stream
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):

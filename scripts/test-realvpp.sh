@@ -13,14 +13,18 @@ sock=${VPPSVC_TEST_VPP_SOCKET:?set VPPSVC_TEST_VPP_SOCKET to a scratch VPP 25.10
 restart=${VPPSVC_TEST_VPP_RESTART:-}
 
 # restart_vpp runs the restart command (bounded, as realvpp.Node.Restart
-# bounds it) and waits at most 30 s for the API socket to be there again.
+# bounds it) and waits at most 30 s for the restarted VPP's API socket: a
+# socket other than the one before (inode and change time), since a
+# command may return before the old VPP has removed its own.
 restart_vpp() {
+	local before
+	before=$(stat -c '%i %Z' "$sock" 2>/dev/null)
 	if ! timeout 120 sh -c "$restart" >/dev/null 2>&1 </dev/null; then
 		echo "test-realvpp: the restart command failed: $restart" >&2
 		return 1
 	fi
 	for _ in $(seq 300); do
-		[ -S "$sock" ] && return 0
+		[ -S "$sock" ] && [ "$(stat -c '%i %Z' "$sock" 2>/dev/null)" != "$before" ] && return 0
 		sleep 0.1
 	done
 	echo "test-realvpp: no API socket at $sock 30 s after the restart" >&2
