@@ -106,10 +106,7 @@ func fromTranslation(t cnat.CnatTranslation) *vppcfg.CNATTranslation {
 }
 
 func dumpTranslations(r *dumpRun) error {
-	rpc := cnat.NewServiceClient(r.d.conn)
-	return drain(r.d, "cnat_translation_dump", func() (receiver[*cnat.CnatTranslationDetails], error) {
-		return rpc.CnatTranslationDump(r.ctx, &cnat.CnatTranslationDump{})
-	}, func(m *cnat.CnatTranslationDetails) {
+	return drain(r.d, r.ctx, &cnat.CnatTranslationDump{}, func(m *cnat.CnatTranslationDetails) {
 		if m.Translation.Vip.SwIfIndex != anyInterface {
 			return // interface-based VIP: never ours
 		}

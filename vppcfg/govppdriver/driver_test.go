@@ -83,7 +83,14 @@ func connectNode(t testing.TB, n dataplane.Node) *Driver {
 
 func connectOn(t testing.TB, a adapter.VppAPI) *Driver {
 	t.Helper()
-	d, err := Connect(a, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond})
+	return connectWith(t, a, Options{ReconnectInterval: 20 * time.Millisecond})
+}
+
+// connectWith connects a driver with opts (quiet) over a and waits for it.
+func connectWith(t testing.TB, a adapter.VppAPI, opts Options) *Driver {
+	t.Helper()
+	opts.Logger = quietLogger()
+	d, err := Connect(a, opts)
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)

@@ -174,24 +174,32 @@ func (l *lane) id(msg api.Message) (uint16, error) {
 
 // send encodes c's request and sends it with the lane's next context.
 func (l *lane) send(c *call) error {
-	reqID, err := l.id(c.req)
-	if err != nil {
-		return err
-	}
 	replyID, err := l.id(c.reply)
 	if err != nil {
 		return err
 	}
 	l.await(replyID)
-	data, err := l.encode(reqID, c.req)
+	c.replyID = replyID
+	c.ctx, err = l.sendMsg(c.req)
+	return err
+}
+
+// sendMsg encodes msg and sends it with the lane's next context, which it
+// returns. The reply IDs it brings must be awaited first.
+func (l *lane) sendMsg(msg api.Message) (uint32, error) {
+	id, err := l.id(msg)
 	if err != nil {
-		return err
+		return 0, err
+	}
+	data, err := l.encode(id, msg)
+	if err != nil {
+		return 0, err
 	}
 	n := l.sent.Load()
-	c.ctx, c.replyID = l.context(n), replyID
+	ctx := l.context(n)
 	// Counted before the send: the reply may be read before SendMsg returns.
 	l.sent.Store(n + 1)
-	return l.a.SendMsg(c.ctx, data)
+	return ctx, l.a.SendMsg(ctx, data)
 }
 
 // encode encodes msg with its ID and an empty request header into the
@@ -240,12 +248,7 @@ func (l *lane) recv(ctx context.Context, c *call, left int) (api.Message, error)
 			return nil, err
 		}
 	}
-	r := l.cur.list[l.pos]
-	start := 0
-	if l.pos > 0 {
-		start = l.cur.list[l.pos-1].end
-	}
-	l.pos++
+	r, data := l.next()
 	if r.id != c.replyID || r.ctx != c.ctx {
 		return nil, fmt.Errorf("got message %d with context %d instead of %s with context %d", r.id, r.ctx, c.reply.GetMessageName(), c.ctx)
 	}
@@ -254,10 +257,30 @@ func (l *lane) recv(ctx context.Context, c *call, left int) (api.Message, error)
 		msg = reflect.New(reflect.TypeOf(c.reply).Elem()).Interface().(api.Message)
 		l.cache.scratch[r.id] = msg
 	}
-	if err := codec.DefaultCodec.DecodeMsg(l.cur.buf[start:r.end], msg); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", c.reply.GetMessageName(), err)
+	if err := decode(data, msg); err != nil {
+		return nil, err
 	}
 	return msg, nil
+}
+
+// next returns the next reply of cur and its data (valid until the next
+// take); cur must hold one.
+func (l *lane) next() (laneReply, []byte) {
+	r := l.cur.list[l.pos]
+	start := 0
+	if l.pos > 0 {
+		start = l.cur.list[l.pos-1].end
+	}
+	l.pos++
+	return r, l.cur.buf[start:r.end]
+}
+
+// decode decodes a reply's data into msg, as govpp's codec.
+func decode(data []byte, msg api.Message) error {
+	if err := codec.DefaultCodec.DecodeMsg(data, msg); err != nil {
+		return fmt.Errorf("decode %s: %w", msg.GetMessageName(), err)
+	}
+	return nil
 }
 
 // take makes the replies the reader queued cur, waiting for left of them
