@@ -2,6 +2,7 @@ package govppdriver
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"testing"
 	"time"
@@ -173,4 +174,22 @@ func BenchmarkDumpTransport(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/object")
 		})
 	}
+}
+
+// A lane whose route has heard its connection end sends nothing more: the
+// adapter may be connected again by then, and the reply would reach
+// govpp's core while it rewrites its message table (govpp's reconnect
+// race). The request fails as not connected.
+func TestLostLaneSendsNothing(t *testing.T) {
+	v := newFake()
+	d := connect(t, v, true)
+	l := d.openLane()
+	require.NotNil(t, l)
+	defer l.close()
+	l.ConnectionLost(errors.New("socket closed"))
+	pings := v.Calls()["control_ping"]
+	err := l.exchange(context.Background(), &exchange{req: &memclnt.ControlPing{}, reply: &memclnt.ControlPingReply{}})
+	require.ErrorIs(t, err, core.ErrNotConnected)
+	assert.True(t, connectionBroken(err), "a pipe stops sending at it")
+	assert.Equal(t, pings, v.Calls()["control_ping"], "nothing sent")
 }

@@ -12,6 +12,7 @@ import (
 	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/codec"
+	"go.fd.io/govpp/core"
 )
 
 // ReplyRouter is an adapter that hands the replies of a range of request
@@ -76,6 +77,8 @@ type lane struct {
 	mu    sync.Mutex
 	queue replyBatch // handed over by the reader, not yet taken
 	lost  error
+	// dead is set with lost: the lane sends nothing more (sendMsg).
+	dead atomic.Bool
 	// want is how many replies the pipe waits for (0: it is not waiting):
 	// the reader wakes it once they are all queued, not for each read (VPP
 	// writes each reply on its own, so a read often brings one), and
@@ -185,8 +188,19 @@ func (l *lane) send(c *call) error {
 }
 
 // sendMsg encodes msg and sends it with the lane's next context, which it
-// returns. The reply IDs it brings must be awaited first.
+// returns. The reply IDs it brings must be awaited first. A lane whose
+// route has lost its connection sends nothing: the adapter may already be
+// connected again (govpp reconnecting, its message table being rewritten),
+// and the reply, which no route would take once the lane has given up,
+// would reach govpp's core in the middle of that rewrite ("govpp's
+// reconnect race", docs/reliability.md).
 func (l *lane) sendMsg(msg api.Message) (uint32, error) {
+	if l.dead.Load() {
+		l.mu.Lock()
+		lost := l.lost
+		l.mu.Unlock()
+		return 0, fmt.Errorf("%w: %w", core.ErrNotConnected, lost)
+	}
 	id, err := l.id(msg)
 	if err != nil {
 		return 0, err
@@ -357,6 +371,7 @@ func (l *lane) ConnectionLost(err error) {
 	l.mu.Lock()
 	if l.lost == nil {
 		l.lost = fmt.Errorf("connection lost: %w", err)
+		l.dead.Store(true)
 	}
 	l.mu.Unlock()
 	l.signal()
