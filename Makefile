@@ -15,20 +15,22 @@ test: fmt-check vet
 	$(GO) test -short -count=1 ./...
 	$(GO) test -race -short -count=1 -run 'TestFor|Parallel|Conformance/.*/a_large' $(RACE_PACKAGES)
 	$(GO) test -race -short -count=1 ./vppsock/ ./fakevpp/
-	$(GO) test -race -short -count=1 -skip '$(RACE_DRIVER_SKIP)' ./vppcfg/govppdriver/
+	$(GO) test -race -short -count=1 -run '$(RACE_DRIVER_RUN)' -skip '$(RACE_DRIVER_SKIP)' ./vppcfg/govppdriver/
 	$(MAKE) test-e2e
 
 ## The race detector on what runs on several goroutines at once: a cold
 ## sync's conversion and rendering (internal/parallel).
 RACE_PACKAGES = ./internal/parallel/ ./processor/ ./renderer/nat44/ ./renderer/cnat4/ ./renderer/ipv6/ ./vppcfg/ ./vppcfg/engine/
 ## ... and where the driver's pipe, the socket's reader and the reply
-## routes meet: every test of vppsock, fakevpp and the VPP driver, but the
-## govpp stream's lost-connection cases of the pipeline: govpp v0.13.0
-## races itself when it reconnects under a stream still reading replies
+## routes meet: every test of vppsock and fakevpp (the routes' tests among
+## them), and the driver's pipeline and lane tests. Not the driver's other
+## tests, nor the govpp stream's lost-connection cases: govpp v0.13.0 races
+## itself when it reconnects under a stream still reading replies
 ## (retrieveMessageIDs writes the message table that Stream.RecvMsg reads
-## through LookupByID, without the table's lock; docs/reliability.md,
-## "govpp's reconnect race"). The driver's lane, which its writes and
-## dumps take on vppsock and the fake, takes no message ID from govpp.
+## through LookupByID, without the table's lock), and its streams carry
+## the driver's dumps (docs/reliability.md, "govpp's reconnect race"). The
+## lane takes no message IDs from govpp's core.
+RACE_DRIVER_RUN = Lane|Pipeline|ReplyTimeout
 RACE_DRIVER_SKIP = TestPipelineStopsAtALostReply/stream
 
 ## test-realvpp: the data-plane tests on a real VPP 25.10 (docs/real-vpp.md):

@@ -93,7 +93,10 @@ func fromACLRule(r acl_types.ACLRule) vppcfg.ACLRule {
 // dumpACLs reads every ACL (index ~0: 0 would dump ACL 0 only) with its
 // index, which is how bindings refer to it.
 func dumpACLs(r *dumpRun) error {
-	return drain(r.d, r.ctx, &acl.ACLDump{ACLIndex: ^uint32(0)}, func(m *acl.ACLDetails) {
+	rpc := acl.NewServiceClient(r.d.conn)
+	return drain(r.d, "acl_dump", func() (receiver[*acl.ACLDetails], error) {
+		return rpc.ACLDump(r.ctx, &acl.ACLDump{ACLIndex: ^uint32(0)})
+	}, func(m *acl.ACLDetails) {
 		a := &vppcfg.ACL{Rules: make([]vppcfg.ACLRule, len(m.R))}
 		for i, rule := range m.R {
 			a.Rules[i] = fromACLRule(rule)

@@ -50,7 +50,10 @@ func setACLList(swIfIndex uint32, a *driverapi.ACLAssignment) *call {
 // dumpACLLists reads the ACL indexes bound to each interface with a name,
 // one ACLAssignment per interface; the layer maps them to bindings.
 func dumpACLLists(r *dumpRun) error {
-	return drain(r.d, r.ctx, &acl.ACLInterfaceListDump{SwIfIndex: anyInterface}, func(m *acl.ACLInterfaceListDetails) {
+	rpc := acl.NewServiceClient(r.d.conn)
+	return drain(r.d, "acl_interface_list_dump", func() (receiver[*acl.ACLInterfaceListDetails], error) {
+		return rpc.ACLInterfaceListDump(r.ctx, &acl.ACLInterfaceListDump{SwIfIndex: anyInterface})
+	}, func(m *acl.ACLInterfaceListDetails) {
 		name, ok := r.names[uint32(m.SwIfIndex)]
 		if !ok || len(m.Acls) == 0 {
 			return

@@ -106,7 +106,10 @@ func fromTranslation(t cnat.CnatTranslation) *vppcfg.CNATTranslation {
 }
 
 func dumpTranslations(r *dumpRun) error {
-	return drain(r.d, r.ctx, &cnat.CnatTranslationDump{}, func(m *cnat.CnatTranslationDetails) {
+	rpc := cnat.NewServiceClient(r.d.conn)
+	return drain(r.d, "cnat_translation_dump", func() (receiver[*cnat.CnatTranslationDetails], error) {
+		return rpc.CnatTranslationDump(r.ctx, &cnat.CnatTranslationDump{})
+	}, func(m *cnat.CnatTranslationDetails) {
 		if m.Translation.Vip.SwIfIndex != anyInterface {
 			return // interface-based VIP: never ours
 		}

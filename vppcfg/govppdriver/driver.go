@@ -9,11 +9,9 @@
 // how its dump becomes items. Apply and Dump look kinds up and know none;
 // adding a kind is adding such a file.
 //
-// Every request has a context deadline and each reply a timeout.
+// Every request goes through an api.Connection with a context deadline.
 // Operations are pipelined on one stream (pipeline.go), so a cold sync does
-// not pay one round trip per message; dumps and single calls are exchanges
-// (exchange.go). Both go by lane (lane.go), past govpp's core, when the
-// adapter routes replies, and by a govpp stream otherwise. Each Add/Del pair of messages is built
+// not pay one round trip per message. Each Add/Del pair of messages is built
 // by one private addDel… function per kind (addDelDropRoute…), and VPP's error codes are
 // branched explicitly: a delete that finds nothing is success, an add that
 // finds the object is drift.
@@ -152,13 +150,6 @@ var _ driverapi.Driver = (*Driver)(nil)
 // and re-subscribed to interface events. With nil events conn must already
 // be connected.
 func New(conn api.Connection, events <-chan core.ConnectionEvent, opts Options) *Driver {
-	return newDriver(conn, events, opts, nil)
-}
-
-// newDriver is New over adapter a, whose windows and routes (if it has
-// them) the driver uses; set before the connection's first events, whose
-// probes and dumps may go by lane.
-func newDriver(conn api.Connection, events <-chan core.ConnectionEvent, opts Options, a adapter.VppAPI) *Driver {
 	opts.setDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &Driver{
@@ -175,12 +166,6 @@ func newDriver(conn api.Connection, events <-chan core.ConnectionEvent, opts Opt
 	d.connection.Store(newConnectionLife(ctx))
 	d.laneFree.Store(true)
 	d.laneNext = laneFirstContext
-	if a != nil {
-		d.window, _ = a.(WindowWriter)
-		if r, ok := a.(ReplyRouter); ok {
-			d.adapter, d.router = a, r
-		}
-	}
 	d.wg.Add(1)
 	go d.watchConnection(events)
 	return d
@@ -197,8 +182,12 @@ func Connect(a adapter.VppAPI, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to VPP: %w", err)
 	}
-	d := newDriver(conn, events, opts, a)
+	d := New(conn, events, opts)
 	d.disconnect = conn.Disconnect
+	d.window, _ = a.(WindowWriter)
+	if r, ok := a.(ReplyRouter); ok {
+		d.adapter, d.router = a, r
+	}
 	return d, nil
 }
 
@@ -416,7 +405,7 @@ func (d *Driver) vppProcessID() uint32 {
 	ctx, cancel := d.withDeadline(d.ctx)
 	defer cancel()
 	reply := &memclnt.ControlPingReply{}
-	if err := d.invoke(ctx, &memclnt.ControlPing{}, reply); err != nil {
+	if err := d.conn.Invoke(ctx, &memclnt.ControlPing{}, reply); err != nil || reply.Retval != 0 {
 		d.log.WithError(err).Warn("control ping failed: VPP's process ID is unknown")
 		return 0
 	}

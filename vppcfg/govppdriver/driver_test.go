@@ -83,14 +83,7 @@ func connectNode(t testing.TB, n dataplane.Node) *Driver {
 
 func connectOn(t testing.TB, a adapter.VppAPI) *Driver {
 	t.Helper()
-	return connectWith(t, a, Options{ReconnectInterval: 20 * time.Millisecond})
-}
-
-// connectWith connects a driver with opts (quiet) over a and waits for it.
-func connectWith(t testing.TB, a adapter.VppAPI, opts Options) *Driver {
-	t.Helper()
-	opts.Logger = quietLogger()
-	d, err := Connect(a, opts)
+	d, err := Connect(a, Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond})
 	require.NoError(t, err)
 	t.Cleanup(d.Close)
 	waitEvent(t, d, driverapi.EventConnected)

@@ -59,13 +59,18 @@ var describeDropRoute = describeAs(func(isAdd bool, r *vppcfg.DropRoute) string 
 // dumpDropRoutes reads vppsvc's drop routes of every table: routes whose
 // only path drops and carries core.DropRoutePreference.
 func dumpDropRoutes(r *dumpRun) error {
+	rpc := ip.NewServiceClient(r.d.conn)
 	var tables []ip.IPTable
-	err := drain(r.d, r.ctx, &ip.IPTableDump{}, func(m *ip.IPTableDetails) { tables = append(tables, m.Table) })
+	err := drain(r.d, "ip_table_dump", func() (receiver[*ip.IPTableDetails], error) {
+		return rpc.IPTableDump(r.ctx, &ip.IPTableDump{})
+	}, func(m *ip.IPTableDetails) { tables = append(tables, m.Table) })
 	if err != nil {
 		return err
 	}
 	for _, t := range tables {
-		err := drain(r.d, r.ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}}, func(m *ip.IPRouteDetails) {
+		err := drain(r.d, "ip_route_dump", func() (receiver[*ip.IPRouteDetails], error) {
+			return rpc.IPRouteDump(r.ctx, &ip.IPRouteDump{Table: ip.IPTable{TableID: t.TableID, IsIP6: t.IsIP6}})
+		}, func(m *ip.IPRouteDetails) {
 			if route := m.Route; len(route.Paths) == 1 && route.Paths[0].Type == fib_types.FIB_API_PATH_TYPE_DROP &&
 				route.Paths[0].Preference == core.DropRoutePreference {
 				r.add(&vppcfg.DropRoute{Prefix: govppnode.FromPrefix(route.Prefix).Masked(), VRF: route.TableID}, "", 0)

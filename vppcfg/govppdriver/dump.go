@@ -2,11 +2,10 @@ package govppdriver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
-	"reflect"
-
-	"go.fd.io/govpp/api"
 
 	"github.com/vppsvc/vppsvc/vppcfg"
 	"github.com/vppsvc/vppsvc/vppcfg/driverapi"
@@ -81,13 +80,31 @@ func (r *dumpRun) add(it vppcfg.Item, tag string, handle uint32) {
 	r.found[r.kind]++
 }
 
-// drain reads a dump of details of type T to its end (see exchange), each
-// detail valid only during each.
-func drain[T api.Message](d *Driver, ctx context.Context, req api.Message, each func(T)) error {
-	details := reflect.New(reflect.TypeFor[T]().Elem()).Interface().(api.Message)
-	err := d.exchange(ctx, &exchange{req: req, details: details, each: func(m api.Message) { each(m.(T)) }})
+// receiver is a generated dump stream client.
+type receiver[T any] interface {
+	Recv() (T, error)
+	Close() error
+}
+
+// drain reads a dump stream to its end.
+func drain[T any](d *Driver, what string, open func() (receiver[T], error), each func(T)) error {
+	s, err := open()
+	d.count(what, err != nil)
 	if err != nil {
-		return fmt.Errorf("dump %s: %w", req.GetMessageName(), err)
+		return fmt.Errorf("dump %s: %w", what, err)
 	}
-	return nil
+	for {
+		m, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			// The generated client closes its stream only at the dump's
+			// end; left open, the replies still coming would wait on it
+			// (see ReplyHandoverTimeout).
+			_ = s.Close()
+			return fmt.Errorf("dump %s: %w", what, err)
+		}
+		each(m)
+	}
 }

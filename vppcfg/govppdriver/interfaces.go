@@ -3,6 +3,8 @@ package govppdriver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 
 	"go.fd.io/govpp/api"
@@ -34,17 +36,28 @@ func (d *Driver) Interfaces(ctx context.Context) (map[string]uint32, error) {
 
 // dumpInterfaces lists one interface, or all with ^uint32(0).
 func (d *Driver) dumpInterfaces(ctx context.Context, swIfIndex uint32) (map[uint32]string, error) {
-	out := map[uint32]string{}
-	err := drain(d, ctx, &interfaces.SwInterfaceDump{SwIfIndex: interface_types.InterfaceIndex(swIfIndex)},
-		func(det *interfaces.SwInterfaceDetails) {
-			if swIfIndex == ^uint32(0) || uint32(det.SwIfIndex) == swIfIndex {
-				out[uint32(det.SwIfIndex)] = det.InterfaceName
-			}
-		})
+	stream, err := interfaces.NewServiceClient(d.conn).SwInterfaceDump(ctx, &interfaces.SwInterfaceDump{
+		SwIfIndex: interface_types.InterfaceIndex(swIfIndex),
+	})
+	d.count((&interfaces.SwInterfaceDump{}).GetMessageName(), err != nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dump interfaces: %w", err)
 	}
-	return out, nil
+	out := map[uint32]string{}
+	for {
+		det, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			_ = stream.Close() // closed by the client only at the end
+			return nil, fmt.Errorf("dump interfaces: %w", err)
+		}
+		if swIfIndex != ^uint32(0) && uint32(det.SwIfIndex) != swIfIndex {
+			continue
+		}
+		out[uint32(det.SwIfIndex)] = det.InterfaceName
+	}
 }
 
 // startInterfaceEvents subscribes to SwInterfaceEvent. It is redone after

@@ -12,7 +12,6 @@ import (
 	"go.fd.io/govpp/adapter"
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/codec"
-	"go.fd.io/govpp/core"
 )
 
 // ReplyRouter is an adapter that hands the replies of a range of request
@@ -77,8 +76,6 @@ type lane struct {
 	mu    sync.Mutex
 	queue replyBatch // handed over by the reader, not yet taken
 	lost  error
-	// dead is set with lost: the lane sends nothing more (sendMsg).
-	dead atomic.Bool
 	// want is how many replies the pipe waits for (0: it is not waiting):
 	// the reader wakes it once they are all queued, not for each read (VPP
 	// writes each reply on its own, so a read often brings one), and
@@ -177,43 +174,24 @@ func (l *lane) id(msg api.Message) (uint16, error) {
 
 // send encodes c's request and sends it with the lane's next context.
 func (l *lane) send(c *call) error {
+	reqID, err := l.id(c.req)
+	if err != nil {
+		return err
+	}
 	replyID, err := l.id(c.reply)
 	if err != nil {
 		return err
 	}
 	l.await(replyID)
-	c.replyID = replyID
-	c.ctx, err = l.sendMsg(c.req)
-	return err
-}
-
-// sendMsg encodes msg and sends it with the lane's next context, which it
-// returns. The reply IDs it brings must be awaited first. A lane whose
-// route has lost its connection sends nothing: the adapter may already be
-// connected again (govpp reconnecting, its message table being rewritten),
-// and the reply, which no route would take once the lane has given up,
-// would reach govpp's core in the middle of that rewrite ("govpp's
-// reconnect race", docs/reliability.md).
-func (l *lane) sendMsg(msg api.Message) (uint32, error) {
-	if l.dead.Load() {
-		l.mu.Lock()
-		lost := l.lost
-		l.mu.Unlock()
-		return 0, fmt.Errorf("%w: %w", core.ErrNotConnected, lost)
-	}
-	id, err := l.id(msg)
+	data, err := l.encode(reqID, c.req)
 	if err != nil {
-		return 0, err
-	}
-	data, err := l.encode(id, msg)
-	if err != nil {
-		return 0, err
+		return err
 	}
 	n := l.sent.Load()
-	ctx := l.context(n)
+	c.ctx, c.replyID = l.context(n), replyID
 	// Counted before the send: the reply may be read before SendMsg returns.
 	l.sent.Store(n + 1)
-	return ctx, l.a.SendMsg(ctx, data)
+	return l.a.SendMsg(c.ctx, data)
 }
 
 // encode encodes msg with its ID and an empty request header into the
@@ -262,7 +240,12 @@ func (l *lane) recv(ctx context.Context, c *call, left int) (api.Message, error)
 			return nil, err
 		}
 	}
-	r, data := l.next()
+	r := l.cur.list[l.pos]
+	start := 0
+	if l.pos > 0 {
+		start = l.cur.list[l.pos-1].end
+	}
+	l.pos++
 	if r.id != c.replyID || r.ctx != c.ctx {
 		return nil, fmt.Errorf("got message %d with context %d instead of %s with context %d", r.id, r.ctx, c.reply.GetMessageName(), c.ctx)
 	}
@@ -271,30 +254,10 @@ func (l *lane) recv(ctx context.Context, c *call, left int) (api.Message, error)
 		msg = reflect.New(reflect.TypeOf(c.reply).Elem()).Interface().(api.Message)
 		l.cache.scratch[r.id] = msg
 	}
-	if err := decode(data, msg); err != nil {
-		return nil, err
+	if err := codec.DefaultCodec.DecodeMsg(l.cur.buf[start:r.end], msg); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", c.reply.GetMessageName(), err)
 	}
 	return msg, nil
-}
-
-// next returns the next reply of cur and its data (valid until the next
-// take); cur must hold one.
-func (l *lane) next() (laneReply, []byte) {
-	r := l.cur.list[l.pos]
-	start := 0
-	if l.pos > 0 {
-		start = l.cur.list[l.pos-1].end
-	}
-	l.pos++
-	return r, l.cur.buf[start:r.end]
-}
-
-// decode decodes a reply's data into msg, as govpp's codec.
-func decode(data []byte, msg api.Message) error {
-	if err := codec.DefaultCodec.DecodeMsg(data, msg); err != nil {
-		return fmt.Errorf("decode %s: %w", msg.GetMessageName(), err)
-	}
-	return nil
 }
 
 // take makes the replies the reader queued cur, waiting for left of them
@@ -371,7 +334,6 @@ func (l *lane) ConnectionLost(err error) {
 	l.mu.Lock()
 	if l.lost == nil {
 		l.lost = fmt.Errorf("connection lost: %w", err)
-		l.dead.Store(true)
 	}
 	l.mu.Unlock()
 	l.signal()

@@ -185,7 +185,10 @@ func TestNoWritesBeforeDumpAfterReconnect(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			v := newFake()
-			d := connectWith(t, tr.over(v), Options{ReconnectInterval: 20 * time.Millisecond})
+			d, err := Connect(tr.over(v), Options{Logger: quietLogger(), ReconnectInterval: 20 * time.Millisecond})
+			require.NoError(t, err)
+			t.Cleanup(d.Close)
+			waitEvent(t, d, driverapi.EventConnected)
 			mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
 			v.Restart()
 			waitEvent(t, d, driverapi.EventDisconnected)
@@ -199,7 +202,7 @@ func TestNoWritesBeforeDumpAfterReconnect(t *testing.T) {
 				assert.ErrorIs(t, res[0].Err, driverapi.ErrNotConnected)
 			}
 			assert.Equal(t, calls, v.Calls()["nat44_ed_plugin_enable_disable"], "nothing written")
-			_, err := d.Dump(context.Background())
+			_, err = d.Dump(context.Background())
 			require.NoError(t, err)
 			mustApply(t, d, create(&vppcfg.NAT44Global{}, ""))
 		})

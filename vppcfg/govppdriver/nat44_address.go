@@ -38,7 +38,10 @@ func addDelAddress(isAdd bool, a *vppcfg.NAT44Address) *call {
 }
 
 func dumpNAT44Addresses(r *dumpRun) error {
-	return drain(r.d, r.ctx, &nat44_ed.Nat44AddressDump{}, func(m *nat44_ed.Nat44AddressDetails) {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	return drain(r.d, "nat44_address_dump", func() (receiver[*nat44_ed.Nat44AddressDetails], error) {
+		return rpc.Nat44AddressDump(r.ctx, &nat44_ed.Nat44AddressDump{})
+	}, func(m *nat44_ed.Nat44AddressDetails) {
 		r.add(&vppcfg.NAT44Address{Addr: fromIP4(m.IPAddress), TwiceNAT: m.Flags&nat_types.NAT_IS_TWICE_NAT != 0, VRF: m.VrfID}, "", 0)
 	})
 }

@@ -45,7 +45,10 @@ var describeIdentityMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44Identit
 })
 
 func dumpIdentityMappings(r *dumpRun) error {
-	return drain(r.d, r.ctx, &nat44_ed.Nat44IdentityMappingDump{}, func(m *nat44_ed.Nat44IdentityMappingDetails) {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	return drain(r.d, "nat44_identity_mapping_dump", func() (receiver[*nat44_ed.Nat44IdentityMappingDetails], error) {
+		return rpc.Nat44IdentityMappingDump(r.ctx, &nat44_ed.Nat44IdentityMappingDump{})
+	}, func(m *nat44_ed.Nat44IdentityMappingDetails) {
 		if m.SwIfIndex != anyInterface {
 			return
 		}

@@ -1,7 +1,9 @@
 package govppdriver
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"go.fd.io/govpp/api"
 	"go.fd.io/govpp/binapi/interface_types"
@@ -51,7 +53,10 @@ func addDelInterfaceRole(isAdd bool, i *vppcfg.NAT44Interface, swIfIndex uint32)
 // dumpNAT44Interfaces reads the inside and outside roles, then the output
 // feature, of interfaces with a name.
 func dumpNAT44Interfaces(r *dumpRun) error {
-	err := drain(r.d, r.ctx, &nat44_ed.Nat44InterfaceDump{}, func(m *nat44_ed.Nat44InterfaceDetails) {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	err := drain(r.d, "nat44_interface_dump", func() (receiver[*nat44_ed.Nat44InterfaceDetails], error) {
+		return rpc.Nat44InterfaceDump(r.ctx, &nat44_ed.Nat44InterfaceDump{})
+	}, func(m *nat44_ed.Nat44InterfaceDetails) {
 		name, ok := r.names[uint32(m.SwIfIndex)]
 		if !ok {
 			return
@@ -66,35 +71,39 @@ func dumpNAT44Interfaces(r *dumpRun) error {
 	if err != nil {
 		return err
 	}
-	return dumpOutputInterfaces(r)
+	return dumpOutputInterfaces(r, rpc)
 }
 
 // dumpOutputInterfaces walks Nat44EdOutputInterfaceGet by cursor. The
 // reply's cursor is ~0 at the end; with no output interface at all VPP
 // leaves it unset, so a round without details also ends the walk.
-func dumpOutputInterfaces(r *dumpRun) error {
+func dumpOutputInterfaces(r *dumpRun, rpc nat44_ed.RPCService) error {
 	cursor := uint32(0)
 	for round := 0; round < 1<<16; round++ {
-		got := 0
-		reply := &nat44_ed.Nat44EdOutputInterfaceGetReply{}
-		err := r.d.exchange(r.ctx, &exchange{
-			req:     &nat44_ed.Nat44EdOutputInterfaceGet{Cursor: cursor},
-			details: &nat44_ed.Nat44EdOutputInterfaceDetails{},
-			each: func(m api.Message) {
-				got++
-				if name, ok := r.names[uint32(m.(*nat44_ed.Nat44EdOutputInterfaceDetails).SwIfIndex)]; ok {
-					r.add(&vppcfg.NAT44Interface{Interface: name, Role: vppcfg.NAT44Output}, "", 0)
-				}
-			},
-			reply: reply,
-		})
+		s, err := rpc.Nat44EdOutputInterfaceGet(r.ctx, &nat44_ed.Nat44EdOutputInterfaceGet{Cursor: cursor})
+		r.d.count("nat44_ed_output_interface_get", err != nil)
 		if err != nil {
 			return fmt.Errorf("dump NAT44 output interfaces: %w", err)
 		}
-		if got == 0 || reply.Cursor == ^uint32(0) {
-			return nil
+		got := 0
+		for {
+			det, reply, err := s.Recv()
+			if errors.Is(err, io.EOF) {
+				if got == 0 || reply == nil || reply.Cursor == ^uint32(0) {
+					return nil
+				}
+				cursor = reply.Cursor
+				break
+			}
+			if err != nil {
+				_ = s.Close() // closed by the client only at the end
+				return fmt.Errorf("dump NAT44 output interfaces: %w", err)
+			}
+			got++
+			if name, ok := r.names[uint32(det.SwIfIndex)]; ok {
+				r.add(&vppcfg.NAT44Interface{Interface: name, Role: vppcfg.NAT44Output}, "", 0)
+			}
 		}
-		cursor = reply.Cursor
 	}
 	return nil
 }

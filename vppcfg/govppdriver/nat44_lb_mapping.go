@@ -114,7 +114,10 @@ func addDelLBLocal(isAdd bool, m *vppcfg.NAT44LBMapping, l vppcfg.NAT44LBLocal) 
 }
 
 func dumpLBMappings(r *dumpRun) error {
-	return drain(r.d, r.ctx, &nat44_ed.Nat44LbStaticMappingDump{}, func(m *nat44_ed.Nat44LbStaticMappingDetails) {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	return drain(r.d, "nat44_lb_static_mapping_dump", func() (receiver[*nat44_ed.Nat44LbStaticMappingDetails], error) {
+		return rpc.Nat44LbStaticMappingDump(r.ctx, &nat44_ed.Nat44LbStaticMappingDump{})
+	}, func(m *nat44_ed.Nat44LbStaticMappingDetails) {
 		it := &vppcfg.NAT44LBMapping{
 			External:   netip.AddrPortFrom(fromIP4(m.ExternalAddr), m.ExternalPort),
 			Protocol:   vppcfg.Protocol(m.Protocol),

@@ -55,7 +55,10 @@ var describeStaticMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44StaticMap
 })
 
 func dumpStaticMappings(r *dumpRun) error {
-	return drain(r.d, r.ctx, &nat44_ed.Nat44StaticMappingDump{}, func(m *nat44_ed.Nat44StaticMappingDetails) {
+	rpc := nat44_ed.NewServiceClient(r.d.conn)
+	return drain(r.d, "nat44_static_mapping_dump", func() (receiver[*nat44_ed.Nat44StaticMappingDetails], error) {
+		return rpc.Nat44StaticMappingDump(r.ctx, &nat44_ed.Nat44StaticMappingDump{})
+	}, func(m *nat44_ed.Nat44StaticMappingDetails) {
 		if m.ExternalSwIfIndex != anyInterface {
 			return // interface-bound: never ours, and listed twice once resolved
 		}

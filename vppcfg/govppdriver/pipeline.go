@@ -351,6 +351,16 @@ func (d *Driver) streamOptions(depth int) []api.StreamOption {
 	}
 }
 
+// invoke sends one request and waits for its reply (dumps' companions, probes).
+func (d *Driver) invoke(ctx context.Context, req, reply api.Message) error {
+	err := d.conn.Invoke(ctx, req, reply)
+	if err == nil {
+		err = api.RetvalToVPPApiError(retval(reply))
+	}
+	d.count(req.GetMessageName(), err != nil)
+	return err
+}
+
 var retvalFields sync.Map // reflect.Type → field index or -1
 
 // retval reads the Retval field every govpp reply message has.
