@@ -187,7 +187,9 @@ bench-kubeproxy:
 ## "Real VPP 25.10" and "A real VPP at control-plane speed"): cold syncs of
 ## 5,000 x 10 and 50,000 x 1 with and without a ServiceCIDR, each with VPP's
 ## own ceiling for the same writes replayed into a fresh VPP (metrics
-## ceiling-calls/s, wire-calls/s, held-calls/s, x-ceiling), an agent restart,
+## ceiling-calls/s, wire-calls/s, held-calls/s, x-ceiling) and, for NAT44,
+## the floor: the same mappings built with no state (floor-x-ceiling,
+## x-floor), an agent restart,
 ## NAT44-ED's mapping shapes at 2, 10 and 100 outside interfaces (first and
 ## last 1,000 adds: last1k/first1k), then CPU clocks per packet from VPP's
 ## "show runtime", and how long VPP stops when a pod is added at 50,000

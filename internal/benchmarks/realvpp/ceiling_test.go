@@ -170,6 +170,7 @@ var ceilingDepths = []int{256, 1024}
 type ceiling struct {
 	stream, wire, held            time.Duration // best replay time of each client
 	streamDepth, wireDep, heldDep int
+	heldCPU, heldVPP              time.Duration // the client's and VPP's CPU during the best held replay
 }
 
 // best is the fastest client's time: VPP's ceiling.
@@ -195,15 +196,17 @@ func measureCeiling(b *testing.B, n *rv.Node, rec recording) (c ceiling, ok bool
 		}
 		freshNode(b, n)
 		replayStream(b, n.Socket(), setup, 1)
-		d = replayWire(b, socketclient.NewVppClient(n.Socket()), rec.names, rec.sync, depth, false)
+		d, _ = replayWire(b, socketclient.NewVppClient(n.Socket()), rec.names, rec.sync, depth, false)
 		if c.wire == 0 || d < c.wire {
 			c.wire, c.wireDep = d, depth
 		}
 		freshNode(b, n)
 		replayStream(b, n.Socket(), setup, 1)
-		d = replayWire(b, vppsock.New(n.Socket()), rec.names, rec.sync, depth, true)
+		vpp0 := vppCPU(b, n)
+		d, cpu := replayWire(b, vppsock.New(n.Socket()), rec.names, rec.sync, depth, true)
 		if c.held == 0 || d < c.held {
 			c.held, c.heldDep = d, depth
+			c.heldCPU, c.heldVPP = cpu, vppCPU(b, n)-vpp0
 		}
 	}
 	return c, true
@@ -354,12 +357,12 @@ func retvalOf(m api.Message) int32 {
 
 // replayWire writes the recorded requests to VPP's API socket through a
 // socket adapter alone (message IDs mapped by name to the new VPP's) and
-// returns the time from the first write to the last reply. Unheld, at most
-// depth are unanswered; held, each window of depth goes out at once
-// (vppsock's Hold/Release) once at most one window is unanswered. Every
-// write of the recordings is answered by one reply whose retval follows
-// the 6-byte header.
-func replayWire(b *testing.B, c adapter.VppAPI, names map[uint16]string, raw [][]byte, depth int, held bool) time.Duration {
+// returns the time from the first write to the last reply and the
+// process's CPU in that time. Unheld, at most depth are unanswered; held,
+// each window of depth goes out at once (vppsock's Hold/Release) once at
+// most one window is unanswered. Every write of the recordings is answered
+// by one reply whose retval follows the 6-byte header.
+func replayWire(b *testing.B, c adapter.VppAPI, names map[uint16]string, raw [][]byte, depth int, held bool) (took, cpu time.Duration) {
 	b.Helper()
 	if err := c.Connect(); err != nil {
 		b.Fatal(err)
@@ -405,7 +408,7 @@ func replayWire(b *testing.B, c adapter.VppAPI, names map[uint16]string, raw [][
 			b.Fatalf("no reply from VPP for %s (%d in flight)", replyTimeout, inFlight)
 		}
 	}
-	start := time.Now()
+	cpu0, start := processCPU(), time.Now()
 	if held {
 		w := c.(*vppsock.Client)
 		for i := 0; i < len(bufs); i += depth {
@@ -439,11 +442,11 @@ func replayWire(b *testing.B, c adapter.VppAPI, names map[uint16]string, raw [][
 	for inFlight > 0 {
 		wait()
 	}
-	took := time.Since(start)
+	took, cpu = time.Since(start), processCPU()-cpu0
 	if failed > 0 {
 		b.Errorf("wire replay (held %v) into a fresh VPP: %d of %d requests failed", held, failed, len(bufs))
 	}
-	return took
+	return took, cpu
 }
 
 // splitNameCRC splits "name_crc" at its last underscore.

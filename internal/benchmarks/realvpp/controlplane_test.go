@@ -99,7 +99,13 @@ func coldSync(b *testing.B, n *rv.Node, fam family, sz size) (a *runningAgent, t
 // freshly started VPP), ceiling-ns/op the time VPP alone needs for the sync
 // (the fastest client's), and x-ceiling the product's time over it (1 = VPP
 // is the limit). The log line also gives the CPU the product and VPP used
-// during the sync.
+// during the sync, and the held replay's.
+//
+// Last, for the NAT44 renderer, the floor (floor_test.go): the same
+// mappings built straight from the objects, with no state, written as the
+// held replay writes; floor-ns/op its time, floor-x-ceiling its time over
+// the ceiling (the least factor any control plane could reach here) and
+// x-floor the product's time over it (what the product's state costs).
 // The NAT44 renderer's syncs are named by size alone, the cnat IPv4
 // renderer's "cnat4/<size>" (-bench 'RealColdSync/cnat4/').
 // Run with -benchtime=1x: each iteration re-creates the node.
@@ -175,6 +181,16 @@ func benchColdSync(b *testing.B, fam family, sz size) {
 	b.Logf("%s: product %s (%.0f calls/s); VPP's ceiling %s through a govpp stream (depth %d), %s on the wire (depth %d), %s on the wire a window a write (depth %d): %.2fx the best",
 		sz, perSync.Round(time.Millisecond), product, c.stream.Round(time.Millisecond), c.streamDepth, c.wire.Round(time.Millisecond), c.wireDep,
 		c.held.Round(time.Millisecond), c.heldDep, float64(perSync)/float64(c.best()))
+	b.Logf("%s: the held replay's CPU: the client %s, VPP %s", sz, c.heldCPU.Round(time.Millisecond), c.heldVPP.Round(10*time.Millisecond))
+	f, ok := measureFloor(b, n, fam, sz, rec)
+	if !ok {
+		return
+	}
+	b.ReportMetric(float64(f.took.Nanoseconds()), "floor-ns/op")
+	b.ReportMetric(float64(f.took)/float64(c.best()), "floor-x-ceiling")
+	b.ReportMetric(float64(perSync)/float64(f.took), "x-floor")
+	b.Logf("%s: the floor (no state, no diff) %s (depth %d), %.2fx VPP's ceiling; its CPU: the client %s, VPP %s; the product is %.2fx the floor",
+		sz, f.took.Round(time.Millisecond), f.depth, float64(f.took)/float64(c.best()), f.cpu.Round(time.Millisecond), f.vpp.Round(10*time.Millisecond), float64(perSync)/float64(f.took))
 }
 
 // BenchmarkRealAgentRestart is an agent restart over a real VPP programmed
