@@ -189,8 +189,8 @@ func benchColdSync(b *testing.B, fam family, sz size) {
 	b.ReportMetric(float64(f.took.Nanoseconds()), "floor-ns/op")
 	b.ReportMetric(float64(f.took)/float64(c.best()), "floor-x-ceiling")
 	b.ReportMetric(float64(perSync)/float64(f.took), "x-floor")
-	b.Logf("%s: the floor (no state, no diff) %s (depth %d), %.2fx VPP's ceiling; its CPU: the client %s, VPP %s; the product is %.2fx the floor",
-		sz, f.took.Round(time.Millisecond), f.depth, float64(f.took)/float64(c.best()), f.cpu.Round(time.Millisecond), f.vpp.Round(10*time.Millisecond), float64(perSync)/float64(f.took))
+	b.Logf("%s: the floor (no state, no diff) %s (depth %d, pipelined %v), %.2fx VPP's ceiling; its CPU: the client %s, VPP %s; the product is %.2fx the floor",
+		sz, f.took.Round(time.Millisecond), f.depth, f.pipelined, float64(f.took)/float64(c.best()), f.cpu.Round(time.Millisecond), f.vpp.Round(10*time.Millisecond), float64(perSync)/float64(f.took))
 }
 
 // BenchmarkRealAgentRestart is an agent restart over a real VPP programmed
