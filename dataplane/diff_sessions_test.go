@@ -5,11 +5,14 @@ package dataplane_test
 // deletion, dynamic port allocation at the edges, and protocols without
 // ports. VPP's clock cannot be advanced, so the cases lower its timeouts
 // to one or a few seconds with nat_set_timeouts and wait (Wait advances
-// fakevpp's clock by the same amount).
+// fakevpp's clock by the same amount), starting at a known point of VPP's
+// second (AlignClock): its fast paths round a session's expiry down to a
+// whole second.
 
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
 	"go.fd.io/govpp/binapi/cnat"
@@ -79,6 +82,52 @@ func (d *diffCase) Wait(dur time.Duration) {
 	time.Sleep(dur)
 }
 
+// AlignClock waits until the data plane's clock stands frac past a whole
+// second (the fake's clock is moved there). NAT44-ED's fast paths and
+// session dumps time a session out at the whole second at or before
+// last_heard + timeout (docs/fakevpp.md, "Session expiry"): with timeouts
+// of a second or two, where VPP's clock stands within its second decides
+// whether a reply a few milliseconds after its request still finds the
+// session. A case aligns before such steps so that it never straddles a
+// whole second.
+func (d *diffCase) AlignClock(frac time.Duration) {
+	d.t.Helper()
+	switch n := d.Node.(type) {
+	case *dataplane.Fake:
+		up := n.VPP.Uptime()
+		at := up.Truncate(time.Second) + frac
+		if at < up {
+			at += time.Second
+		}
+		n.VPP.Advance(at - up)
+	case dataplane.Real:
+		const slack = 40 * time.Millisecond
+		for range 5 {
+			now, err := vppClock(n)
+			d.Must(err)
+			into := now - now.Truncate(time.Second)
+			if into >= frac && into < frac+slack {
+				return
+			}
+			time.Sleep((frac - into + time.Second) % time.Second)
+		}
+		d.t.Fatalf("VPP's clock did not stand %s past a second in 5 tries", frac)
+	}
+}
+
+// vppClock reads VPP's own clock ("show clock": "Time now 48.170505, …").
+func vppClock(n dataplane.Real) (time.Duration, error) {
+	out, err := n.CLI("show clock")
+	if err != nil {
+		return 0, err
+	}
+	var sec float64
+	if _, err := fmt.Sscanf(strings.TrimSpace(out), "Time now %f", &sec); err != nil {
+		return 0, fmt.Errorf("show clock: %q: %w", out, err)
+	}
+	return time.Duration(sec * float64(time.Second)), nil
+}
+
 // sessions records the session dump of one inside address, without the
 // fields that differ by nature (VPP's clock, the byte count: the fake
 // counts 64 bytes a packet).
@@ -113,6 +162,7 @@ func TestDiffSessions(t *testing.T) {
 		nat := natTopology(d)
 		setTimeouts(d, nat, 60, 4, 1, 60)
 		c := tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443")
+		d.AlignClock(100 * time.Millisecond)
 		d.Trace("SYN (and SYN|ACK back)", c)
 		sessions(d, "after the handshake's first two packets", "10.1.1.2")
 		d.Wait(1500 * time.Millisecond)
@@ -135,6 +185,7 @@ func TestDiffSessions(t *testing.T) {
 		nat := natTopology(d)
 		setTimeouts(d, nat, 60, 60, 1, 60)
 		c := tcp("tap2", "10.1.1.2:40001", "8.8.8.8:443")
+		d.AlignClock(100 * time.Millisecond)
 		d.Trace("SYN", c)
 		d.Trace("ACK", pktFlags(c, ack))
 		sessions(d, "established", "10.1.1.2")
@@ -148,6 +199,7 @@ func TestDiffSessions(t *testing.T) {
 	runDifferential(t, "sessions/udp-icmp-timeouts", func(d *diffCase) {
 		nat := natTopology(d)
 		setTimeouts(d, nat, 1, 60, 60, 3)
+		d.AlignClock(100 * time.Millisecond)
 		u := fakevpp.Packet{Ingress: "tap2", Protocol: 17, Src: ap("10.1.1.2:5353"), Dst: ap("8.8.4.4:53")}
 		e := fakevpp.Packet{Ingress: "tap2", Protocol: 1, Src: ap("10.1.1.2:4000"), Dst: ap("8.8.4.4:4000")}
 		d.Trace("UDP", u)
@@ -170,6 +222,7 @@ func TestDiffSessions(t *testing.T) {
 	runDifferential(t, "sessions/lru-reclaim", func(d *diffCase) {
 		nat := natTopology(d)
 		setTimeouts(d, nat, 1, 60, 1, 60)
+		d.AlignClock(100 * time.Millisecond)
 		d.Trace("UDP", udp("tap2", "10.1.1.2:5353", "8.8.4.4:53"))
 		d.Trace("SYN", tcp("tap2", "10.1.1.2:40000", "8.8.8.8:443"))
 		d.Wait(2 * time.Second)
@@ -178,6 +231,33 @@ func TestDiffSessions(t *testing.T) {
 		sessions(d, "its allocation freed the transitory TCP session", "10.1.1.2")
 		d.Trace("another new UDP flow", udp("tap2", "10.1.1.2:5355", "8.8.4.4:53"))
 		sessions(d, "and this one the old UDP session", "10.1.1.2")
+	})
+
+	// Where VPP's clock stands within its second, made visible: the fast
+	// paths and the session dumps add last_heard and the timeout into a
+	// u64 (nat44_ed_in2out.c, nat44_ed_out2in.c, nat44_ed_api.c), so a
+	// session times out there at the whole second at or before
+	// last_heard + timeout; the LRU that frees an expired session for a
+	// new one keeps the sum in f64 (nat_lru_free_one). With a 1 s UDP
+	// timeout: a flow heard at .5 is timed out for the dump at .2 of the
+	// next second, but a new flow then does not reclaim it; one at .7
+	// does; and the reply to a flow heard at .2 finds it gone at .1 of the
+	// next second, 0.9 s later.
+	runDifferential(t, "sessions/expiry-whole-seconds", func(d *diffCase) {
+		nat := natTopology(d)
+		setTimeouts(d, nat, 1, 60, 60, 60)
+		d.AlignClock(500 * time.Millisecond)
+		d.Trace("a flow heard at .5", udp("tap2", "10.1.1.2:5353", "8.8.4.4:53"))
+		d.AlignClock(200 * time.Millisecond)
+		sessions(d, "0.7 s later, at .2: timed out for the dump", "10.1.1.2")
+		d.Trace("a new flow at .2", udp("tap2", "10.1.1.2:5354", "8.8.4.4:53"))
+		sessions(d, "the first is not reclaimed: its second is not over", "10.1.1.2")
+		d.AlignClock(700 * time.Millisecond)
+		d.Trace("a new flow at .7", udp("tap2", "10.1.1.2:5355", "8.8.4.4:53"))
+		sessions(d, "the first is reclaimed", "10.1.1.2")
+		d.AlignClock(100 * time.Millisecond)
+		d.Trace("the reply to the flow of .2, at .1 of the next second", udp("uplink0", "8.8.4.4:53", "192.168.16.1:5354"))
+		sessions(d, "the fast path deleted it", "10.1.1.2")
 	})
 
 	// nat44_del_session looks up the key (address:port → external host) in

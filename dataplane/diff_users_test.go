@@ -37,8 +37,10 @@ func TestDiffUserDumps(t *testing.T) {
 	// flags and twice-NAT address of each dump generation.
 	runDifferential(t, "sessions/user-dumps", func(d *diffCase) {
 		nat := natTopology(d)
-		// UDP times out after 3 s: long enough for the dumps before the
-		// wait on a loaded machine (1 s was not), short for the wait.
+		// UDP times out after 3 s: at least 2 s for the dumps before the
+		// wait, whatever the second of VPP's clock (the fast paths and
+		// dumps round expiry down to a whole second: docs/fakevpp.md,
+		// "Session expiry"), short for the wait.
 		setTimeouts(d, nat, 3, 60, 60, 60)
 		_, err := nat.Nat44AddDelAddressRange(d.Ctx, &nat44_ed.Nat44AddDelAddressRange{IsAdd: true, VrfID: ^uint32(0), Flags: nat_types.NAT_IS_TWICE_NAT,
 			FirstIPAddress: ip4a("192.168.16.200"), LastIPAddress: ip4a("192.168.16.200")})

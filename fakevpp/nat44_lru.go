@@ -106,7 +106,7 @@ func (n *natState) lruFreeOne(v *VPP) bool {
 		if head == nil {
 			continue
 		}
-		if s := head.Value.(*session); n.expired(v, s) {
+		if s := head.Value.(*session); n.lruExpired(v, s) {
 			n.deleteSession(v, s)
 			return true
 		}

@@ -182,8 +182,20 @@ func (n *natState) timeout(s *session) time.Duration {
 	return time.Duration(sec) * time.Second
 }
 
-// expired is VPP's check: now >= last_heard + timeout.
+// expired is the check of VPP's fast paths and session dumps. VPP 25.10
+// adds last_heard and the timeout (f64 seconds) into a u64 there
+// (nat44_ed_in2out.c and nat44_ed_out2in.c, the fast paths;
+// nat44_ed_api.c, is_timed_out of the user session dumps; the CLI), so a
+// session expires at the whole second at or before last_heard + timeout:
+// up to a second early, by where VPP's clock stood when it was last heard.
 func (n *natState) expired(v *VPP, s *session) bool {
+	return v.now() >= (s.lastHeard + n.timeout(s)).Truncate(time.Second)
+}
+
+// lruExpired is nat_lru_free_one's check (nat44_ed_inlines.h), which keeps
+// the sum in f64: a session is reclaimed no earlier than last_heard +
+// timeout.
+func (n *natState) lruExpired(v *VPP, s *session) bool {
 	return v.now() >= s.lastHeard+n.timeout(s)
 }
 
