@@ -34,9 +34,10 @@ import (
 // which the floor then does not build (it is lower still there).
 //
 // The product must do at least this, so the floor's time over the held
-// ceiling's is the least factor any agent of this shape could reach on
-// this machine, and the product's time over the floor's is what the
-// product's state (the hitless diff, its indexes and statuses) costs.
+// ceiling's is about the least factor any agent of this shape could show
+// on this machine (one run is one sample: both swing by a third), and the
+// product's time over the floor's is what the product's state (the
+// hitless diff, its indexes and statuses) costs.
 
 // floorTemplate is what the floor takes from the recording: the first LB
 // mapping (its flags, affinity and locals' probabilities), how many LB
