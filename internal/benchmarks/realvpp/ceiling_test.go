@@ -372,79 +372,16 @@ func replayWire(b *testing.B, c adapter.VppAPI, names map[uint16]string, raw [][
 	// A write blocked in the socket (VPP no longer reading) ends when the
 	// connection is closed under it; each reply is waited for a minute.
 	defer time.AfterFunc(replayTimeout, disconnect).Stop()
-	ids := map[uint16]uint16{}
-	for old, nameCRC := range names {
-		name, crc := splitNameCRC(nameCRC)
-		if id, err := c.GetMsgID(name, crc); err == nil {
-			ids[old] = id
-		}
-	}
-	bufs := make([][]byte, len(raw))
-	for i, data := range raw {
-		id, ok := ids[binary.BigEndian.Uint16(data)]
-		if !ok {
-			b.Fatalf("message %s unknown to the restarted VPP", names[binary.BigEndian.Uint16(data)])
-		}
-		bufs[i] = append([]byte(nil), data...)
-		binary.BigEndian.PutUint16(bufs[i], id)
-	}
-	replies := make(chan int32, depth+1)
-	c.SetMsgCallback(func(_ uint16, data []byte) {
-		var v int32
-		if len(data) >= 10 {
-			v = int32(binary.BigEndian.Uint32(data[6:10]))
-		}
-		replies <- v
-	})
-	failed, inFlight := 0, 0
-	wait := func() {
-		select {
-		case v := <-replies:
-			if v != 0 {
-				failed++
-			}
-			inFlight--
-		case <-time.After(replyTimeout):
-			b.Fatalf("no reply from VPP for %s (%d in flight)", replyTimeout, inFlight)
-		}
-	}
+	bufs := remapped(b, c, names, raw)
+	s := newWindowSender(b, c, depth, held)
 	cpu0, start := processCPU(), time.Now()
-	if held {
-		w := c.(*vppsock.Client)
-		for i := 0; i < len(bufs); i += depth {
-			for inFlight > depth {
-				wait()
-			}
-			w.Hold()
-			for j, buf := range bufs[i:min(i+depth, len(bufs))] {
-				if err := c.SendMsg(uint32(i+j+1), buf); err != nil {
-					b.Fatal(err)
-				}
-				inFlight++
-			}
-			if err := w.Release(); err != nil {
-				b.Fatal(err)
-			}
-		}
+	for _, buf := range bufs {
+		s.send(buf)
 	}
-	for i, buf := range bufs {
-		if held {
-			break
-		}
-		for inFlight >= depth {
-			wait()
-		}
-		if err := c.SendMsg(uint32(i+1), buf); err != nil {
-			b.Fatal(err)
-		}
-		inFlight++
-	}
-	for inFlight > 0 {
-		wait()
-	}
+	s.finish()
 	took, cpu = time.Since(start), processCPU()-cpu0
-	if failed > 0 {
-		b.Errorf("wire replay (held %v) into a fresh VPP: %d of %d requests failed", held, failed, len(bufs))
+	if s.failed > 0 {
+		b.Errorf("wire replay (held %v) into a fresh VPP: %d of %d requests failed", held, s.failed, len(bufs))
 	}
 	return took, cpu
 }

@@ -87,30 +87,12 @@ func floorSync(b *testing.B, n *rv.Node, snap processor.Snapshot, t floorTemplat
 	if err != nil {
 		b.Fatal(err)
 	}
-	others := make([][]byte, len(t.others))
-	for i, data := range t.others {
-		name, crc := splitNameCRC(names[binary.BigEndian.Uint16(data)])
-		id, err := c.GetMsgID(name, crc)
-		if err != nil {
-			b.Fatalf("message %s_%s unknown to the restarted VPP: %v", name, crc, err)
-		}
-		others[i] = append([]byte(nil), data...)
-		binary.BigEndian.PutUint16(others[i], id)
-	}
-	replies := make(chan int32, 2*depth+1)
-	c.SetMsgCallback(func(_ uint16, data []byte) {
-		var v int32
-		if len(data) >= 10 {
-			v = int32(binary.BigEndian.Uint32(data[6:10]))
-		}
-		replies <- v
-	})
-	s := floorSender{b: b, c: c, depth: depth, replies: replies}
+	others := remapped(b, c, names, t.others)
+	s := newWindowSender(b, c, depth, true)
 	fb := newFloorBuilder(t.mapping, lbID)
 
 	cpu0, vpp0 := processCPU(), vppCPU(b, n)
 	start := time.Now()
-	c.Hold()
 	for _, data := range others {
 		s.send(data)
 	}
@@ -268,57 +250,6 @@ func (fb *floorBuilder) build(snap processor.Snapshot, emit func([]byte) bool) (
 		}
 	}
 	return r
-}
-
-// floorSender writes requests in held windows of depth, at most two
-// windows unanswered, as replayWire's held client does.
-type floorSender struct {
-	b                  *testing.B
-	c                  *vppsock.Client
-	depth              int
-	replies            chan int32
-	inWindow, inFlight int
-	sent, failed       int
-}
-
-func (s *floorSender) send(data []byte) {
-	if err := s.c.SendMsg(uint32(s.sent+1), data); err != nil {
-		s.b.Fatal(err)
-	}
-	s.sent++
-	s.inFlight++
-	if s.inWindow++; s.inWindow < s.depth {
-		return
-	}
-	s.inWindow = 0
-	if err := s.c.Release(); err != nil {
-		s.b.Fatal(err)
-	}
-	for s.inFlight > s.depth {
-		s.wait()
-	}
-	s.c.Hold()
-}
-
-func (s *floorSender) finish() {
-	if err := s.c.Release(); err != nil {
-		s.b.Fatal(err)
-	}
-	for s.inFlight > 0 {
-		s.wait()
-	}
-}
-
-func (s *floorSender) wait() {
-	select {
-	case v := <-s.replies:
-		if v != 0 {
-			s.failed++
-		}
-		s.inFlight--
-	case <-time.After(replyTimeout):
-		s.b.Fatalf("floor: no reply from VPP for %s (%d in flight)", replyTimeout, s.inFlight)
-	}
 }
 
 // sameMapping reports whether the floor's request a asks VPP for the same
