@@ -154,7 +154,7 @@ var rules = []rule{
 		allowed: func(ip string) bool {
 			rel, ok := local(ip)
 			return isStdlib(ip) || ip == "github.com/sirupsen/logrus" ||
-				ok && (under(rel, "internal/logx") || under(rel, "internal/parallel") || rel == "vppcfg" || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal"))
+				ok && (under(rel, "internal/logx") || under(rel, "internal/parallel") || under(rel, "internal/ranksort") || rel == "vppcfg" || under(rel, "vppcfg/driverapi") || under(rel, "vppcfg/internal"))
 		},
 	},
 	{

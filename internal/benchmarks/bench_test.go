@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 
@@ -44,6 +45,32 @@ func heapAlloc() int64 {
 // reports services/s and vpp-calls/op.
 func BenchmarkColdSync(b *testing.B) {
 	benchResync(b, []size{{100, 10}, {1000, 10}, {5000, 10}, {50000, 10}, {50000, 1}}, false)
+}
+
+// BenchmarkColdSyncInstant is BenchmarkColdSync into the instant driver:
+// the control plane's own time (conversion, rendering, the VPP layer's
+// commit, plan and statuses), no VPP and no codec.
+func BenchmarkColdSyncInstant(b *testing.B) {
+	for _, sz := range []size{{5000, 10}, {50000, 1}} {
+		b.Run(sz.String(), func(b *testing.B) {
+			skipLarge(b, sz.services)
+			snap := snapshot(sz.services, sz.endpoints)
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				ag := startAgent(b, newInstantDriver())
+				cpu0 := ProcessCPU()
+				b.StartTimer()
+				ag.proc.Resync(snap)
+				b.StopTimer()
+				cpu += ProcessCPU() - cpu0
+				ag.stop()
+				b.StartTimer()
+			}
+			reportRate(b, sz.services)
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
 }
 
 // BenchmarkColdDelete is the opposite of a cold sync: every service of a

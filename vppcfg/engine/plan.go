@@ -222,7 +222,8 @@ func planOps(in diffInput) opPlan {
 		dels = append(dels, task{Op: op})
 	}
 	creates := make([]task, 0, len(changes.list)) // one op a change but for in-place updates
-	for _, c := range changes.sorted() {
+	for _, i := range changes.order() {
+		c := &changes.list[i]
 		switch c.change {
 		case changeCreate, changeRecreate:
 			creates = append(creates, task{Op: driverapi.Op{Type: driverapi.OpCreate, Key: c.key, Item: c.desired}, owners: c.owners})

@@ -62,8 +62,5 @@ func (cs *changeSet) create(k vppcfg.Key, e core.DesiredEntry) {
 	cs.add(k, e, nil, changeCreate)
 }
 
-// sorted returns the changes in key order (sortByKey).
-func (cs *changeSet) sorted() []keyChange {
-	sortByKey(cs.list)
-	return cs.list
-}
+// order returns the indexes of the changes in key order (orderByKey).
+func (cs *changeSet) order() []int32 { return orderByKey(cs.list) }

@@ -324,3 +324,7 @@ func skipLarge(b testing.TB, services int) {
 		b.Skip("50,000-service state skipped in -short mode")
 	}
 }
+
+// processCPU is the CPU time this process (the test and its agent) used so
+// far.
+var processCPU = benchmarks.ProcessCPU

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -581,16 +580,6 @@ func waitConverged(t *testing.T, a *runningAgent) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// processCPU is the CPU time this process (the test and its agent) used
-// so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // latest is the later of two times.
