@@ -26,7 +26,7 @@ func init() {
 			if l, add, ok := localStep(op); ok {
 				return []*call{addDelLBLocal(add, m, l)}
 			}
-			return []*call{addDelLBMapping(adds(op), m, op.Tag)}
+			return addDelLBMapping(adds(op), m, op.Tag)
 		}),
 		dump:        dumpLBMappings,
 		dumpIfFound: vppcfg.KindNAT44Global,
@@ -70,9 +70,11 @@ func lbLocal(l vppcfg.NAT44LBLocal) nat44_ed.Nat44LbAddrPort {
 	return nat44_ed.Nat44LbAddrPort{Addr: ip4(l.Addr.Addr()), Port: l.Addr.Port(), Probability: l.Probability, VrfID: l.VRF}
 }
 
-// addDelLBMapping adds or removes a load-balanced mapping with its locals.
-func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) *call {
-	req := &nat44_ed.Nat44AddDelLbStaticMapping{
+// addDelLBMapping adds or removes a load-balanced mapping with its locals,
+// as a list of one call.
+func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) []*call {
+	b := new(lbMappingCall)
+	b.req = nat44_ed.Nat44AddDelLbStaticMapping{
 		IsAdd:        isAdd,
 		Flags:        lbFlags(m),
 		ExternalAddr: ip4(m.External.Addr()),
@@ -80,13 +82,29 @@ func addDelLBMapping(isAdd bool, m *vppcfg.NAT44LBMapping, tag string) *call {
 		Protocol:     uint8(m.Protocol),
 		Affinity:     m.Affinity,
 		Tag:          tag,
-		Locals:       make([]nat44_ed.Nat44LbAddrPort, len(m.Locals)),
+		Locals:       b.local[:0],
 	}
-	for i, l := range m.Locals {
-		req.Locals[i] = lbLocal(l)
+	if len(m.Locals) > len(b.local) {
+		b.req.Locals = make([]nat44_ed.Nat44LbAddrPort, 0, len(m.Locals))
 	}
-	return &call{req: req, reply: lbMappingReply,
-		lazy: deleteTolerantOf(isAdd, m, describeLBMapping)}
+	for _, l := range m.Locals {
+		b.req.Locals = append(b.req.Locals, lbLocal(l))
+	}
+	b.call = call{req: &b.req, reply: lbMappingReply, lazy: deleteTolerantOf(isAdd, m, describeLBMapping)}
+	b.list[0] = &b.call
+	return b.list[:]
+}
+
+// lbMappingCall is an LB mapping's call in one allocation: the call, its
+// request, room for one local (a cold sync's services have one backend on
+// this node, or the placeholder) and the list of one call the builder
+// returns. A cold sync of 50,000 services makes 50,000 of them, and they
+// were four allocations each.
+type lbMappingCall struct {
+	call  call
+	req   nat44_ed.Nat44AddDelLbStaticMapping
+	local [1]nat44_ed.Nat44LbAddrPort
+	list  [1]*call
 }
 
 var describeLBMapping = describeAs(func(isAdd bool, m *vppcfg.NAT44LBMapping) string {
