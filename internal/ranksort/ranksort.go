@@ -123,12 +123,16 @@ func SharedPrefix(n int, key func(i int) string) int {
 	}
 	p := key(0)
 	for i := 1; i < n && p != ""; i++ {
-		s := key(i)
-		j := 0
-		for j < len(p) && j < len(s) && p[j] == s[j] {
-			j++
-		}
-		p = p[:j]
+		p = Common(p, key(i))
 	}
 	return len(p)
+}
+
+// Common is the longest prefix of a that b starts with.
+func Common(a, b string) string {
+	j := 0
+	for j < len(a) && j < len(b) && a[j] == b[j] {
+		j++
+	}
+	return a[:j]
 }

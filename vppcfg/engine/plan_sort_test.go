@@ -14,9 +14,10 @@ import (
 
 // TestOrderByKeyEqualsASort: the order of a cold sync's changes, ranked
 // by kind and a word of each name, is the order of one sort by key, for
-// lists of every shape (shuffled, sorted, reversed, one kind or several)
-// and names that share a prefix, differ only after the ranked word, are
-// prefixes of one another, or are empty.
+// lists of every shape (shuffled, sorted, reversed, one kind or several,
+// each kind's names with a prefix of their own) and names that share a
+// prefix, differ only after the ranked word, are prefixes of one another,
+// or are empty.
 func TestOrderByKeyEqualsASort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	kinds := []vppcfg.Kind{vppcfg.ACLKey("x").Kind, lb("10.96.0.1:80", "10.1.0.1:80").Key().Kind}
@@ -29,19 +30,23 @@ func TestOrderByKeyEqualsASort(t *testing.T) {
 	}
 	for _, n := range []int{0, 1, 2, 4095, 50000} {
 		for nameShape, name := range names {
-			for _, shape := range []string{"shuffled", "sorted", "reversed", "one kind"} {
+			for _, shape := range []string{"shuffled", "sorted", "reversed", "one kind", "kinds apart"} {
 				list := make([]keyChange, n)
 				for i := range list {
 					kind := kinds[i%len(kinds)]
 					if shape == "one kind" {
 						kind = kinds[0]
 					}
-					list[i] = keyChange{key: vppcfg.Key{Kind: kind, Name: name(i)}, change: change(i % 4)}
+					n := name(i)
+					if shape == "kinds apart" && kind == kinds[1] {
+						n = "vrf0/" + n // each kind its own shared prefix
+					}
+					list[i] = keyChange{key: vppcfg.Key{Kind: kind, Name: n}, change: change(i % 4)}
 				}
 				want := slices.Clone(list)
 				slices.SortFunc(want, func(a, b keyChange) int { return a.key.Compare(b.key) })
 				switch shape {
-				case "shuffled", "one kind":
+				case "shuffled", "one kind", "kinds apart":
 					rng.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
 				case "sorted":
 					list = slices.Clone(want)
