@@ -28,8 +28,8 @@ const Inexact = 0xFF
 // Order sorts ranks by Hi then Lo and returns the elements' indexes in
 // that order, the elements whose words tie ordered by tie (a full
 // comparison of the elements at two indexes, as slices.SortFunc takes):
-// those of equal Hi and Lo, and all of those of one inexact Hi. ranks is
-// reordered.
+// those of equal Hi and Lo, and all of those of one inexact Hi. ranks
+// serves as scratch space.
 func Order(ranks []Rank, tie func(a, b int32) int) []int32 {
 	ranks = radix(ranks, make([]Rank, len(ranks)))
 	order := make([]int32, len(ranks))
