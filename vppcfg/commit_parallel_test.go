@@ -61,7 +61,7 @@ func TestParallelCommitEqualsOneByOne(t *testing.T) {
 	require.ErrorIs(t, twice.Commit("a", putOps(items), false), ErrConflict)
 	require.NoError(t, twice.Commit("a", append(putOps(items), putOps([]Item{last})...), false))
 	assert.Equal(t, core.Canonical(last), twice.Items[last.Key()].Item)
-	assert.Equal(t, []string{"a", "b"}, twice.Items[last.Key()].Owners)
+	assert.Equal(t, []string{"a", "b"}, twice.Items[last.Key()].Owners.Names())
 
 	// Invalid ops: the first in op order is reported.
 	bad := putOps(items)

@@ -23,7 +23,7 @@ func viewOf(s *core.Store) desiredLookup {
 	v := &storeView{Store: s, tags: map[string]vppcfg.Key{}}
 	for k, e := range s.Items {
 		if core.Describe(k.Kind).KeyedByLabel {
-			for _, o := range e.Owners {
+			for _, o := range e.Owners.Names() {
 				v.tags[core.Tag(o, core.ItemLabel(e.Item))] = k
 			}
 		}

@@ -65,7 +65,7 @@ func (r *Reconciler) pass(ctx context.Context) {
 	r.full = r.full || r.bulkHeld
 	ops := r.readyTasks(plan.Ops, now)
 	for i := range ops {
-		if op := &ops[i]; op.owners == nil { // planOps names the owners of what it creates or updates
+		if op := &ops[i]; op.owners == (core.Owners{}) { // planOps names the owners of what it creates or updates
 			op.owners = r.store.Items[op.Key].Owners
 		}
 	}

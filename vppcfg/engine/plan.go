@@ -115,16 +115,11 @@ type task struct {
 	// desired items, by the pass for the others. The desired state may
 	// change while the op is in flight, so the owners are not looked up
 	// when it returns.
-	owners []string
+	owners core.Owners
 }
 
 // owner is the first of t's owners ("" for none).
-func (t *task) owner() string {
-	if len(t.owners) == 0 {
-		return ""
-	}
-	return t.owners[0]
-}
+func (t *task) owner() string { return t.owners.First() }
 
 // keys are the keys whose status t decides.
 func (t *task) keys() []vppcfg.Key {

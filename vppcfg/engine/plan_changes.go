@@ -13,7 +13,7 @@ type keyChange struct {
 	key     vppcfg.Key
 	desired vppcfg.Item
 	// owners are the desired item's owners.
-	owners []string
+	owners core.Owners
 	// applied is VPP's value of an update or a recreate.
 	applied vppcfg.Item
 	change  change

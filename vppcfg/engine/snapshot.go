@@ -22,7 +22,7 @@ func (r *Reconciler) DesiredOwned() []OwnedItem {
 	r.storeMu.RLock()
 	out := make([]OwnedItem, 0, len(r.store.Items))
 	for k, e := range r.store.Items {
-		out = append(out, OwnedItem{Key: k, Item: e.Item, Owners: slices.Clone(e.Owners)})
+		out = append(out, OwnedItem{Key: k, Item: e.Item, Owners: slices.Clone(e.Owners.Names())})
 	}
 	r.storeMu.RUnlock()
 	slices.SortFunc(out, func(a, b OwnedItem) int { return a.Key.Compare(b.Key) })

@@ -202,7 +202,7 @@ func (r *Reconciler) refreshStatus(plan *opPlan, k vppcfg.Key, now time.Time) {
 // storeMu and smu held.
 func (r *Reconciler) refreshDesired(plan *opPlan, k vppcfg.Key, e core.DesiredEntry, now time.Time) {
 	d := e.Item
-	next := ItemStatus{Key: k, Owners: e.Owners}
+	next := ItemStatus{Key: k, Owners: e.Owners.Names()}
 	a, applied := r.applied[k]
 	switch {
 	case plan == nil:

@@ -5,11 +5,10 @@ package core
 // and map slot per item (about 60 bytes); the diff reads it through get.
 type DesiredItems map[Key]DesiredEntry
 
-// DesiredEntry is one desired item and its owners, sorted. The owner list
-// is never changed in place (Store.ownerList).
+// DesiredEntry is one desired item and its owners.
 type DesiredEntry struct {
 	Item   Item
-	Owners []string
+	Owners Owners
 }
 
 // Get returns the desired item at k.

@@ -11,15 +11,13 @@ import (
 // shared item, such as a permit-all ACL every renderer binds); the item
 // stays desired until its last owner lets go.
 type Store struct {
-	// items are the desired items with their owners. An owner list is
-	// never changed in place (a changed list is a new one), so that a
-	// one-owner list can be shared by every key of that owner (soleOwner):
-	// a key held by one owner costs no list of its own. There is no index
+	// items are the desired items with their owners. A key held by one
+	// owner costs no list of its own: it shares its owner's (soleOwner). There is no index
 	// from owner to keys: only a ResyncTxn needs one, and it walks this map
 	// instead (a set per owner cost about 50 bytes a key).
 	Items DesiredItems
 	// soleOwner is the shared one-owner list of each owner.
-	soleOwner map[string][]string
+	soleOwner map[string]Owners
 	// byExt indexes mappings by VPP's external key.
 	byExt extIndex
 	// Bindings are the keys of merged kinds' items (the engine's
@@ -41,7 +39,7 @@ func (s *Store) Version() uint64 { return s.version }
 func NewStore() *Store {
 	return &Store{
 		Items:     DesiredItems{},
-		soleOwner: map[string][]string{},
+		soleOwner: map[string]Owners{},
 		byExt:     newExtIndex(),
 		Bindings:  map[Key]bool{},
 		Resynced:  map[string]bool{},
@@ -83,7 +81,7 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 	var released []Key
 	if resync {
 		for k, e := range s.Items {
-			if _, touched := net[k]; !touched && slices.Contains(e.Owners, owner) {
+			if _, touched := net[k]; !touched && e.Owners.Has(owner) {
 				net[k] = nil
 				released = append(released, k)
 			}
@@ -92,7 +90,7 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 	// leaving: keys that stop being desired by anybody after this commit.
 	leaving := map[Key]bool{}
 	leaves := func(k Key) {
-		if s.OwnedBy(k, owner) && len(s.Items[k].Owners) == 1 {
+		if s.OwnedBy(k, owner) && s.Items[k].Owners.Len() == 1 {
 			leaving[k] = true
 		}
 	}
@@ -121,7 +119,7 @@ func (s *Store) Commit(owner string, ops []TxnOp, resync bool) error {
 		return err
 	}
 	s.reserve(len(net))
-	var sole []string // owner's one-owner list, looked up once
+	var sole Owners // owner's one-owner list, looked up once
 	if puts > 0 {
 		sole = s.soleList(owner)
 	}
@@ -150,7 +148,7 @@ func (s *Store) reserve(n int) { s.Items = Reserve(s.Items, n) }
 // of the key or with other desired items (crossCheck).
 func (s *Store) check(owner string, k Key, v Item, net map[Key]Item, netExt *extIndex, leaving map[Key]bool) error {
 	if cur, ok := s.Items[k]; ok && !cur.Item.Equal(v) {
-		for _, other := range cur.Owners {
+		for _, other := range cur.Owners.Names() {
 			if other != owner {
 				return fmt.Errorf("%w: %s: owner %q puts %s, but owner %q holds %s", ErrConflict, k, owner, v, other, cur.Item)
 			}
@@ -203,15 +201,12 @@ func (s *Store) crossCheck(owner string, k Key, it Item, net map[Key]Item, netEx
 }
 
 func (s *Store) OwnedBy(k Key, owner string) bool {
-	return slices.Contains(s.Items[k].Owners, owner)
+	return s.Items[k].Owners.Has(owner)
 }
 
 // OwnerNames is the first owner of k ("" when nobody desires it).
 func (s *Store) OwnerNames(k Key) string {
-	if os := s.Items[k].Owners; len(os) > 0 {
-		return os[0]
-	}
-	return ""
+	return s.Items[k].Owners.First()
 }
 
 // Hold adds owner to the owners of k, with value v (no checks: Commit
@@ -219,7 +214,7 @@ func (s *Store) OwnerNames(k Key) string {
 func (s *Store) Hold(k Key, owner string, v Item) { s.hold(k, owner, s.soleList(owner), v) }
 
 // hold is Hold with owner's one-owner list (soleList) at hand.
-func (s *Store) hold(k Key, owner string, sole []string, v Item) {
+func (s *Store) hold(k Key, owner string, sole Owners, v Item) {
 	s.version++
 	e, ok := s.Items[k]
 	if ok {
@@ -227,10 +222,10 @@ func (s *Store) hold(k Key, owner string, sole []string, v Item) {
 	}
 	e.Item = v
 	switch {
-	case len(e.Owners) == 0:
+	case e.Owners.Len() == 0:
 		e.Owners = sole
-	case !slices.Contains(e.Owners, owner):
-		e.Owners = s.ownerList(append(slices.Clone(e.Owners), owner))
+	case !e.Owners.Has(owner):
+		e.Owners = s.ownerList(append(slices.Clone(e.Owners.Names()), owner))
 	}
 	s.Items[k] = e
 	s.index(k, v)
@@ -246,7 +241,7 @@ func (s *Store) Release(k Key, owner string) {
 	}
 	s.version++
 	e := s.Items[k]
-	os := slices.DeleteFunc(slices.Clone(e.Owners), func(o string) bool { return o == owner })
+	os := slices.DeleteFunc(slices.Clone(e.Owners.Names()), func(o string) bool { return o == owner })
 	if len(os) > 0 {
 		e.Owners = s.ownerList(os)
 		s.Items[k] = e
@@ -259,19 +254,19 @@ func (s *Store) Release(k Key, owner string) {
 
 // ownerList returns os, a new list, as a key's owner list: sorted, and the
 // shared list when there is one owner.
-func (s *Store) ownerList(os []string) []string {
+func (s *Store) ownerList(os []string) Owners {
 	if len(os) == 1 {
 		return s.soleList(os[0])
 	}
 	slices.Sort(os)
-	return os
+	return NewOwners(os...)
 }
 
 // soleList is the shared one-owner list of owner.
-func (s *Store) soleList(owner string) []string {
+func (s *Store) soleList(owner string) Owners {
 	shared, ok := s.soleOwner[owner]
 	if !ok {
-		shared = []string{owner}
+		shared = NewOwners(owner)
 		s.soleOwner[owner] = shared
 	}
 	return shared
@@ -305,7 +300,7 @@ func (s *Store) unindex(k Key, v Item) {
 // Get returns the desired value of k and its owners (sorted).
 func (s *Store) Get(k Key) (Item, []string, bool) {
 	e, ok := s.Items[k]
-	return e.Item, e.Owners, ok
+	return e.Item, e.Owners.Names(), ok
 }
 
 // Desired returns every desired item in key order.
