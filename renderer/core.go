@@ -231,8 +231,8 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		// A service listed twice: its last entry is the one indexed.
 		entries = slices.DeleteFunc(entries, func(e *serviceEntry) bool { return ix.services.Get(e.svc.ID) != e })
 	}
-	items := ix.allOf(entries, claims)
-	if err := c.cfg.Client.ResyncTxn().Put(items...).Commit(context.Background()); err != nil {
+	keys, items := ix.allOf(entries, claims)
+	if err := vppcfg.PutKeyed(c.cfg.Client.ResyncTxn(), keys, items).Commit(context.Background()); err != nil {
 		return fmt.Errorf("%s renderer: resync (%d services, %d items): %w", c.cfg.Name, len(ev.Services), len(items), err)
 	}
 	old := c.ix
@@ -347,10 +347,11 @@ func (c *Core[N]) apply(what string, node N, changes []Change) error {
 		if _, byNode := ix.node[k]; byNode {
 			owner = model.ServiceID{}
 		}
-		d.add(before[i], ix.effective(k), owner)
+		after := ix.effectiveClaim(k)
+		d.add(before[i], after.item, after.claim, owner)
 	}
 	for i, s := range shardIDs {
-		d.add(aclItem(aclsBefore[i]), aclItem(ix.acls[s]), model.ServiceID{})
+		d.add(aclItem(aclsBefore[i]), aclItem(ix.acls[s]), vppcfg.Key{}, model.ServiceID{})
 	}
 
 	if err := c.commit(what, d); err != nil {
@@ -412,7 +413,7 @@ func (c *Core[N]) commit(what string, d diff) error {
 	if d.empty() {
 		return nil
 	}
-	if err := c.cfg.Client.Txn().Delete(d.deletes...).Put(d.puts...).Commit(ctx); err != nil {
+	if err := vppcfg.PutKeyed(c.cfg.Client.Txn().Delete(d.deletes...), d.putKeys, d.puts).Commit(ctx); err != nil {
 		return fmt.Errorf("%s renderer: %s (%d puts, %d deletes): %w", c.cfg.Name, what, len(d.puts), len(d.deletes), err)
 	}
 	if !logx.DebugEnabled(c.cfg.Log) {

@@ -18,6 +18,7 @@ func TestDiffAdd(t *testing.T) {
 	}
 	static := &vppcfg.NAT44StaticMapping{External: ap("10.96.0.1:80"), Protocol: tcp, Local: ap("10.1.2.2:80"), Out2InOnly: true}
 	owner := model.ServiceID{Namespace: "default", Name: "x"}
+	claim := lb().Key()
 	tests := []struct {
 		name          string
 		before, after vppcfg.Item
@@ -34,13 +35,16 @@ func TestDiffAdd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var d diff
-			d.add(tt.before, tt.after, owner)
+			d.add(tt.before, tt.after, claim, owner)
 			if len(d.puts) != tt.puts || len(d.deletes) != tt.deletes {
 				t.Fatalf("puts %d deletes %d, want %d %d", len(d.puts), len(d.deletes), tt.puts, tt.deletes)
 			}
 			for i, it := range d.puts {
 				if d.putFor[i] != owner {
 					t.Fatalf("put %s not attributed to %s", it.Key(), owner)
+				}
+				if d.putKeys[i] != claim {
+					t.Fatalf("put %s with key %s, want its claim %s", it.Key(), d.putKeys[i], claim)
 				}
 			}
 			for i, k := range d.deletes {

@@ -1,7 +1,6 @@
 package renderer
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/vppsvc/vppsvc/internal/idmap"
@@ -59,11 +58,14 @@ type claimed struct {
 }
 
 // item returns the entry's item for claim c, or nil.
-func (e *serviceEntry) item(c vppcfg.Key) vppcfg.Item {
+func (e *serviceEntry) item(c vppcfg.Key) vppcfg.Item { return e.claimed(c).item }
+
+// claimed returns the entry's claim c with its item, or the zero claimed.
+func (e *serviceEntry) claimed(c vppcfg.Key) claimed {
 	if i, found := slices.BinarySearchFunc(e.items, c, func(it claimed, c vppcfg.Key) int { return it.claim.Compare(c) }); found {
-		return e.items[i].item
+		return e.items[i]
 	}
-	return nil
+	return claimed{}
 }
 
 // index is a renderer's whole desired configuration: node-wide items, per
@@ -171,14 +173,19 @@ func (ix *index) claimMap(items []vppcfg.Item) map[vppcfg.Key]vppcfg.Item {
 }
 
 // effective returns the item desired for a claim, or nil.
-func (ix *index) effective(c vppcfg.Key) vppcfg.Item {
+func (ix *index) effective(c vppcfg.Key) vppcfg.Item { return ix.effectiveClaim(c).item }
+
+// effectiveClaim returns the item desired for a claim with the claim as
+// the index holds it (the copy of its name that the VPP layer may share,
+// vppcfg.PutKeyed), or the zero claimed.
+func (ix *index) effectiveClaim(c vppcfg.Key) claimed {
 	if it, ok := ix.node[c]; ok {
-		return it
+		return claimed{c, it}
 	}
 	if w := ix.winners[c]; w != nil {
-		return w.item(c)
+		return w.claimed(c)
 	}
-	return nil
+	return claimed{}
 }
 
 // setService replaces the entry of a service (nil removes it) and returns
@@ -258,9 +265,16 @@ func (ix *index) ownership(c vppcfg.Key) ownership {
 // entries were made one after the other, so the walk reads memory in
 // order instead of jumping to an entry per claim; a claim is looked up
 // only when another service or a node item wants it too, which is rare.
-func (ix *index) allOf(entries []*serviceEntry, claims int) []vppcfg.Item {
-	items := make([]vppcfg.Item, 0, len(ix.node)+claims+len(ix.acls))
-	items = slices.AppendSeq(items, maps.Values(ix.node))
+//
+// keys are the items' claims (the zero Key for a shard ACL), which are
+// mostly their keys: handed to the VPP layer with the items
+// (vppcfg.PutKeyed), the layer keeps the claim's copy of each name.
+func (ix *index) allOf(entries []*serviceEntry, claims int) (keys []vppcfg.Key, items []vppcfg.Item) {
+	n := len(ix.node) + claims + len(ix.acls)
+	keys, items = make([]vppcfg.Key, 0, n), make([]vppcfg.Item, 0, n)
+	for c, it := range ix.node {
+		keys, items = append(keys, c), append(items, it)
+	}
 	shadowed := ix.shadowed()
 	for _, e := range entries {
 		for _, it := range e.items {
@@ -270,15 +284,15 @@ func (ix *index) allOf(entries []*serviceEntry, claims int) []vppcfg.Item {
 			if _, contested := ix.contenders[it.claim]; contested && ix.winners[it.claim] != e {
 				continue
 			}
-			items = append(items, it.item)
+			keys, items = append(keys, it.claim), append(items, it.item)
 		}
 	}
 	for _, acl := range ix.acls {
 		if acl != nil {
-			items = append(items, acl)
+			keys, items = append(keys, vppcfg.Key{}), append(items, acl)
 		}
 	}
-	return items
+	return keys, items
 }
 
 // shadowed returns the claims that node items take from services. It is

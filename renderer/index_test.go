@@ -32,7 +32,7 @@ func TestIndexSmallestIDWinsAndNodeItemsShadow(t *testing.T) {
 	if local() != "10.1.2.1:80" {
 		t.Fatalf("restoring a: winner %s", local())
 	}
-	if all := ix.allOf([]*serviceEntry{eb, ea}, 2); len(all) != 1 || all[0] != ix.effective(key) {
+	if _, all := ix.allOf([]*serviceEntry{eb, ea}, 2); len(all) != 1 || all[0] != ix.effective(key) {
 		t.Fatalf("all items = %v, want a's mapping alone", all)
 	}
 	ix.node = ix.claimMap([]vppcfg.Item{&vppcfg.NAT44StaticMapping{External: ext, Protocol: vppcfg.ProtoTCP, Local: ap("10.9.9.9:80")}})
@@ -40,7 +40,8 @@ func TestIndexSmallestIDWinsAndNodeItemsShadow(t *testing.T) {
 		t.Fatalf("a node item does not shadow the services: %s", local())
 	}
 	n := 0
-	for _, it := range ix.allOf([]*serviceEntry{eb, ea}, 2) {
+	_, all := ix.allOf([]*serviceEntry{eb, ea}, 2)
+	for _, it := range all {
 		if it.Key() == key {
 			n++
 		}

@@ -27,3 +27,23 @@ type Txn interface {
 	// status, not by Commit.
 	Commit(ctx context.Context) error
 }
+
+// KeyedPutter is a Txn that also takes items with the keys their caller
+// holds for them. A renderer indexes its items by key, so each key's name
+// exists already; handed over, it is the one copy the layer keeps instead
+// of a second (24 bytes a desired item). A key that is not its item's is
+// not taken: that item is put at its own key, as by Put.
+type KeyedPutter interface {
+	// PutKeyed puts items, expecting items[i] at keys[i].
+	PutKeyed(keys []Key, items []Item) Txn
+}
+
+// PutKeyed puts items into t with the keys expected for them when t takes
+// keys (KeyedPutter), and as Put does otherwise or when the two lists
+// differ in length.
+func PutKeyed(t Txn, keys []Key, items []Item) Txn {
+	if kp, ok := t.(KeyedPutter); ok && len(keys) == len(items) {
+		return kp.PutKeyed(keys, items)
+	}
+	return t.Put(items...)
+}

@@ -31,16 +31,27 @@ type txn struct {
 	err       error // a Put of nil: the whole transaction is rejected
 }
 
-var _ vppcfg.Txn = (*txn)(nil)
+var (
+	_ vppcfg.Txn         = (*txn)(nil)
+	_ vppcfg.KeyedPutter = (*txn)(nil)
+)
 
-func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn {
+func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn { return t.PutKeyed(nil, items) }
+
+// PutKeyed keeps keys[i] when it is items[i]'s key: the store then shares
+// the name with the caller.
+func (t *txn) PutKeyed(keys []vppcfg.Key, items []vppcfg.Item) vppcfg.Txn {
 	t.ops = slices.Grow(t.ops, len(items)) // a resync puts 50,000 at once
-	for _, it := range items {
+	for i, it := range items {
 		if it == nil {
 			t.err = fmt.Errorf("%w: nil item", vppcfg.ErrInvalid)
 			continue
 		}
-		t.ops = append(t.ops, core.TxnOp{Put: it, Key: it.Key()})
+		k := it.Key()
+		if i < len(keys) && keys[i] == k {
+			k = keys[i]
+		}
+		t.ops = append(t.ops, core.TxnOp{Put: it, Key: k})
 	}
 	return t
 }
