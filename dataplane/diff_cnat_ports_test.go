@@ -43,16 +43,20 @@ func TestDiffCnatPortReuse(t *testing.T) {
 		rstTr := d.Node.Trace(pktFlags(first, rst))
 		d.Record("RST from the client: forwarded with the same port, reply ok",
 			rstTr.Verdict == fakevpp.Forward && rstTr.Out.Src.Port() == p1 && rstTr.ReplyOK)
-		d.Wait(8 * time.Second) // 5 s RST lifetime, then the scanner
-		ss, err := dumpAll[*cnat.CnatSessionDetails](d, &cnat.CnatSessionDump{})
-		d.Must(err)
-		gone := true
-		for _, x := range ss {
-			for _, ep := range []cnat.CnatEndpoint{x.Session.Src, x.Session.Dst, x.Session.New} {
-				gone = gone && ep.Port != first.Src.Port() && ep.Port != p1
+		// 5 s RST lifetime, then the scanner (d.WaitUntil).
+		gone := d.WaitUntil(8*time.Second, 30*time.Second, func() bool {
+			ss, err := dumpAll[*cnat.CnatSessionDetails](d, &cnat.CnatSessionDump{})
+			d.Must(err)
+			for _, x := range ss {
+				for _, ep := range []cnat.CnatEndpoint{x.Session.Src, x.Session.Dst, x.Session.New} {
+					if ep.Port == first.Src.Port() || ep.Port == p1 {
+						return false
+					}
+				}
 			}
-		}
-		d.Record("the first flow's cnat sessions 8 s after the RST are gone", gone)
+			return true
+		})
+		d.Record("the first flow's cnat sessions are gone within 30 s of the RST", gone)
 		tr = d.Node.Trace(tcp("uplink0", "198.51.100.7:1240", "10.96.0.10:80"))
 		d.Record("second flow's port, after the first flow's sessions are gone", portAfter(p1, tr.Out.Src.Port()))
 	})
