@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/sirupsen/logrus"
@@ -144,6 +145,36 @@ func TestCoreWritesOnlyWhatChanged(t *testing.T) {
 	renderertest.RequireCommits(t, c, "txn put=[] del=["+static+"]")
 	must(t, core.DeleteService(v4))
 	renderertest.RequireCommits(t, c)
+}
+
+// The core hands the VPP layer each item with its claim as the key
+// (vppcfg.PutKeyed), so that the layer keeps the index's copy of the
+// name: every put but the one-backend static mapping (claimed under the
+// LB mapping's key) and the shard ACLs (no claim) comes with its own key,
+// on a resync and on a change.
+func TestCoreHandsItsClaimsAsKeys(t *testing.T) {
+	core, c := toyCore(t, 1)
+	lb, static := toySvc("a", "10.96.0.1", "10.1.2.2:80", "10.1.2.3:80"), toySvc("b", "10.96.0.2", "10.1.2.4:80")
+	must(t, core.Resync(&model.ResyncEventData{FrontendIfs: model.NewInterfaces("tap0"), Services: []*model.ContivService{lb, static}}))
+	must(t, core.UpdateService(lb, toySvc("a", "10.96.0.1", "10.1.2.2:80", "10.1.2.3:80", "10.1.2.5:80")))
+	must(t, core.AddService(toySvc("c", "10.96.0.3", "10.1.2.6:80", "10.1.2.7:80")))
+	commits := c.TakeCommits()
+	if len(commits) != 3 {
+		t.Fatalf("%d commits, want 3: %v", len(commits), commits)
+	}
+	keyed := 0
+	for _, m := range commits {
+		want := slices.DeleteFunc(slices.Clone(m.Puts), func(k vppcfg.Key) bool {
+			return k.Kind == vppcfg.KindNAT44StaticMapping || k.Kind == vppcfg.KindACL
+		})
+		if !slices.Equal(m.Keyed, want) {
+			t.Errorf("%s: handed with their keys %s, want %s", m, renderertest.KeyList(m.Keyed...), renderertest.KeyList(want...))
+		}
+		keyed += len(m.Keyed)
+	}
+	if keyed < 4 { // the global, two bindings and an LB mapping on the resync alone
+		t.Fatalf("only %d puts handed with their keys", keyed)
+	}
 }
 
 // TestCoreResyncOfAServiceListedTwice: of two values of one service in a

@@ -94,6 +94,9 @@ type Commit struct {
 	Resync  bool
 	Puts    []vppcfg.Key
 	Deletes []vppcfg.Key
+	// Keyed are the puts handed over with their own key (vppcfg.PutKeyed),
+	// sorted; String leaves them out.
+	Keyed []vppcfg.Key
 }
 
 // String renders the commit as "txn|resync put=[keys] del=[keys]".
@@ -123,16 +126,23 @@ type txn struct {
 	ops    []txnOp
 }
 
-// txnOp is a Put (isPut) or a Delete (del).
+// txnOp is a Put (isPut) or a Delete (del); keyed: a put handed over with
+// its own key.
 type txnOp struct {
-	isPut bool
-	put   vppcfg.Item
-	del   vppcfg.Key
+	isPut, keyed bool
+	put          vppcfg.Item
+	del          vppcfg.Key
 }
 
-func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn {
-	for _, it := range items {
-		t.ops = append(t.ops, txnOp{isPut: true, put: it})
+var _ vppcfg.KeyedPutter = (*txn)(nil)
+
+func (t *txn) Put(items ...vppcfg.Item) vppcfg.Txn { return t.PutKeyed(nil, items) }
+
+// PutKeyed is Put, recording which items came with their own key.
+func (t *txn) PutKeyed(keys []vppcfg.Key, items []vppcfg.Item) vppcfg.Txn {
+	for i, it := range items {
+		keyed := i < len(keys) && it != nil && keys[i] == it.Key()
+		t.ops = append(t.ops, txnOp{isPut: true, put: it, keyed: keyed})
 	}
 	return t
 }
@@ -159,7 +169,7 @@ func (t *txn) Commit(context.Context) error {
 	if !t.resync {
 		maps.Copy(next, c.items)
 	}
-	put := map[vppcfg.Key]bool{}
+	put, keyed := map[vppcfg.Key]bool{}, map[vppcfg.Key]bool{}
 	for _, op := range t.ops {
 		if !op.isPut {
 			delete(next, op.del)
@@ -172,6 +182,7 @@ func (t *txn) Commit(context.Context) error {
 		k := op.put.Key()
 		next[k] = op.put
 		put[k] = true
+		keyed[k] = op.keyed
 	}
 	if err := vppcfgtest.ValidateSet(c.owner, slices.Collect(maps.Values(next))); err != nil {
 		return fmt.Errorf("renderertest client: %w", err)
@@ -188,11 +199,15 @@ func (t *txn) Commit(context.Context) error {
 	for k, isPut := range put {
 		if isPut {
 			m.Puts = append(m.Puts, k)
+			if keyed[k] {
+				m.Keyed = append(m.Keyed, k)
+			}
 		} else {
 			m.Deletes = append(m.Deletes, k)
 		}
 	}
 	slices.SortFunc(m.Puts, vppcfg.Key.Compare)
+	slices.SortFunc(m.Keyed, vppcfg.Key.Compare)
 	slices.SortFunc(m.Deletes, vppcfg.Key.Compare)
 	c.items = next
 	c.commits = append(c.commits, m)
