@@ -219,9 +219,7 @@ func Up(ctx context.Context, opts Options) (*Lab, error) {
 		}
 	}
 	killStaleVPPs(opts.StateDir, l.Nodes, opts.Log)
-	for _, n := range l.Nodes {
-		_ = os.RemoveAll(nodeagent.Dir(opts.StateDir, n.Name))
-	}
+	removeNodeDirs(opts.StateDir)
 	if removed, err := linux.Cleanup(); err != nil {
 		return nil, fmt.Errorf("lab: removing what an earlier run left: %w", err)
 	} else if len(removed) > 0 {

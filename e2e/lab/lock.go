@@ -52,13 +52,21 @@ func Down(opts Options) error {
 	for _, r := range removed {
 		fmt.Println("removed", r)
 	}
-	entries, _ := os.ReadDir(opts.StateDir)
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "node-") {
-			_ = os.RemoveAll(filepath.Join(opts.StateDir, e.Name()))
-		}
-	}
+	removeNodeDirs(opts.StateDir)
 	_ = os.Remove(filepath.Join(opts.StateDir, "kubeconfig"))
 	_ = os.Remove(lockFile(opts.StateDir))
 	return err
+}
+
+// removeNodeDirs removes every node's directory (its VPP's, its agent's
+// and its logs) under stateDir, those of nodes an earlier, larger lab had
+// included: a lab keeps its nodes' logs after it stops, until the next
+// start or Down. Nothing else in stateDir is touched.
+func removeNodeDirs(stateDir string) {
+	entries, _ := os.ReadDir(stateDir)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "node-") {
+			_ = os.RemoveAll(filepath.Join(stateDir, e.Name()))
+		}
+	}
 }
