@@ -9,19 +9,20 @@ import (
 
 // The services that want one claim are its claimants, in ID order: the
 // first wins. Nearly every claim has one, so the index keeps the winner in
-// winners (one pointer per claim, no allocation) and the others, rare, in
-// contenders.
+// winners (a 16-byte slot per claim, no allocation) and the others, rare,
+// in contenders.
 
-// addClaimant adds e to the claimants of c in ID order; an entry of the
-// same service must have been removed before.
+// addClaimant adds e, which claims c, to the claimants of c in ID order;
+// an entry of the same service must have been removed before.
 func (ix *index) addClaimant(c vppcfg.Key, e *serviceEntry) {
-	w := ix.winners[c]
+	w := ix.winners.get(c)
 	if w == nil {
-		ix.winners[c] = e
+		ix.winners.set(c, e)
 		return
 	}
 	if e.svc.ID.Compare(w.svc.ID) < 0 {
-		ix.winners[c], e = e, w
+		ix.winners.set(c, e)
+		e = w
 	}
 	rest := ix.contenders[c]
 	i, _ := slices.BinarySearchFunc(rest, e.svc.ID, func(m *serviceEntry, id model.ServiceID) int { return m.svc.ID.Compare(id) })
@@ -31,17 +32,17 @@ func (ix *index) addClaimant(c vppcfg.Key, e *serviceEntry) {
 // removeClaimant takes the entry of service id out of the claimants of c;
 // the next in ID order wins.
 func (ix *index) removeClaimant(c vppcfg.Key, id model.ServiceID) {
-	w := ix.winners[c]
+	w := ix.winners.get(c)
 	if w == nil {
 		return
 	}
 	rest := ix.contenders[c]
 	if w.svc.ID == id {
 		if len(rest) == 0 {
-			delete(ix.winners, c)
+			ix.winners.remove(c)
 			return
 		}
-		ix.winners[c] = rest[0]
+		ix.winners.set(c, rest[0])
 		rest = rest[1:]
 	} else {
 		rest = slices.DeleteFunc(rest, func(m *serviceEntry) bool { return m.svc.ID == id })
@@ -55,7 +56,7 @@ func (ix *index) removeClaimant(c vppcfg.Key, id model.ServiceID) {
 
 // claimants returns how many services want c.
 func (ix *index) claimants(c vppcfg.Key) int {
-	if ix.winners[c] == nil {
+	if ix.winners.get(c) == nil {
 		return 0
 	}
 	return 1 + len(ix.contenders[c])
@@ -63,7 +64,7 @@ func (ix *index) claimants(c vppcfg.Key) int {
 
 // claimantIDs returns the IDs of the services that want c, winner first.
 func (ix *index) claimantIDs(c vppcfg.Key) []model.ServiceID {
-	w := ix.winners[c]
+	w := ix.winners.get(c)
 	if w == nil {
 		return nil
 	}

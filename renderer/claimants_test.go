@@ -11,7 +11,9 @@ import (
 func TestClaimantsKeepIDOrder(t *testing.T) {
 	ix := newIndex(nil, ACLShards{Renderer: "t", Count: 1, Family: IPv4})
 	claim := vppcfg.NAT44GlobalKey()
-	entry := func(name string) *serviceEntry { return &serviceEntry{svc: svc(name)} }
+	entry := func(name string) *serviceEntry {
+		return &serviceEntry{svc: svc(name), items: []claimed{{claim: claim}}}
+	}
 	a, b, c := entry("a"), entry("b"), entry("c")
 	for _, e := range []*serviceEntry{b, c, a} {
 		ix.addClaimant(claim, e)
@@ -31,14 +33,14 @@ func TestClaimantsKeepIDOrder(t *testing.T) {
 		t.Fatalf("after b left: %v", got)
 	}
 	ix.removeClaimant(claim, a.svc.ID)
-	if ix.winners[claim] != c || len(ix.contenders) != 0 {
+	if ix.winners.get(claim) != c || len(ix.contenders) != 0 {
 		t.Fatalf("after a left, c must win alone: %v", ids())
 	}
 	ix.removeClaimant(claim, model.ServiceID{Namespace: "default", Name: "x"})
-	if ix.winners[claim] != c {
+	if ix.winners.get(claim) != c {
 		t.Fatal("removing a non-claimant changed the winner")
 	}
-	if ix.removeClaimant(claim, c.svc.ID); ix.claimants(claim) != 0 || ix.claimantIDs(claim) != nil || len(ix.winners) != 0 {
+	if ix.removeClaimant(claim, c.svc.ID); ix.claimants(claim) != 0 || ix.claimantIDs(claim) != nil || ix.winners.len() != 0 {
 		t.Fatalf("after the last left: %v", ids())
 	}
 }

@@ -219,7 +219,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	for _, e := range entries {
 		claims += len(e.items)
 	}
-	ix.winners = make(map[vppcfg.Key]*serviceEntry, claims)
+	ix.winners.reserve(claims)
 	for _, e := range entries {
 		ix.setService(e.svc.ID, e)
 	}

@@ -32,11 +32,13 @@ type serviceEntry struct {
 	// 40 bytes per item where a map cost a few hundred bytes per service.
 	items []claimed
 	rules []vppcfg.ACLRule
-	// shard is an int32 so that it shares a word with needs: the entry is
-	// 64 bytes, not 80, one per service.
+	// shard is an int32 so that it shares a word with needs and
+	// selfCollided: the entry is 64 bytes, not 80, one per service.
 	shard int32
 	// needs tells whether the service needs the core's NodeDemand.
 	needs bool
+	// selfCollided: two of the entry's claims hash alike (winners).
+	selfCollided bool
 }
 
 // entryAndOneItem is an entry with room for its one item.
@@ -55,6 +57,12 @@ type entryAndTwoItems struct {
 type claimed struct {
 	claim vppcfg.Key
 	item  vppcfg.Item
+}
+
+// holds reports whether the entry claims c.
+func (e *serviceEntry) holds(c vppcfg.Key) bool {
+	_, found := slices.BinarySearchFunc(e.items, c, func(it claimed, c vppcfg.Key) int { return it.claim.Compare(c) })
+	return found
 }
 
 // item returns the entry's item for claim c, or nil.
@@ -84,7 +92,7 @@ type index struct {
 	services idmap.Map[serviceEntry]
 	// winners and contenders hold, per claim, the services that want it
 	// (claimants.go).
-	winners    map[vppcfg.Key]*serviceEntry
+	winners    winners
 	contenders map[vppcfg.Key][]*serviceEntry
 	// node are the node-wide items, by claim.
 	node map[vppcfg.Key]vppcfg.Item
@@ -114,7 +122,7 @@ func newIndexSized(claim ClaimFunc, shards ACLShards, services, claims int) *ind
 		claim:      claim,
 		shards:     shards,
 		services:   idmap.New(services, func(e *serviceEntry) model.ServiceID { return e.svc.ID }),
-		winners:    make(map[vppcfg.Key]*serviceEntry, claims),
+		winners:    newWinners(claims),
 		contenders: map[vppcfg.Key][]*serviceEntry{},
 		node:       map[vppcfg.Key]vppcfg.Item{},
 		members:    make([][]model.ServiceID, shards.Count),
@@ -160,6 +168,7 @@ func (ix *index) newEntry(svc *model.ContivService, r Rendering, needs bool) *se
 		})
 		e.items = slices.Clip(slices.CompactFunc(e.items, func(a, b claimed) bool { return a.claim == b.claim }))
 	}
+	ix.winners.markSelfCollided(e)
 	return e
 }
 
@@ -182,7 +191,7 @@ func (ix *index) effectiveClaim(c vppcfg.Key) claimed {
 	if it, ok := ix.node[c]; ok {
 		return claimed{c, it}
 	}
-	if w := ix.winners[c]; w != nil {
+	if w := ix.winners.get(c); w != nil {
 		return w.claimed(c)
 	}
 	return claimed{}
@@ -250,7 +259,7 @@ type ownership struct {
 }
 
 func (ix *index) ownership(c vppcfg.Key) ownership {
-	w := ix.winners[c]
+	w := ix.winners.get(c)
 	if w == nil {
 		return ownership{}
 	}
@@ -281,7 +290,7 @@ func (ix *index) allOf(entries []*serviceEntry, claims int) (keys []vppcfg.Key, 
 			if len(shadowed) > 0 && shadowed[it.claim] {
 				continue
 			}
-			if _, contested := ix.contenders[it.claim]; contested && ix.winners[it.claim] != e {
+			if _, contested := ix.contenders[it.claim]; contested && ix.winners.get(it.claim) != e {
 				continue
 			}
 			keys, items = append(keys, it.claim), append(items, it.item)
@@ -301,7 +310,7 @@ func (ix *index) allOf(entries []*serviceEntry, claims int) (keys []vppcfg.Key, 
 func (ix *index) shadowed() map[vppcfg.Key]bool {
 	var out map[vppcfg.Key]bool
 	for c := range ix.node {
-		if ix.winners[c] != nil {
+		if ix.winners.get(c) != nil {
 			if out == nil {
 				out = map[vppcfg.Key]bool{}
 			}

@@ -15,7 +15,7 @@ func (c *Core[N]) ServiceKeys() map[model.ServiceID][]vppcfg.Key {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := make(map[model.ServiceID][]vppcfg.Key, c.ix.services.Len())
-	for claim, w := range c.ix.winners {
+	for claim, w := range c.ix.winners.all() {
 		if _, shadowed := c.ix.node[claim]; shadowed {
 			continue
 		}
