@@ -199,6 +199,12 @@ func (s *Server) Serve(ctx context.Context) error {
 		log.Info("netexec killed")
 	case <-s.shutdown:
 		log.Info("netexec shut down by /shutdown")
+		// The /shutdown request's own answer is still being written: an
+		// http.Server.Close now could cut it (the client saw "unexpected
+		// EOF"). A graceful stop lets it finish, bounded.
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_ = s.http.Shutdown(sctx)
+		cancel()
 	case <-s.afterTerminate(ctx):
 		log.Info("netexec stopped after its shutdown delay")
 	case err = <-errc:
