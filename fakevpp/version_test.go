@@ -61,14 +61,7 @@ func bindingsVersion(t *testing.T, m api.Message) string {
 // show_version write them: "25.10-release" and "25.10.0-release" are one
 // release (a missing patch number is 0); the suffix after "-" must match.
 func sameVPPVersion(a, b string) bool {
-	norm := func(s string) string {
-		num, suffix, _ := strings.Cut(s, "-")
-		if strings.Count(num, ".") == 1 {
-			num += ".0"
-		}
-		return num + "-" + suffix
-	}
-	return norm(a) == norm(b)
+	return strings.Contains(a, "-") && Release(a) == Release(b)
 }
 
 func TestSameVPPVersion(t *testing.T) {
