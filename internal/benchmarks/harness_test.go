@@ -216,6 +216,12 @@ func (d *instantDriver) CallStats() []driverapi.CallStat {
 	return []driverapi.CallStat{{Msg: "op", Calls: d.calls}}
 }
 
+// serviceCIDREnv names the variable benchServiceCIDRs reads.
+const serviceCIDREnv = "VPPSVC_BENCH_SERVICE_CIDR"
+
+// clusterIPRange is the range the generated ClusterIPs are taken from.
+var clusterIPRange = netip.PrefixFrom(clusterIPBase, 16).String()
+
 // benchServiceCIDRs reads VPPSVC_BENCH_SERVICE_CIDR (kube-proxy's
 // --service-cluster-ip-range, e.g. 172.30.0.0/16 for the generated
 // ClusterIPs): with it the NAT44 renderer drops the range's free addresses
@@ -223,7 +229,7 @@ func (d *instantDriver) CallStats() []driverapi.CallStat {
 // node configured like kube-proxy pays. Unset, the benchmarks measure the
 // per-ClusterIP routes.
 func benchServiceCIDRs(b testing.TB) []netip.Prefix {
-	v := os.Getenv("VPPSVC_BENCH_SERVICE_CIDR")
+	v := os.Getenv(serviceCIDREnv)
 	if v == "" {
 		return nil
 	}
