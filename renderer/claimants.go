@@ -15,9 +15,14 @@ import (
 // addClaimant adds e, which claims c, to the claimants of c in ID order;
 // an entry of the same service must have been removed before.
 func (ix *index) addClaimant(c vppcfg.Key, e *serviceEntry) {
-	w := ix.winners.get(c)
+	ix.addClaimantHashed(c, ix.winners.hashOf(c), e)
+}
+
+// addClaimantHashed is addClaimant of c, whose hash is h.
+func (ix *index) addClaimantHashed(c vppcfg.Key, h uint64, e *serviceEntry) {
+	w := ix.winners.getHashed(c, h)
 	if w == nil {
-		ix.winners.set(c, e)
+		ix.winners.setHashed(c, h, e)
 		return
 	}
 	if e.svc.ID.Compare(w.svc.ID) < 0 {

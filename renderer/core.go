@@ -206,6 +206,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 	// and ClaimFunc's contracts) and the bulk of the work: they run on
 	// every core; the index takes the entries in this goroutine.
 	entries := make([]*serviceEntry, len(ev.Services))
+	hashes := make([]entryHashes, len(ev.Services))
 	parallel.For(len(ev.Services), func(lo, hi int) {
 		var items []vppcfg.Item // this goroutine's room for a service's items
 		for i := lo; i < hi; i++ {
@@ -213,6 +214,7 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 			r := c.cfg.RenderService(svc, node, items[:0])
 			items = r.Items[:0]
 			entries[i] = ix.newEntry(svc, r, needs[i])
+			hashes[i] = ix.hashesOf(entries[i])
 		}
 	})
 	claims := 0
@@ -220,8 +222,8 @@ func (c *Core[N]) Resync(ev *model.ResyncEventData) error {
 		claims += len(e.items)
 	}
 	ix.winners.reserve(claims)
-	for _, e := range entries {
-		ix.setService(e.svc.ID, e)
+	for i, e := range entries {
+		ix.putEntry(e, &hashes[i])
 	}
 	ix.node = ix.claimMap(c.renderNode(node, ix.filtered > 0))
 	for i := range c.cfg.Shards.Count {

@@ -1,6 +1,9 @@
 package renderer
 
 import (
+	"fmt"
+	"hash/maphash"
+	"net/netip"
 	"testing"
 
 	"github.com/vppsvc/vppsvc/model"
@@ -86,5 +89,108 @@ func TestIndexComposesShardsInServiceOrder(t *testing.T) {
 	ix.composeShard(0)
 	if got := ix.acls[0]; got != nil {
 		t.Fatalf("shard = %s without any filtered service, want none", got)
+	}
+}
+
+// A resync hashes each entry's ID and claims where it makes the entry,
+// before the tables are sized, and fills the index with those hashes
+// (putEntry); it must end as an index filled one service at a time
+// (setService) does, and both as the rule says (the smallest ID wins a
+// claim), whatever the claims' hash: the real one, every claim alike, or
+// two values. Services contest claims, and one is listed twice (its
+// second entry replaces the first).
+func TestIndexFilledWithHashesMadeFirst(t *testing.T) {
+	shards := ACLShards{Renderer: "t", Count: 1, Family: IPv4}
+	proto := vppcfg.ProtoTCP
+	ext := func(i int) netip.AddrPort {
+		return netip.AddrPortFrom(netip.MustParseAddr("203.0.113.1"), uint16(80+i))
+	}
+	// Service i claims one to three of 8 externals; the last is service 3 again.
+	type rendered struct {
+		id    model.ServiceID
+		items []vppcfg.Item
+	}
+	var services []rendered
+	for i := range 24 {
+		name := fmt.Sprintf("s%02d", i)
+		if i == 23 {
+			name = "s03"
+		}
+		var items []vppcfg.Item
+		for j := range 1 + i%3 {
+			items = append(items, &vppcfg.NAT44StaticMapping{External: ext((i*5 + j*3) % 8), Protocol: proto,
+				Local: netip.AddrPortFrom(netip.MustParseAddr("10.1.0.1"), uint16(1000+i))})
+		}
+		services = append(services, rendered{model.ServiceID{Namespace: "default", Name: name}, items})
+	}
+	// The rule, worked out apart: a claim's claimants are the services
+	// whose last listing renders it, and the smallest ID wins.
+	want := map[vppcfg.Key]ownership{}
+	wantItem := map[vppcfg.Key]vppcfg.Item{}
+	last := map[model.ServiceID]rendered{}
+	for _, s := range services {
+		last[s.id] = s
+	}
+	for _, s := range last {
+		for _, it := range s.items {
+			k := it.Key()
+			o := want[k]
+			if o.n == 0 || s.id.Compare(o.winner) < 0 {
+				o.winner, wantItem[k] = s.id, it
+			}
+			o.n++
+			want[k] = o
+		}
+	}
+	if len(want) != 8 {
+		t.Fatalf("the services claim %d externals, want all 8", len(want))
+	}
+	for _, tc := range []struct {
+		name string
+		hash func(maphash.Seed, vppcfg.Key) uint64
+	}{
+		{"seeded", hashClaim},
+		{"every hash alike", func(maphash.Seed, vppcfg.Key) uint64 { return 7 }},
+		{"two hashes", func(_ maphash.Seed, c vppcfg.Key) uint64 { return uint64(len(c.Name) % 2) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bulk := newIndexSized(nil, shards, 0, 0)
+			bulk.winners.hash = tc.hash
+			var entries []*serviceEntry
+			var hashes []entryHashes
+			for _, s := range services {
+				e := bulk.newEntry(svc(s.id.Name), Rendering{Items: s.items}, false)
+				entries, hashes = append(entries, e), append(hashes, bulk.hashesOf(e))
+			}
+			bulk.winners.reserve(64)
+			for i, e := range entries {
+				bulk.putEntry(e, &hashes[i])
+			}
+
+			one := newIndex(nil, shards)
+			one.winners.hash = tc.hash
+			for _, s := range services {
+				one.setService(s.id, one.newEntry(svc(s.id.Name), Rendering{Items: s.items}, false))
+			}
+
+			for k, o := range want {
+				for name, ix := range map[string]*index{"resync": bulk, "one at a time": one} {
+					if got := ix.ownership(k); got != o {
+						t.Errorf("%s, %s: owned by %v, want %v", name, k, got, o)
+					}
+					if got := ix.effective(k); got != wantItem[k] {
+						t.Errorf("%s, %s: effective %v, want %v", name, k, got, wantItem[k])
+					}
+				}
+			}
+			for _, s := range services {
+				if got, want := bulk.services.Get(s.id), one.services.Get(s.id); got == nil || want == nil || len(got.items) != len(want.items) {
+					t.Errorf("%s: entry %v, want one like %v", s.id, got, want)
+				}
+			}
+			if bulk.services.Len() != 23 || one.services.Len() != 23 {
+				t.Errorf("services: %d and %d, want 23", bulk.services.Len(), one.services.Len())
+			}
+		})
 	}
 }

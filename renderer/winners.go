@@ -36,21 +36,33 @@ func (w *winners) reserve(n int) {
 	}
 }
 
+// hashOf is the hash c is filed under. It reads only the seed and the
+// hash function, so a resync's goroutines hash the claims of the entries
+// they make (entryHashes) while the table is being filled.
+func (w *winners) hashOf(c vppcfg.Key) uint64 { return w.hash(w.seed, c) }
+
 // get returns the winner of c, or nil.
 func (w *winners) get(c vppcfg.Key) *serviceEntry {
 	if len(w.byHash) == 0 && len(w.collided) == 0 {
 		return nil
 	}
-	if e := w.byHash[w.hash(w.seed, c)]; e != nil && e.holds(c) {
+	return w.getHashed(c, w.hashOf(c))
+}
+
+// getHashed is get of c, whose hash is h.
+func (w *winners) getHashed(c vppcfg.Key, h uint64) *serviceEntry {
+	if e := w.byHash[h]; e != nil && e.holds(c) {
 		return e
 	}
 	return w.collided[c]
 }
 
 // set makes e the winner of c, which e claims.
-func (w *winners) set(c vppcfg.Key, e *serviceEntry) {
-	w.remove(c)
-	h := w.hash(w.seed, c)
+func (w *winners) set(c vppcfg.Key, e *serviceEntry) { w.setHashed(c, w.hashOf(c), e) }
+
+// setHashed is set of c, whose hash is h.
+func (w *winners) setHashed(c vppcfg.Key, h uint64, e *serviceEntry) {
+	w.removeHashed(c, h)
 	if !e.selfCollided && w.byHash[h] == nil {
 		w.byHash[h] = e
 		return
@@ -62,8 +74,10 @@ func (w *winners) set(c vppcfg.Key, e *serviceEntry) {
 }
 
 // remove forgets the winner of c.
-func (w *winners) remove(c vppcfg.Key) {
-	h := w.hash(w.seed, c)
+func (w *winners) remove(c vppcfg.Key) { w.removeHashed(c, w.hashOf(c)) }
+
+// removeHashed is remove of c, whose hash is h.
+func (w *winners) removeHashed(c vppcfg.Key, h uint64) {
 	if e := w.byHash[h]; e != nil && e.holds(c) {
 		delete(w.byHash, h)
 		return
@@ -79,7 +93,7 @@ func (w *winners) all() iter.Seq2[vppcfg.Key, *serviceEntry] {
 	return func(yield func(vppcfg.Key, *serviceEntry) bool) {
 		for h, e := range w.byHash {
 			for _, it := range e.items {
-				if w.hash(w.seed, it.claim) == h && !yield(it.claim, e) {
+				if w.hashOf(it.claim) == h && !yield(it.claim, e) {
 					return
 				}
 			}
@@ -101,7 +115,7 @@ func (w *winners) markSelfCollided(e *serviceEntry) {
 	var room [8]uint64
 	hs := room[:0]
 	for _, it := range e.items {
-		h := w.hash(w.seed, it.claim)
+		h := w.hashOf(it.claim)
 		for _, o := range hs {
 			if o == h {
 				e.selfCollided = true

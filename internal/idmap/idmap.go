@@ -60,14 +60,23 @@ func (m *Map[T]) Set(e *T) {
 
 // Put is Set returning the entry it replaced (nil when there was none),
 // with the ID hashed once where Get then Set hash it twice.
-func (m *Map[T]) Put(e *T) (old *T) {
-	id := m.idOf(e)
-	h := m.hash(id)
-	switch cur := m.byHash[h]; {
-	case cur == nil:
+func (m *Map[T]) Put(e *T) (old *T) { return m.PutHashed(e, m.hash(m.idOf(e))) }
+
+// Hash is the hash m files id under. It only reads what New set, so
+// goroutines may hash the IDs of entries to come while m is in use.
+func (m *Map[T]) Hash(id model.ServiceID) uint64 { return m.hash(id) }
+
+// PutHashed is Put of e, whose ID hashes to h (Hash). It reads e's ID only
+// when h's slot is taken: a resync that hashed its entries' IDs where it
+// made them fills an empty map without reading each ID again.
+func (m *Map[T]) PutHashed(e *T, h uint64) (old *T) {
+	cur := m.byHash[h]
+	if cur == nil {
 		m.byHash[h] = e
 		return nil
-	case m.idOf(cur) == id:
+	}
+	id := m.idOf(e)
+	if m.idOf(cur) == id {
 		m.byHash[h] = e
 		return cur
 	}
