@@ -2,7 +2,6 @@ package renderer
 
 import (
 	"fmt"
-	"hash/maphash"
 	"net/netip"
 	"testing"
 
@@ -145,14 +144,7 @@ func TestIndexFilledWithHashesMadeFirst(t *testing.T) {
 	if len(want) != 8 {
 		t.Fatalf("the services claim %d externals, want all 8", len(want))
 	}
-	for _, tc := range []struct {
-		name string
-		hash func(maphash.Seed, vppcfg.Key) uint64
-	}{
-		{"seeded", hashClaim},
-		{"every hash alike", func(maphash.Seed, vppcfg.Key) uint64 { return 7 }},
-		{"two hashes", func(_ maphash.Seed, c vppcfg.Key) uint64 { return uint64(len(c.Name) % 2) }},
-	} {
+	for _, tc := range claimHashes {
 		t.Run(tc.name, func(t *testing.T) {
 			bulk := newIndexSized(nil, shards, 0, 0)
 			bulk.winners.hash = tc.hash

@@ -10,6 +10,18 @@ import (
 	"github.com/vppsvc/vppsvc/vppcfg"
 )
 
+// claimHashes are the claim hashes the winners table is tested under: the
+// real one, every claim alike, and two values (so that one entry holds two
+// claims of one hash, and claims share slots).
+var claimHashes = []struct {
+	name string
+	hash func(maphash.Seed, vppcfg.Key) uint64
+}{
+	{"seeded", hashClaim},
+	{"every hash alike", func(maphash.Seed, vppcfg.Key) uint64 { return 7 }},
+	{"two hashes", func(_ maphash.Seed, c vppcfg.Key) uint64 { return uint64(len(c.Name) % 2) }},
+}
+
 // The winners table answers as a map keyed by the whole claim would, for
 // any hash: the real one, every claim alike, and two values (so that one
 // entry holds two claims of one hash, and claims share slots).
@@ -18,14 +30,7 @@ func TestWinnersEqualAMapByClaim(t *testing.T) {
 	for i := range claims {
 		claims[i] = vppcfg.Key{Kind: vppcfg.KindDropRoute, Name: fmt.Sprintf("vrf0/10.96.0.%d/32", i)}
 	}
-	for _, tc := range []struct {
-		name string
-		hash func(maphash.Seed, vppcfg.Key) uint64
-	}{
-		{"seeded", hashClaim},
-		{"every hash alike", func(maphash.Seed, vppcfg.Key) uint64 { return 7 }},
-		{"two hashes", func(_ maphash.Seed, c vppcfg.Key) uint64 { return uint64(len(c.Name) % 2) }},
-	} {
+	for _, tc := range claimHashes {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWinners(0)
 			w.hash = tc.hash
