@@ -22,9 +22,8 @@ var claimHashes = []struct {
 	{"two hashes", func(_ maphash.Seed, c vppcfg.Key) uint64 { return uint64(len(c.Name) % 2) }},
 }
 
-// The winners table answers as a map keyed by the whole claim would, for
-// any hash: the real one, every claim alike, and two values (so that one
-// entry holds two claims of one hash, and claims share slots).
+// The winners table answers as a map keyed by the whole claim would,
+// under each of claimHashes.
 func TestWinnersEqualAMapByClaim(t *testing.T) {
 	claims := make([]vppcfg.Key, 12)
 	for i := range claims {
