@@ -371,8 +371,7 @@ func (p *Processor) Resync(s Snapshot) {
 	// Conversion is pure and the bulk of the work: it runs on every core,
 	// and only the caches' updates stay in this goroutine. Each entry's ID
 	// is read there too, while its Service is in that core's cache: read
-	// again here, 50,000 Services cost this goroutine a cache miss each
-	// (a tenth of a cold sync's processor).
+	// again here, every Service cost this goroutine a cache miss.
 	conversions := make([]conversion, len(entries))
 	ids := make([]model.ServiceID, len(entries))
 	node := p.nodeContext()

@@ -214,10 +214,9 @@ func (ix *index) setService(id model.ServiceID, e *serviceEntry) *serviceEntry {
 }
 
 // putEntry is setService of e, with e's hashes in h: a resync makes them
-// beside the entry, on every core, so that indexing 50,000 entries in one
-// goroutine does not read each ID and claim again (a cache miss each, a
-// seventh of a cold sync's renderer). It reads e's ID only when the index
-// has to compare or list it.
+// beside the entry, on every core, so that the one goroutine that indexes
+// every entry does not read each ID and claim again (a cache miss each).
+// It reads e's ID only when the index has to compare or list it.
 func (ix *index) putEntry(e *serviceEntry, h *entryHashes) *serviceEntry {
 	old := ix.services.PutHashed(e, h.id)
 	if old != nil {
