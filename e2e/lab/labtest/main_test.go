@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"syscall"
@@ -42,6 +43,11 @@ func TestMain(m *testing.M) {
 	}
 	if skipReason != "" {
 		os.Exit(m.Run())
+	}
+	// The lab checks the tools it runs itself; ping is the tests' own.
+	if _, err := exec.LookPath("ping"); err != nil {
+		fmt.Fprintln(os.Stderr, "lab: ping not found (iputils-ping): the tests ping the nodes from the external client")
+		os.Exit(2)
 	}
 	log := logrus.New()
 	log.SetLevel(logrus.WarnLevel)
