@@ -26,7 +26,7 @@ func (ix *index) addClaimantHashed(c vppcfg.Key, h uint64, e *serviceEntry) {
 		return
 	}
 	if e.svc.ID.Compare(w.svc.ID) < 0 {
-		ix.winners.set(c, e)
+		ix.winners.setHashed(c, h, e)
 		e = w
 	}
 	rest := ix.contenders[c]
