@@ -163,7 +163,7 @@ func (n *Node) Socket() string { return n.socket }
 // Adapter returns a new client connection to the VPP, for an agent or a
 // driver under test. Messages sent through it are counted (Calls).
 func (n *Node) Adapter() adapter.VppAPI {
-	return &countingAdapter{Wrapper: vppsock.Wrapper{VppAPI: vppsock.New(n.socket)}, counts: n.counts}
+	return newCountingAdapter(vppsock.New(n.socket), n.counts)
 }
 
 // Calls counts the requests sent through the node's adapters since the
