@@ -1,6 +1,7 @@
 package vppcfg
 
 import (
+	"math/rand/v2"
 	"net/netip"
 	"testing"
 
@@ -69,4 +70,42 @@ func TestCanonical(t *testing.T) {
 	tr := core.Canonical(&CNATTranslation{VIP: ap("10.96.0.20:80"), Protocol: ProtoTCP, Paths: []CNATPath{
 		{Src: ap("0.0.0.0:0"), Dst: ap("10.1.1.2:80")}}}).(*CNATTranslation)
 	assert.Equal(t, netip.AddrPort{}, tr.Paths[0].Src, "no-SNAT source written one way")
+}
+
+// TestFirstDuplicateLocal holds the pairwise walk (up to 32 locals) and
+// the set (beyond) to the definition: the first index whose address, port
+// and VRF an earlier local has, in canonical order or not.
+func TestFirstDuplicateLocal(t *testing.T) {
+	want := func(ls []NAT44LBLocal) (int, bool) {
+		for i := range ls {
+			for j := range i {
+				if ls[j].Addr == ls[i].Addr && ls[j].VRF == ls[i].VRF {
+					return i, true
+				}
+			}
+		}
+		return 0, false
+	}
+	rng := rand.New(rand.NewPCG(7, 40))
+	for n := range 41 { // up to past the 32 compared pairwise
+		for range 200 {
+			ls := make([]NAT44LBLocal, n)
+			for i := range ls {
+				// Few addresses, ports and VRFs: duplicates are common.
+				ls[i] = NAT44LBLocal{
+					Addr:        netip.AddrPortFrom(netip.AddrFrom4([4]byte{10, 1, 1, byte(rng.IntN(n + 1))}), uint16(80+rng.IntN(2))),
+					Probability: uint8(1 + rng.IntN(3)),
+					VRF:         uint32(rng.IntN(2)),
+				}
+			}
+			if rng.IntN(2) == 0 {
+				SortLBLocals(ls) // the renderers' canonical order
+			}
+			i, dup := firstDuplicateLocal(ls)
+			wi, wdup := want(ls)
+			if i != wi || dup != wdup {
+				t.Fatalf("%v: got %d %v, want %d %v", ls, i, dup, wi, wdup)
+			}
+		}
+	}
 }
