@@ -217,13 +217,21 @@ func (r *Reconciler) refreshDesired(plan *opPlan, k vppcfg.Key, e core.DesiredEn
 		// A failure without an armed retry is over when VPP holds the
 		// desired value: the item was put back to the value the failed
 		// op left in place, or a resync found it applied.
-		r.retry.succeeded(k)
-		delete(r.lastErr, k)
-		next.State = StateApplied
+		r.settleApplied(k, e, now)
+		return
 	default:
 		next.State, next.Reason = StatePending, "not applied yet"
 	}
 	r.settle(k, next, now)
+}
+
+// settleApplied settles k, desired as e, as applied: VPP holds the
+// desired value and no failure is pending. Called with storeMu and smu
+// held.
+func (r *Reconciler) settleApplied(k vppcfg.Key, e core.DesiredEntry, now time.Time) {
+	r.retry.succeeded(k)
+	delete(r.lastErr, k)
+	r.settle(k, ItemStatus{Key: k, Owners: e.Owners.Names(), State: StateApplied}, now)
 }
 
 // settle records next as the status of k, keeping the time the key

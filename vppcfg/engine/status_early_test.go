@@ -111,3 +111,42 @@ func TestEarlyStatusesWhileVPPWrites(t *testing.T) {
 		assert.Equal(t, 31, r.Stats().Applied)
 	}
 }
+
+// TestSettleEarlyTrustsACreateOnlyWhenNothingElseSays: a create whose
+// result was a success is settled applied without looking the applied view
+// up, but only when the key has no failure (another op of the batch) and
+// the plan keeps it neither pending nor blocked; otherwise it is settled
+// as refreshDesired decides.
+func TestSettleEarlyTrustsACreateOnlyWhenNothingElseSays(t *testing.T) {
+	item := lb("10.96.0.1:80", "10.1.1.1:80")
+	k := item.Key()
+	none := func(*Reconciler, *opPlan) {}
+	cases := []struct {
+		name  string
+		setup func(r *Reconciler, p *opPlan)
+		err   error // the create's result
+		want  ItemState
+	}{
+		{"nothing else", none, nil, StateApplied},
+		// Not recorded here, so not applied: what refreshDesired finds.
+		{"the create failed", none, errors.New("boom"), StatePending},
+		{"a failure of the key in the batch", func(r *Reconciler, _ *opPlan) { r.lastErr[k] = errors.New("boom") }, nil, StateFailed},
+		{"pending in the plan", func(_ *Reconciler, p *opPlan) { p.Pending[k] = "interface eth9 missing" }, nil, StatePending},
+		{"blocked in the plan", func(_ *Reconciler, p *opPlan) { p.Blocked[k] = errors.New("foreign") }, nil, StateFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReconciler(newFakeDriver("eth0"), testOptions())
+			p := &opPlan{Pending: map[vppcfg.Key]string{}, Blocked: map[vppcfg.Key]error{}}
+			tc.setup(r, p)
+			r.mu.Lock()
+			r.beginEarly(p, r.store.Version())
+			ops := []task{{Op: driverapi.Op{Type: driverapi.OpCreate, Key: k, Item: item}}}
+			r.settleEarly(ops, []driverapi.OpResult{{Err: tc.err}})
+			r.mu.Unlock()
+			st, ok := r.Status(k)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, st.State)
+		})
+	}
+}

@@ -34,7 +34,7 @@ func (r *Reconciler) applyBatch(ctx context.Context, batch []task) error {
 		prepared, send := r.prepare(batch)
 		results := r.d.Apply(bctx, send)
 		r.record(prepared, results)
-		r.settleEarly(prepared)
+		r.settleEarly(prepared, results)
 		return lastErr(results, len(send))
 	}
 	chunks := make(chan []driverapi.Op, chunksInFlight)
@@ -59,7 +59,7 @@ func (r *Reconciler) applyBatch(ctx context.Context, batch []task) error {
 			}
 		}
 		r.record(handed[0], res)
-		r.settleEarly(handed[0])
+		r.settleEarly(handed[0], res)
 		err = lastErr(res, len(handed[0]))
 		handed = handed[1:]
 	}
