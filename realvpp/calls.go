@@ -14,13 +14,14 @@ import (
 // fakevpp's Calls: what an agent sent, read off its own connection.
 //
 // The adapters count by message ID, one atomic add a request, because they
-// sit in the send path of the benchmarks' timed syncs: a lock and a map by
-// name there cost the product's cold sync of 50,000 services about 5 ms of
-// its single sending goroutine. The names are put to the IDs when counts
-// are read.
+// sit in the send path of the benchmarks' timed syncs, where a lock and a
+// map by name took a share of the product's sending goroutine. The names
+// are put to the IDs when counts are read.
 type callCounts struct {
-	mu       sync.Mutex
-	adapters []*countingAdapter
+	mu sync.Mutex
+	// tables are the adapters' counts: kept without their adapters, so
+	// that a node holds no connection it handed out once it is closed.
+	tables []*idCounts
 	// folded are counts under a name an ID no longer has (VPP restarted
 	// with other IDs), and of IDs too large for an adapter's table.
 	folded map[string]int
@@ -28,24 +29,30 @@ type callCounts struct {
 
 func newCallCounts() *callCounts { return &callCounts{folded: map[string]int{}} }
 
-// register adds a's counts to those read. Called once per adapter.
-func (c *callCounts) register(a *countingAdapter) {
+// idCounts are one connection's requests by message ID and the names of
+// the IDs on it (names guarded by callCounts.mu).
+type idCounts struct {
+	names map[uint16]string
+	sent  [countedIDs]atomic.Int64
+}
+
+// newTable returns a table whose counts are read with the others.
+func (c *callCounts) newTable() *idCounts {
+	t := &idCounts{names: map[uint16]string{}}
 	c.mu.Lock()
-	c.adapters = append(c.adapters, a)
+	c.tables = append(c.tables, t)
 	c.mu.Unlock()
+	return t
 }
 
 // name records that id is msg on a's connection, folding what id counted
 // under an earlier name into that name.
-func (c *callCounts) name(a *countingAdapter, id uint16, msg string) {
+func (c *callCounts) name(a *idCounts, id uint16, msg string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, known := a.names[id]
 	if known && old == msg {
 		return
-	}
-	if a.names == nil {
-		a.names = map[uint16]string{}
 	}
 	if int(id) < len(a.sent) {
 		// Before the ID had a name, its sends were no message this
@@ -58,7 +65,7 @@ func (c *callCounts) name(a *countingAdapter, id uint16, msg string) {
 }
 
 // addSlow counts a request whose ID is beyond a's table.
-func (c *callCounts) addSlow(a *countingAdapter, id uint16) {
+func (c *callCounts) addSlow(a *idCounts, id uint16) {
 	c.mu.Lock()
 	if msg, ok := a.names[id]; ok {
 		c.folded[msg]++
@@ -73,7 +80,7 @@ func (c *callCounts) snapshot() map[string]int {
 	for k, v := range c.folded {
 		out[k] = v
 	}
-	for _, a := range c.adapters {
+	for _, a := range c.tables {
 		for id, msg := range a.names {
 			if int(id) < len(a.sent) {
 				if n := a.sent[id].Load(); n != 0 {
@@ -89,7 +96,7 @@ func (c *callCounts) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.folded = map[string]int{}
-	for _, a := range c.adapters {
+	for _, a := range c.tables {
 		for id := range a.names {
 			if int(id) < len(a.sent) {
 				a.sent[id].Store(0)
@@ -109,23 +116,17 @@ const countedIDs = 4096
 type countingAdapter struct {
 	vppsock.Wrapper // passes the windows and routes on
 	counts          *callCounts
-
-	// names are the message names of IDs on this connection, guarded by
-	// counts.mu; sent counts the requests by ID.
-	names map[uint16]string
-	sent  [countedIDs]atomic.Int64
+	table           *idCounts
 }
 
 func newCountingAdapter(a adapter.VppAPI, counts *callCounts) *countingAdapter {
-	ca := &countingAdapter{Wrapper: vppsock.Wrapper{VppAPI: a}, counts: counts}
-	counts.register(ca)
-	return ca
+	return &countingAdapter{Wrapper: vppsock.Wrapper{VppAPI: a}, counts: counts, table: counts.newTable()}
 }
 
 func (a *countingAdapter) GetMsgID(msgName, msgCrc string) (uint16, error) {
 	id, err := a.VppAPI.GetMsgID(msgName, msgCrc)
 	if err == nil {
-		a.counts.name(a, id, msgName)
+		a.counts.name(a.table, id, msgName)
 	}
 	return id, err
 }
@@ -138,10 +139,10 @@ func (a *countingAdapter) SendMsg(context uint32, data []byte) error {
 		return err
 	}
 	if len(data) >= 2 {
-		if id := binary.BigEndian.Uint16(data); int(id) < len(a.sent) {
-			a.sent[id].Add(1)
+		if id := binary.BigEndian.Uint16(data); int(id) < len(a.table.sent) {
+			a.table.sent[id].Add(1)
 		} else {
-			a.counts.addSlow(a, id)
+			a.counts.addSlow(a.table, id)
 		}
 	}
 	return nil

@@ -49,9 +49,9 @@ import (
 // and a copy into a shared arena under an uncontended lock, and nothing is
 // allocated per write once reserve has made room. The clock is read when
 // requests reach the socket: at the Release that writes a held window (one
-// read for up to a window of requests; a read a write cost the 50,000-service
-// sync about 3 ms of its sending goroutine), or at once for a request sent
-// outside a window.
+// read for up to a window of requests, where a read a write took a share
+// of the sending goroutine), or at once for a request sent outside a
+// window.
 type recorder struct {
 	vppsock.Wrapper // passes the windows and routes on
 
@@ -152,13 +152,12 @@ func (r *recorder) sent(at time.Time) {
 	r.last, r.unsent = at, false
 }
 
-// mark is the number of writes recorded so far; the next write starts
-// what split returns as the sync.
-func (r *recorder) mark() int {
+// mark starts the sync: the writes after it are what split returns as
+// the sync, the ones before as the setup.
+func (r *recorder) mark() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.marked, r.first = len(r.msgs), time.Time{}
-	return r.marked
 }
 
 // recording is what a recorder kept: the writes before a mark (the
@@ -171,14 +170,15 @@ type recording struct {
 	first, last time.Time
 }
 
-// split returns the writes before and after mark, the last mark made.
-func (r *recorder) split(mark int) recording {
+// split returns the writes before and after the last mark.
+func (r *recorder) split() recording {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	names := make(map[uint16]string, len(r.names))
 	for k, v := range r.names {
 		names[k] = v
 	}
+	mark := r.marked
 	rec := recording{names: names, setup: r.msgs[:mark:mark], sync: r.msgs[mark:]}
 	if len(rec.sync) > 0 {
 		rec.first, rec.last = r.first, r.last

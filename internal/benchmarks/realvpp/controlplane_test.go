@@ -66,7 +66,7 @@ func coldSync(b *testing.B, n *rv.Node, fam family, sz size) (a *runningAgent, t
 	// Room for the sync's writes (two a service at most, about 100 bytes
 	// each), so that recording them costs the timed sync no allocation.
 	r.reserve(2*sz.services+16, 128)
-	mark := r.mark()
+	r.mark()
 	cpu0, vppCPU0 := processCPU(), vppCPU(b, n)
 	start := time.Now()
 	a.Processor.Resync(snap)
@@ -75,7 +75,7 @@ func coldSync(b *testing.B, n *rv.Node, fam family, sz size) (a *runningAgent, t
 	took = end.Sub(start)
 	b.Logf("%s: CPU during the sync: the product %s, VPP %s", sz, (processCPU() - cpu0).Round(time.Millisecond), (vppCPU(b, n) - vppCPU0).Round(10*time.Millisecond))
 	writes, reads = callCounts(n.Calls())
-	rec = r.split(mark)
+	rec = r.split()
 	if len(rec.sync) > 0 {
 		b.Logf("%s: first write %s after Resync, writes for %s, converged %s after the last write",
 			sz, rec.first.Sub(start).Round(time.Millisecond), rec.last.Sub(rec.first).Round(time.Millisecond), end.Sub(rec.last).Round(time.Millisecond))
