@@ -89,8 +89,8 @@ func (r *Reconciler) settleEarly(ops []task, results []driverapi.OpResult) {
 				// record has just put this create's item in the applied
 				// view, and nothing failed for the key: applied, as
 				// refreshDesired would find, without looking the key up
-				// in the applied view again (a cold sync's 50,000
-				// lookups, most of them cache misses).
+				// in the applied view again (one lookup a created key,
+				// most of them cache misses).
 				r.settleApplied(op.Key, e, now)
 			} else {
 				r.refreshDesired(r.early, op.Key, e, now)
